@@ -1,0 +1,55 @@
+// swift-tools-version:6.0
+// appt: a terminal appointment book. One target per layer; see shared/DESIGN.md.
+import PackageDescription
+
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+  name: "appt",
+  platforms: [.macOS(.v14)],
+  products: [
+    .executable(name: "appt", targets: ["appt"])
+  ],
+  targets: [
+    // MARK: - C boundary
+    .systemLibrary(name: "CNCursesW", path: "Sources/CNCursesW"),
+    .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+
+    // MARK: - Layers
+    .target(name: "ApptCore", swiftSettings: strict),
+    .target(name: "ApptStore", dependencies: ["ApptCore", "CSQLite"], swiftSettings: strict),
+    .target(name: "ApptUI", dependencies: ["ApptCore"], swiftSettings: strict),
+    .target(name: "ApptTerminal", dependencies: ["ApptUI", "CNCursesW"], swiftSettings: strict),
+    .target(
+      name: "ApptRuntime",
+      dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal"],
+      swiftSettings: strict
+    ),
+    .executableTarget(
+      name: "appt",
+      dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal", "ApptRuntime"],
+      swiftSettings: strict
+    ),
+
+    // MARK: - Tests
+    .target(
+      name: "ApptTestSupport",
+      dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal", "ApptRuntime"],
+      path: "Tests/ApptTestSupport",
+      swiftSettings: strict
+    ),
+    .testTarget(name: "ApptCoreTests", dependencies: ["ApptCore", "ApptTestSupport"], swiftSettings: strict),
+    .testTarget(
+      name: "ApptStoreTests",
+      dependencies: ["ApptCore", "ApptStore", "ApptTestSupport"],
+      swiftSettings: strict
+    ),
+    .testTarget(name: "ApptUITests", dependencies: ["ApptCore", "ApptUI", "ApptTestSupport"], swiftSettings: strict),
+    .testTarget(
+      name: "IntegrationTests",
+      dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal", "ApptRuntime", "ApptTestSupport"],
+      exclude: [],
+      swiftSettings: strict
+    ),
+  ]
+)

@@ -1,0 +1,85 @@
+/// The text `help` prints: an overview of every command, and each command's own usage.
+///
+/// The same strings feed `appt --help`, the TUI's `:help` and the man page, so the grammar is
+/// described in one place.
+public enum CommandHelp {
+  /// One entry per command, in the order the overview lists them.
+  private static let commands: [(name: String, usage: String, details: [String])] = [
+    (
+      "add", "add TITLE --at WHEN [--for DURATION | --until TIME] [--note TEXT]",
+      [
+        "Adds an appointment. The words of TITLE need no quotes: all words that are",
+        "not options are joined with spaces. It lasts 1h unless --for or --until says",
+        "otherwise. --until takes a time on the start's day (11:30, 3pm) or a full WHEN;",
+        "a date alone means up to the end of that day.",
+      ]
+    ),
+    (
+      "list", "list [--from WHEN] [--to WHEN | --days N] [--all] [--include-cancelled] [--search TEXT]",
+      [
+        "Lists appointments in start order. Without a range: today and the next 6 days.",
+        "--from starts at that day's midnight (or at the time given); --to DATE includes",
+        "that whole day, --to with a time ends there; --days N counts N days from --from.",
+        "--all lists everything. Cancelled appointments are hidden unless",
+        "--include-cancelled. --search keeps only those matching TEXT.",
+      ]
+    ),
+    ("show", "show ID", ["Prints every field of one appointment."]),
+    (
+      "edit", "edit ID [--title T] [--at WHEN] [--for DURATION] [--note TEXT]",
+      [
+        "Changes the fields given and keeps the others. At least one option is needed.",
+        "--at moves the start; --note \"\" clears the note.",
+      ]
+    ),
+    ("cancel", "cancel ID", ["Marks an appointment cancelled; it is kept and can be restored."]),
+    ("restore", "restore ID", ["Makes a cancelled appointment scheduled again."]),
+    ("delete", "delete ID", ["Deletes an appointment for good."]),
+    ("help", "help [COMMAND]", ["Prints this overview, or the usage of one command."]),
+  ]
+
+  /// The values the usages refer to, shared by the overview and each command's help.
+  private static let valueHelp: [(name: String, lines: [String])] = [
+    (
+      "WHEN",
+      [
+        "WHEN      2026-12-01 10:00 (one quoted word or two words), 2026-12-01T10:00,",
+        "          2026-12-01, today, tomorrow, yesterday, a weekday (mon, monday: the",
+        "          next one, today included), +3d, -1d, +2w; each with an optional time:",
+        "          10:00, 9:05, 9am, 3:30pm, noon, midnight. A time alone means today.",
+      ]
+    ),
+    ("DURATION", ["DURATION  45m, 1h, 1h30m, 90 (minutes), 1d; at most 366 days."]),
+    ("ID", ["ID        4 or more characters of an appointment's id: any unique prefix."]),
+  ]
+
+  /// The overview: every command's usage line, then what WHEN, DURATION and ID accept.
+  public static let summary: String = {
+    var lines = [
+      "usage: appt [--db PATH] [--json] [--bail] [COMMAND ARGS...]",
+      "",
+      "Without a command appt opens its full-screen view on a terminal, and otherwise",
+      "reads commands from stdin, one per line (blank lines and # comments skip).",
+      "",
+      "commands:",
+    ]
+    lines += commands.map { "  " + $0.usage }
+    lines += ["", "Options may come in any order, as --opt VALUE or --opt=VALUE.", ""]
+    lines += valueHelp.flatMap(\.lines)
+    lines += ["", "'help COMMAND' or 'COMMAND --help' describes one command."]
+    return lines.joined(separator: "\n")
+  }()
+
+  /// The usage of one command (`"add"`, ...) with a few lines on what it does; `nil` for a
+  /// name that is not a command.
+  public static func usage(for command: String) -> String? {
+    guard let entry = commands.first(where: { $0.name == command }) else { return nil }
+    var lines = ["usage: " + entry.usage, ""] + entry.details
+    let mentioned = valueHelp.filter { entry.usage.contains($0.name) }
+    if !mentioned.isEmpty {
+      lines.append("")
+      lines += mentioned.flatMap(\.lines)
+    }
+    return lines.joined(separator: "\n")
+  }
+}

@@ -1,0 +1,345 @@
+import Foundation
+
+/// Parses the command grammar shared by one-shot arguments, stdin scripts and the TUI's `:`
+/// line (DESIGN.md "Command line and script mode") into a `Command`.
+///
+/// Conventions, for every command:
+/// - options may come in any order, before or after positional words, as `--opt VALUE` or
+///   `--opt=VALUE`; a WHEN value may be two words (`--at 2026-12-01 10:00`);
+/// - a value cannot start with `--` (`--note --x` is "--note needs a value"); write
+///   `--note=--x` for that. A value starting with one dash is fine (`--at -1d`);
+/// - `--` ends the options: every later word is positional;
+/// - `--help` or `-h` anywhere among the options means `help COMMAND`;
+/// - giving an option twice is a usage error (no silent "last one wins");
+/// - commands and option names are case-sensitive (like git); values are not.
+///
+/// `add` joins all its positional words with single spaces into the title, so
+/// `add Lunch with Bob --at fri 12:30` works without quotes; the title is trimmed.
+public struct CommandParser: Sendable {
+  private let clock: Clock
+  private let whenParser: WhenParser
+
+  public init(clock: Clock) {
+    self.clock = clock
+    self.whenParser = WhenParser(clock: clock)
+  }
+
+  /// Splits and parses one line; `nil` for a blank or comment-only line.
+  public func parse(line: String) throws(CommandError) -> Command? {
+    let words = try Tokenizer.split(line)
+    if words.isEmpty { return nil }
+    return try parse(words: words)
+  }
+
+  /// Parses already-split words (e.g. the process arguments after the global options).
+  public func parse(words: [String]) throws(CommandError) -> Command {
+    guard let name = words.first else { throw .usage("missing command; try 'help'") }
+    let rest = Array(words.dropFirst())
+    switch name {
+    case "add": return try parseAdd(rest)
+    case "list": return try parseList(rest)
+    case "show": return try parseIDCommand("show", rest, Command.show(id:))
+    case "cancel": return try parseIDCommand("cancel", rest, Command.cancel(id:))
+    case "restore": return try parseIDCommand("restore", rest, Command.restore(id:))
+    case "delete": return try parseIDCommand("delete", rest, Command.delete(id:))
+    case "edit": return try parseEdit(rest)
+    case "help", "--help", "-h": return try parseHelp(rest)
+    default: throw .usage("unknown command \(WhenParser.quoted(name)); try 'help'")
+    }
+  }
+
+  // MARK: - Commands
+
+  private func parseAdd(_ words: [String]) throws(CommandError) -> Command {
+    let options: [String: OptionKind] = ["--at": .when, "--for": .text, "--until": .when, "--note": .text]
+    let scan = try scanOptions("add", options, words)
+    if scan.help { return .help(topic: "add") }
+    guard !scan.positional.isEmpty else { throw .usage("add: missing TITLE") }
+    guard scan.given.contains("--at") else { throw .usage("add: missing --at WHEN") }
+    if scan.given.contains("--for"), scan.given.contains("--until") {
+      throw .usage("add: give --for or --until, not both")
+    }
+    if let error = scan.deferredError { throw error }
+    guard let at = scan.whens["--at"] else { throw .usage("add: missing --at WHEN") }
+
+    let title = scan.positional.joined(separator: " ").trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !title.isEmpty else { throw .invalid("add: the title is empty") }
+    let start = instant(of: at.parts)
+
+    var end = start.addingTimeInterval(3600)
+    if let duration = scan.texts["--for"] {
+      end = start.addingTimeInterval(try DurationParser.parse(duration))
+    } else if let until = scan.whens["--until"] {
+      end = untilInstant(until.parts, start: start)
+      guard end > start else {
+        let formatter = AppointmentFormatter(clock: clock)
+        let sameDay = clock.startOfDay(end) == clock.startOfDay(start)
+        let endText = sameDay ? formatter.time(end) : Self.dateTime(end, formatter)
+        let startText = sameDay ? formatter.time(start) : Self.dateTime(start, formatter)
+        throw .invalid("end \(endText) is not after start \(startText)")
+      }
+      guard end.timeIntervalSince(start) <= DurationParser.maximum else {
+        throw .invalid("add: an appointment cannot last more than 366 days")
+      }
+    }
+    return .add(AddRequest(title: title, start: start, end: end, note: scan.texts["--note"] ?? ""))
+  }
+
+  private func parseList(_ words: [String]) throws(CommandError) -> Command {
+    let options: [String: OptionKind] = [
+      "--from": .when, "--to": .when, "--days": .text, "--all": .flag,
+      "--include-cancelled": .flag, "--search": .text,
+    ]
+    let scan = try scanOptions("list", options, words)
+    if scan.help { return .help(topic: "list") }
+    if let extra = scan.positional.first {
+      throw .usage("list: unexpected argument \(WhenParser.quoted(extra))")
+    }
+    if scan.given.contains("--all"), !scan.given.isDisjoint(with: ["--from", "--to", "--days"]) {
+      throw .usage("list: --all cannot be combined with --from, --to or --days")
+    }
+    if scan.given.contains("--to"), scan.given.contains("--days") {
+      throw .usage("list: give --to or --days, not both")
+    }
+    if let error = scan.deferredError { throw error }
+    let from = scan.whens["--from"]
+    let to = scan.whens["--to"]
+    let days = scan.texts["--days"]
+
+    var search: String?
+    if let text = scan.texts["--search"] {
+      guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+        throw .invalid("list: --search needs some text")
+      }
+      search = text
+    }
+    let includeCancelled = scan.flags.contains("--include-cancelled")
+    if scan.flags.contains("--all") {
+      return .list(ListRequest(range: nil, includeCancelled: includeCancelled, search: search))
+    }
+
+    let calendar = clock.calendar
+    let start = from.map { instant(of: $0.parts) } ?? clock.today
+    var end: Date
+    if let to {
+      if let day = to.parts.day, to.parts.minutes == nil {
+        end = clock.day(1, after: day)  // a bare date is inclusive: up to the next midnight
+      } else {
+        end = instant(of: to.parts)
+      }
+      guard start < end else {
+        let toText = TextSafety.escapingControls(to.text)
+        if let from {
+          let fromText = TextSafety.escapingControls(from.text)
+          if start == end, to.parts.minutes != nil {
+            throw .invalid("empty range: --from \(fromText) and --to \(toText) are the same instant")
+          }
+          throw .invalid("reversed range: --from \(fromText) is after --to \(toText)")
+        }
+        let today = AppointmentFormatter(clock: clock).day(start)
+        throw .invalid(
+          "reversed range: --to \(toText) is before today (\(today)), where the list starts; give --from too")
+      }
+    } else {
+      var count = 7
+      if let days {
+        guard days.allSatisfy(WhenParser.isASCIIDigit), let n = Int(days), (1...100_000).contains(n) else {
+          throw .invalid("list: --days needs a whole number from 1 to 100000, not \(WhenParser.quoted(days))")
+        }
+        count = n
+      }
+      end = calendar.date(byAdding: .day, value: count, to: start) ?? start.addingTimeInterval(Double(count) * 86_400)
+    }
+    return .list(
+      ListRequest(range: DateInterval(start: start, end: end), includeCancelled: includeCancelled, search: search)
+    )
+  }
+
+  private func parseEdit(_ words: [String]) throws(CommandError) -> Command {
+    let options: [String: OptionKind] = ["--title": .text, "--at": .when, "--for": .text, "--note": .text]
+    let scan = try scanOptions("edit", options, words)
+    if scan.help { return .help(topic: "edit") }
+    let id = try onlyID("edit", scan.positional)
+    guard !scan.given.isEmpty else {
+      throw .usage("edit: nothing to change; give --title, --at, --for or --note")
+    }
+    if let error = scan.deferredError { throw error }
+    var request = EditRequest(id: id)
+    if let title = scan.texts["--title"] {
+      let trimmed = title.trimmingCharacters(in: .whitespacesAndNewlines)
+      guard !trimmed.isEmpty else { throw .invalid("edit: the title is empty") }
+      request.title = trimmed
+    }
+    if let at = scan.whens["--at"] { request.start = instant(of: at.parts) }
+    if let duration = scan.texts["--for"] { request.duration = try DurationParser.parse(duration) }
+    if let note = scan.texts["--note"] { request.note = note }
+    return .edit(request)
+  }
+
+  /// `show ID`, `cancel ID`, `restore ID`, `delete ID`: one id and no options.
+  private func parseIDCommand(
+    _ command: String, _ words: [String], _ make: (String) -> Command
+  ) throws(CommandError) -> Command {
+    let scan = try scanOptions(command, [:], words)
+    if scan.help { return .help(topic: command) }
+    return make(try onlyID(command, scan.positional))
+  }
+
+  private func parseHelp(_ words: [String]) throws(CommandError) -> Command {
+    guard let topic = words.first else { return .help(topic: nil) }
+    guard words.count == 1 else { throw .usage("help: unexpected argument \(WhenParser.quoted(words[1]))") }
+    let name = (topic == "--help" || topic == "-h") ? "help" : topic
+    guard CommandHelp.usage(for: name) != nil else {
+      throw .usage("help: unknown command \(WhenParser.quoted(topic)); try 'help'")
+    }
+    return .help(topic: name)
+  }
+
+  // MARK: - Ids
+
+  /// Exactly one positional word, validated as an id prefix.
+  private func onlyID(_ command: String, _ positional: [String]) throws(CommandError) -> String {
+    guard let word = positional.first else { throw .usage("\(command): missing ID") }
+    guard positional.count == 1 else {
+      throw .usage("\(command): unexpected argument \(WhenParser.quoted(positional[1]))")
+    }
+    return try Self.validID(word)
+  }
+
+  /// A lower-cased id prefix: 4 to 36 characters of hex digits and dashes.
+  static func validID(_ word: String) throws(CommandError) -> String {
+    let isIDCharacter: (Character) -> Bool = { $0.isASCII && ($0.isHexDigit || $0 == "-") }
+    guard word.count >= 4, word.allSatisfy(isIDCharacter) else {
+      throw .invalid("invalid id \(WhenParser.quoted(word)): use 4 or more hex characters of the id")
+    }
+    guard word.count <= 36 else {
+      throw .invalid("invalid id \(WhenParser.quoted(word)): longer than a full id (36 characters)")
+    }
+    return word.lowercased()
+  }
+
+  // MARK: - Times
+
+  private func instant(of parts: WhenParser.Parts) -> Date {
+    When(day: parts.day ?? clock.today, minutes: parts.minutes).instant(in: clock)
+  }
+
+  /// `--until`: a time alone is on the start's day; a bare date means up to its end (the
+  /// next midnight, as `list --to`); a date and time is that instant.
+  private func untilInstant(_ parts: WhenParser.Parts, start: Date) -> Date {
+    switch (parts.day, parts.minutes) {
+    case (nil, let minutes):
+      return When(day: clock.startOfDay(start), minutes: minutes).instant(in: clock)
+    case (let day?, nil):
+      return clock.day(1, after: day)
+    case (let day?, let minutes?):
+      return When(day: day, minutes: minutes).instant(in: clock)
+    }
+  }
+
+  private static func dateTime(_ date: Date, _ formatter: AppointmentFormatter) -> String {
+    String(formatter.iso8601(date).prefix(16)).replacingOccurrences(of: "T", with: " ")
+  }
+
+  // MARK: - Options
+
+  private enum OptionKind {
+    case flag
+    case text
+    case when
+  }
+
+  /// The result of scanning a command's words.
+  private struct Scan {
+    var positional: [String] = []
+    var flags: Set<String> = []
+    var texts: [String: String] = [:]
+    /// WHEN options: what was parsed and the words it came from (for messages).
+    var whens: [String: (parts: WhenParser.Parts, text: String)] = [:]
+    /// Every option given, even one whose value did not parse.
+    var given: Set<String> = []
+    /// The first WHEN that did not parse. Thrown by the command after its usage checks, so
+    /// an unknown option or a missing argument is reported (exit 2) before a bad value.
+    var deferredError: CommandError?
+    var help = false
+  }
+
+  private func scanOptions(
+    _ command: String, _ options: [String: OptionKind], _ words: [String]
+  ) throws(CommandError) -> Scan {
+    var scan = Scan()
+    var index = 0
+    var optionsEnded = false
+    while index < words.count {
+      let word = words[index]
+      index += 1
+      if optionsEnded {
+        scan.positional.append(word)
+        continue
+      }
+      if word == "--" {
+        optionsEnded = true
+        continue
+      }
+      if word == "--help" || word == "-h" {
+        scan.help = true
+        return scan
+      }
+      if word.hasPrefix("--") {
+        let name: String
+        var inline: String?
+        if let equals = word.firstIndex(of: "=") {
+          name = String(word[..<equals])
+          inline = String(word[word.index(after: equals)...])
+        } else {
+          name = word
+        }
+        let shownName = TextSafety.escapingControls(name)
+        guard let kind = options[name] else { throw .usage("\(command): unknown option \(shownName)") }
+        guard scan.given.insert(name).inserted else { throw .usage("\(command): \(shownName) given more than once") }
+        switch kind {
+        case .flag:
+          guard inline == nil else { throw .usage("\(command): \(shownName) takes no value") }
+          scan.flags.insert(name)
+        case .text:
+          if let inline {
+            scan.texts[name] = inline
+          } else {
+            guard index < words.count, !words[index].hasPrefix("--") else {
+              throw .usage("\(command): \(shownName) needs a value")
+            }
+            scan.texts[name] = words[index]
+            index += 1
+          }
+        case .when:
+          var candidates: [String]
+          if let inline {
+            candidates = [inline]
+          } else {
+            guard index < words.count, !words[index].hasPrefix("--") else {
+              throw .usage("\(command): \(shownName) needs a value")
+            }
+            candidates = [words[index]]
+            index += 1
+          }
+          if index < words.count { candidates.append(words[index]) }
+          do {
+            let (parts, consumed) = try whenParser.parseParts(words: candidates)
+            if consumed == 2 { index += 1 }
+            scan.whens[name] = (parts, candidates.prefix(consumed).joined(separator: " "))
+          } catch {
+            // Skip what the value would have taken, and report it once usage is checked.
+            if candidates.count == 2, WhenParser.takesTimeWord(candidates[0], candidates[1]) { index += 1 }
+            scan.deferredError = scan.deferredError ?? error
+          }
+        }
+        continue
+      }
+      if word.count >= 2, word.hasPrefix("-"), word.dropFirst().first?.isLetter == true {
+        throw .usage("\(command): unknown option \(TextSafety.escapingControls(word))")
+      }
+      scan.positional.append(word)
+    }
+    return scan
+  }
+}

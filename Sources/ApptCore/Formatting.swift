@@ -1,0 +1,213 @@
+import Foundation
+
+/// Turns appointments into the text and JSON that `list`, `show` and `--json` print.
+///
+/// No `DateFormatter` is involved: local fields come from the zone's UTC offset at the
+/// instant and a civil-date computation, which is fast (a `list` of a million rows) and keeps
+/// the formatter a plain `Sendable` value. Seconds are truncated, never rounded. Text from the
+/// database is escaped with `TextSafety` in text output and with JSON escapes in JSON.
+public struct AppointmentFormatter: Sendable {
+  private let timeZone: TimeZone
+
+  public init(clock: Clock) {
+    self.timeZone = clock.timeZone
+  }
+
+  // MARK: - Text
+
+  /// `"10:00-10:45"` in local time. An end at the next midnight prints `24:00`; an end on a
+  /// later day carries the day count: `"23:00-01:00+1d"`.
+  public func timeRange(_ a: Appointment) -> String {
+    let start = local(a.start)
+    let end = local(a.end)
+    let dayDelta = end.dayNumber - start.dayNumber
+    let startText = Self.clockText(start)
+    if dayDelta == 0 { return "\(startText)-\(Self.clockText(end))" }
+    if dayDelta == 1, end.hour == 0, end.minute == 0, end.second == 0 { return "\(startText)-24:00" }
+    let sign = dayDelta > 0 ? "+" : ""
+    return "\(startText)-\(Self.clockText(end))\(sign)\(dayDelta)d"
+  }
+
+  /// `"Tue 2026-12-01"`: the local day containing `date`.
+  public func day(_ date: Date) -> String {
+    let time = local(date)
+    return "\(Self.weekdayNames[time.weekday]) \(Self.dateText(time))"
+  }
+
+  /// `"Tue 2026-12-01 10:00"`: local day and time.
+  public func dayAndTime(_ date: Date) -> String {
+    let time = local(date)
+    return "\(Self.weekdayNames[time.weekday]) \(Self.dateText(time)) \(Self.clockText(time))"
+  }
+
+  /// `"10:00"`: the local time of day.
+  public func time(_ date: Date) -> String {
+    Self.clockText(local(date))
+  }
+
+  /// One `list` line: `"1a2b3c  Tue 2026-12-01  10:00-10:45  Dentist"`, then
+  /// `"  [cancelled]"` for a cancelled one. The title is escaped for the terminal.
+  public func textLine(_ a: Appointment) -> String {
+    var line = "\(a.id.short)  \(day(a.start))  \(timeRange(a))  \(TextSafety.escapingControls(a.title))"
+    if a.isCancelled { line += "  [cancelled]" }
+    return line
+  }
+
+  /// `show`'s lines, one `key: value` each: id, title, start, end, duration, status, note,
+  /// created, updated. Values are escaped for the terminal (a newline in a note shows `^J`);
+  /// an empty value leaves no trailing space.
+  public func details(_ a: Appointment) -> [String] {
+    let fields: [(String, String)] = [
+      ("id", a.id.description),
+      ("title", TextSafety.escapingControls(a.title)),
+      ("start", dayAndTime(a.start)),
+      ("end", dayAndTime(a.end)),
+      ("duration", DurationParser.format(a.duration)),
+      ("status", a.status.rawValue),
+      ("note", TextSafety.escapingControls(a.note)),
+      ("created", dayAndTime(a.created)),
+      ("updated", dayAndTime(a.updated)),
+    ]
+    return fields.map { key, value in value.isEmpty ? "\(key):" : "\(key): \(value)" }
+  }
+
+  // MARK: - ISO 8601 and JSON
+
+  /// `"2026-12-01T10:00:00+01:00"`: local time with the zone's offset at that instant (never
+  /// `Z`; an offset with seconds, as in some pre-1972 zones, prints them: `+00:09:21`).
+  public func iso8601(_ date: Date) -> String {
+    let time = local(date)
+    let offset = abs(time.offset)
+    var zone = (time.offset < 0 ? "-" : "+") + Self.pad2(offset / 3600) + ":" + Self.pad2(offset % 3600 / 60)
+    if offset % 60 != 0 { zone += ":" + Self.pad2(offset % 60) }
+    return "\(Self.dateText(time))T\(Self.clockText(time)):\(Self.pad2(time.second))\(zone)"
+  }
+
+  /// One line of JSON with keys in a fixed order:
+  /// `{"id":…,"title":…,"start":…,"end":…,"note":…,"status":…,"created":…,"updated":…}`.
+  public func jsonObject(_ a: Appointment) -> String {
+    var out = "{\"id\":"
+    out += Self.jsonString(a.id.description)
+    out += ",\"title\":" + Self.jsonString(a.title)
+    out += ",\"start\":" + Self.jsonString(iso8601(a.start))
+    out += ",\"end\":" + Self.jsonString(iso8601(a.end))
+    out += ",\"note\":" + Self.jsonString(a.note)
+    out += ",\"status\":" + Self.jsonString(a.status.rawValue)
+    out += ",\"created\":" + Self.jsonString(iso8601(a.created))
+    out += ",\"updated\":" + Self.jsonString(iso8601(a.updated))
+    out += "}"
+    return out
+  }
+
+  /// `text` as a quoted JSON string.
+  ///
+  /// Escapes `"` and `\`, `\n` and `\t` by name, every other C0 control, DEL and the C1
+  /// controls as `\u00XX` (so JSON Lines on a terminal carry no raw ESC or CSI), and U+2028 /
+  /// U+2029 (so the line is also valid JavaScript).
+  public static func jsonString(_ text: String) -> String {
+    var out = String.UnicodeScalarView()
+    out.append("\"")
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": out.append(contentsOf: "\\\"".unicodeScalars)
+      case "\\": out.append(contentsOf: "\\\\".unicodeScalars)
+      case "\n": out.append(contentsOf: "\\n".unicodeScalars)
+      case "\t": out.append(contentsOf: "\\t".unicodeScalars)
+      default:
+        let value = scalar.value
+        if value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029 {
+          out.append(contentsOf: unicodeEscape(value).unicodeScalars)
+        } else {
+          out.append(scalar)
+        }
+      }
+    }
+    out.append("\"")
+    return String(out)
+  }
+
+  private static func unicodeEscape(_ value: UInt32) -> String {
+    let hex = String(value, radix: 16)
+    return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+  }
+
+  // MARK: - Local fields
+
+  /// The local wall-clock fields of an instant.
+  struct LocalTime: Equatable {
+    var year: Int
+    var month: Int
+    var day: Int
+    var hour: Int
+    var minute: Int
+    var second: Int
+    /// 0 = Monday ... 6 = Sunday.
+    var weekday: Int
+    /// Days since 1970-01-01 of the local date (to compare days).
+    var dayNumber: Int
+    /// Seconds east of UTC.
+    var offset: Int
+  }
+
+  /// Local fields of `date` in this formatter's zone, seconds truncated toward the past.
+  func local(_ date: Date) -> LocalTime {
+    // Dates outside years 1...9999 are clamped: they cannot come from our parsers, and the
+    // clamp keeps the conversion to Int safe for any Date.
+    let seconds = date.timeIntervalSince1970
+    let bounded = seconds.isFinite ? min(max(seconds, -62_135_596_800), 253_402_300_799) : 0
+    let offset = timeZone.secondsFromGMT(for: date)
+    let localSeconds = Int(bounded.rounded(.down)) + offset
+    let dayNumber = Self.floorDiv(localSeconds, 86_400)
+    let secondOfDay = localSeconds - dayNumber * 86_400
+    let (year, month, day) = Self.civil(fromDays: dayNumber)
+    return LocalTime(
+      year: year, month: month, day: day,
+      hour: secondOfDay / 3600, minute: secondOfDay % 3600 / 60, second: secondOfDay % 60,
+      weekday: Self.floorMod(dayNumber + 3, 7),  // 1970-01-01 was a Thursday
+      dayNumber: dayNumber, offset: offset
+    )
+  }
+
+  /// Year, month and day of the proleptic Gregorian date `days` after 1970-01-01
+  /// (Howard Hinnant's `civil_from_days`).
+  static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+    let z = days + 719_468
+    let era = (z >= 0 ? z : z - 146_096) / 146_097
+    let dayOfEra = z - era * 146_097
+    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let monthIndex = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    return (year, month, day)
+  }
+
+  static let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+  private static func floorDiv(_ a: Int, _ b: Int) -> Int {
+    let q = a / b
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+  }
+
+  private static func floorMod(_ a: Int, _ b: Int) -> Int {
+    a - floorDiv(a, b) * b
+  }
+
+  private static func pad2(_ n: Int) -> String {
+    n < 10 ? "0\(n)" : "\(n)"
+  }
+
+  private static func pad4(_ n: Int) -> String {
+    let text = String(n)
+    return text.count >= 4 ? text : String(repeating: "0", count: 4 - text.count) + text
+  }
+
+  private static func dateText(_ t: LocalTime) -> String {
+    "\(pad4(t.year))-\(pad2(t.month))-\(pad2(t.day))"
+  }
+
+  private static func clockText(_ t: LocalTime) -> String {
+    "\(pad2(t.hour)):\(pad2(t.minute))"
+  }
+}

@@ -1,0 +1,153 @@
+// ApptRuntime: the @MainActor loop that connects a terminal, the UI model and the store.
+//
+// key -> inbox -> UI.update -> effects (DAO calls hop to DatabaseActor) -> commit -> the DAO's
+// snapshot stream -> inbox -> UI.update -> Views.render -> terminal.draw (only what changed).
+
+import ApptCore
+import ApptStore
+import ApptTerminal
+import ApptUI
+import Foundation
+
+/// The render loop: one inbox of messages (keys, snapshots, resizes, store results), one
+/// writer of the state, effects carried out against the DAO.
+@MainActor
+public final class RenderLoop {
+  public let dao: AppointmentDAO
+  public let terminal: any Terminal
+  public let environment: Environment
+  public private(set) var state: State
+
+  private let inbox: AsyncStream<Message>
+  private let inboxInput: AsyncStream<Message>.Continuation
+  /// Messages sent but not yet handled; rendering waits until the inbox is drained.
+  private var queued = 0
+  /// Store calls started and not yet answered.
+  private var inFlight = 0
+  private var observation: Task<Void, Never>?
+  /// The newest snapshot version the observation has put in the inbox.
+  private var forwardedVersion: UInt64 = 0
+
+  public init(dao: AppointmentDAO, terminal: any Terminal, environment: Environment) {
+    self.dao = dao
+    self.terminal = terminal
+    self.environment = environment
+    (inbox, inboxInput) = AsyncStream.makeStream(of: Message.self)
+    state = State(size: terminal.size, selectedDay: environment.clock.today)
+  }
+
+  /// Runs until the user quits or the terminal goes away; the terminal is restored after.
+  public func run() async throws(TerminalError) {
+    try terminal.start { [weak self] event in self?.receive(event) }
+    defer {
+      observation?.cancel()
+      terminal.stop()
+    }
+    let (initial, effects) = UI.start(size: terminal.size, environment: environment)
+    state = initial
+    perform(effects)
+    render()
+    for await message in inbox {
+      queued -= 1
+      let effects = UI.update(&state, message, environment: environment)
+      perform(effects)
+      if state.isQuitting { break }
+      if queued == 0 { render() }
+    }
+  }
+
+  /// Puts a message in the inbox (from the terminal, the store, or a test).
+  public func send(_ message: Message) {
+    queued += 1
+    inboxInput.yield(message)
+  }
+
+  private func receive(_ event: TerminalEvent) {
+    switch event {
+    case .key(let key): send(.keyPressed(key))
+    case .resized(let size): send(.terminalResized(size))
+    case .interrupted: send(.interrupted)
+    }
+  }
+
+  private func render() {
+    terminal.draw(Views.render(state, environment: environment), cursor: Views.cursorPosition(state))
+  }
+
+  // MARK: - Effects
+
+  private func perform(_ effects: [Effect]) {
+    for effect in effects { perform(effect) }
+  }
+
+  private func perform(_ effect: Effect) {
+    switch effect {
+    case .observeDay(let day):
+      observe(day: day)
+    case .addAppointment(let request):
+      let now = environment.clock.now
+      let appointment = Appointment(title: request.title, start: request.start, end: request.end, note: request.note, created: now)
+      runStoreCall { dao throws(StoreError) in
+        try await dao.saveAppointment(appointment)
+        return .appointmentAdded(appointment)
+      }
+    case .cancelAppointment(let id):
+      runStoreCall { dao throws(StoreError) in .appointmentCancelled(try await dao.cancelAppointment(id: id)) }
+    case .quit:
+      observation?.cancel()
+    }
+  }
+
+  /// Replaces the current observation with one of `day`'s window. Snapshots are tagged with
+  /// the day, so a late one from the previous window is recognised and ignored by `update`.
+  private func observe(day: Date) {
+    observation?.cancel()
+    let window = DateInterval(start: day, end: environment.clock.day(1, after: day))
+    let query = AppointmentQuery(range: window, includeCancelled: true)
+    let dao = self.dao
+    inFlight += 1
+    observation = Task { [weak self] in
+      let stream = await dao.observeAppointments(query)
+      self?.inFlight -= 1
+      for await snapshot in stream {
+        guard let self, !Task.isCancelled else { return }
+        self.forwardedVersion = max(self.forwardedVersion, snapshot.version)
+        if let failure = snapshot.failure {
+          self.send(.storeFailed(failure.description))
+        } else {
+          self.send(.snapshotArrived(day: day, appointments: snapshot.items))
+        }
+      }
+    }
+  }
+
+  /// Runs one DAO call off the main actor and sends its result (or its error) to the inbox.
+  private func runStoreCall(_ call: @escaping @Sendable (AppointmentDAO) async throws(StoreError) -> Message) {
+    inFlight += 1
+    let dao = self.dao
+    Task { [weak self] in
+      let message: Message
+      do throws(StoreError) {
+        message = try await call(dao)
+      } catch {
+        message = .storeFailed(error.description)
+      }
+      self?.inFlight -= 1
+      self?.send(message)
+    }
+  }
+
+  // MARK: - Settling (tests and benchmarks)
+
+  /// Waits until every message is handled, no store call is in flight, and the snapshot of
+  /// the last commit has reached the screen. Deterministic: no sleeps of a guessed length.
+  public func settle() async {
+    while true {
+      if queued == 0, inFlight == 0 {
+        let horizon = await dao.database.observationHorizon
+        if queued == 0, inFlight == 0, !horizon.pending, forwardedVersion >= horizon.version { return }
+      }
+      await Task.yield()
+    }
+  }
+}

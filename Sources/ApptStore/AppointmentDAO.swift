@@ -1,0 +1,202 @@
+import ApptCore
+import Foundation
+
+/// Which appointments a list or a screen shows.
+public struct AppointmentQuery: Hashable, Sendable {
+  /// Appointments intersecting `[start, end)`; nil for all of them.
+  public var range: DateInterval?
+  public var includeCancelled: Bool
+  /// Case-insensitive text to find in the title or the note.
+  public var search: String?
+  public var limit: Int?
+
+  public init(range: DateInterval?, includeCancelled: Bool = false, search: String? = nil, limit: Int? = nil) {
+    self.range = range
+    self.includeCancelled = includeCancelled
+    self.search = search
+    self.limit = limit
+  }
+}
+
+/// The app's door to its appointments (the seed's `AppointmentDAO`), on `DatabaseActor`.
+///
+/// Every method throws a `StoreError` a caller can show; none returns an empty list to hide a
+/// failure (the seed's `catch { return [] }` is exactly what this type does not do).
+public final class AppointmentDAO: Sendable {
+  public let service: DatabaseService
+  private let clock: Clock
+
+  public init(service: DatabaseService, clock: Clock = .system) {
+    self.service = service
+    self.clock = clock
+  }
+
+  /// A DAO over a database file with appt's schema.
+  public convenience init(file url: URL, readOnly: Bool = false, clock: Clock = .system) {
+    let configuration = DatabaseConfiguration(location: .file(url), migrations: Schema.migrations, readOnly: readOnly)
+    self.init(service: DatabaseService(database: AsyncDatabase(configuration: configuration)), clock: clock)
+  }
+
+  public var database: AsyncDatabase { service.database }
+}
+
+@DatabaseActor
+extension AppointmentDAO {
+  // MARK: - Reading
+
+  public func getAllAppointments() throws(StoreError) -> [Appointment] {
+    try service.findAll(type: Appointment.self, order: Self.displayOrder)
+  }
+
+  public func getAppointment(id: AppointmentID) throws(StoreError) -> Appointment {
+    guard let found = try service.find(type: Appointment.self, id: id) else { throw .notFound(id: id.description) }
+    return found
+  }
+
+  public func appointments(matching query: AppointmentQuery) throws(StoreError) -> [Appointment] {
+    try database.read { connection throws(StoreError) in try Self.fetch(query, in: connection) }
+  }
+
+  /// The id a user means by `prefix` (4+ characters, like git): exactly one must match.
+  public func resolveID(_ prefix: String) throws(StoreError) -> AppointmentID {
+    let prefix = prefix.lowercased()
+    if let full = AppointmentID(string: prefix), prefix.count == 36 { return full }
+    var matches: [String] = []
+    // A range over the primary key's index; '~' sorts after every character of a UUID.
+    try database.read { connection throws(StoreError) in
+      try connection.query(
+        "SELECT id FROM appointment WHERE id >= ? AND id < ? ORDER BY id LIMIT 10",
+        [.text(prefix), .text(prefix + "~")]
+      ) { row throws(StoreError) in matches.append(row.string(at: 0)) }
+    }
+    guard let first = matches.first else { throw .notFound(id: prefix) }
+    guard matches.count == 1 else { throw .ambiguousID(prefix: prefix, candidates: matches) }
+    guard let id = AppointmentID(string: first) else { throw .corrupt(path: database.configuration.displayPath, reason: "bad id \(first)") }
+    return id
+  }
+
+  // MARK: - Writing
+
+  /// Inserts or replaces `appointment` (by id).
+  public func saveAppointment(_ appointment: Appointment) throws(StoreError) {
+    try service.save(appointment)
+  }
+
+  /// Marks the appointment cancelled; it stays stored and can be restored.
+  @discardableResult
+  public func cancelAppointment(id: AppointmentID) throws(StoreError) -> Appointment {
+    try setStatus(.cancelled, id: id)
+  }
+
+  /// Undoes a cancellation.
+  @discardableResult
+  public func restoreAppointment(id: AppointmentID) throws(StoreError) -> Appointment {
+    try setStatus(.scheduled, id: id)
+  }
+
+  /// Removes the appointment for good; returns what was removed.
+  @discardableResult
+  public func deleteAppointment(id: AppointmentID) throws(StoreError) -> Appointment {
+    try database.write { connection throws(StoreError) in
+      guard let existing = try DatabaseService.find(Appointment.self, id: id, in: connection) else {
+        throw .notFound(id: id.description)
+      }
+      try connection.run("DELETE FROM appointment WHERE id = ?", [.text(id.description)])
+      return existing
+    }
+  }
+
+  private func setStatus(_ status: Appointment.Status, id: AppointmentID) throws(StoreError) -> Appointment {
+    let now = clock.now
+    return try database.write { connection throws(StoreError) in
+      guard var appointment = try DatabaseService.find(Appointment.self, id: id, in: connection) else {
+        throw .notFound(id: id.description)
+      }
+      guard appointment.status != status else { return appointment }
+      appointment.status = status
+      appointment.updated = now
+      try connection.run(Appointment.table.upsertSQL, appointment.databaseValues)
+      return appointment
+    }
+  }
+
+  // MARK: - Observing
+
+  /// Snapshots of `query`'s window: the current one first (fetched in the same actor job that
+  /// registers the observer), then a new one after each commit that changes the window.
+  public func observeAppointments(_ query: AppointmentQuery) -> AsyncStream<AppointmentSnapshot> {
+    database.observe(tables: [Appointment.table.name]) { connection throws(StoreError) in
+      try Self.fetch(query, in: connection)
+    }
+  }
+
+  // MARK: - Queries
+
+  static let displayOrder = "start_ms, end_ms, title, id"
+
+  /// The window query. The start index alone would scan every appointment before the window,
+  /// so the scan is bounded below by the longest appointment (one lookup in the length index).
+  static func fetch(_ query: AppointmentQuery, in connection: Connection) throws(StoreError) -> [Appointment] {
+    var conditions: [String] = []
+    var bindings: [SQLValue] = []
+    if let range = query.range {
+      let from = range.start.millisecondsSince1970
+      let longest =
+        try connection.scalar("SELECT end_ms - start_ms FROM appointment ORDER BY end_ms - start_ms DESC LIMIT 1")?
+        .int64 ?? 0
+      conditions.append("start_ms >= ? AND start_ms < ? AND end_ms > ?")
+      bindings += [.integer(from - longest), .integer(range.end.millisecondsSince1970), .integer(from)]
+    }
+    if !query.includeCancelled {
+      conditions.append("status = 'scheduled'")
+    }
+    if let search = query.search, !search.isEmpty {
+      conditions.append("(instr(lower(title), ?) > 0 OR instr(lower(note), ?) > 0)")
+      bindings += [.text(search.lowercased()), .text(search.lowercased())]
+    }
+    let sqlQuery = DatabaseQuery<Appointment>(
+      where: conditions.isEmpty ? "1" : conditions.joined(separator: " AND "),
+      bindings: bindings,
+      order: displayOrder,
+      limit: query.limit
+    )
+    return try sqlQuery.fetch(connection)
+  }
+}
+
+// MARK: - Appointment as a stored value
+
+extension Appointment: Persistable {
+  public static let table = TableDescription(
+    name: "appointment",
+    columns: ["id", "title", "start_ms", "end_ms", "note", "status", "created_ms", "updated_ms"]
+  )
+
+  public static func databaseValue(of id: AppointmentID) -> SQLValue { .text(id.description) }
+
+  public init(row: Row) throws(StoreError) {
+    let idText = row.string(at: 0)
+    let statusText = row.string(at: 5)
+    guard let id = AppointmentID(string: idText), let status = Status(rawValue: statusText) else {
+      throw .corrupt(path: "appointment table", reason: "unreadable row \(idText)")
+    }
+    self.init(
+      id: id,
+      title: row.string(at: 1),
+      start: row.date(at: 2),
+      end: row.date(at: 3),
+      note: row.string(at: 4),
+      status: status,
+      created: row.date(at: 6),
+      updated: row.date(at: 7)
+    )
+  }
+
+  public var databaseValues: [SQLValue] {
+    [
+      .text(id.description), .text(title), .integer(start.millisecondsSince1970), .integer(end.millisecondsSince1970),
+      .text(note), .text(status.rawValue), .integer(created.millisecondsSince1970),
+      .integer(updated.millisecondsSince1970),
+    ]
+  }
+}

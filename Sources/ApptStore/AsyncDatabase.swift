@@ -1,0 +1,200 @@
+import CSQLite
+import Foundation
+
+/// The asynchronous, actor-isolated database (the seed's `AsyncRealm`), over one connection.
+///
+/// Created anywhere (its configuration is immutable); used on `DatabaseActor`. It opens the
+/// file lazily, refuses files that are not appt's without touching them, migrates, runs each
+/// write as one `BEGIN IMMEDIATE` transaction and tells observers after each commit.
+@DatabaseActor
+public final class AsyncDatabase {
+  public nonisolated let configuration: DatabaseConfiguration
+  private var connection: Connection?
+  private var isClosed = false
+  private var observers: [ObjectIdentifier: WeakObserver] = [:]
+  private var pollTask: Task<Void, Never>?
+  private var lastDataVersion: Int64?
+  /// Counts the commits (ours, and other processes' as seen by polling) that changed data.
+  public private(set) var version: UInt64 = 0
+
+  public nonisolated init(configuration: DatabaseConfiguration) {
+    self.configuration = configuration
+  }
+
+  // MARK: - Transactions
+
+  /// Runs `body` in a read transaction, so it sees one consistent state of the file.
+  public func read<T>(_ body: (Connection) throws(StoreError) -> T) throws(StoreError) -> T {
+    let connection = try open()
+    try connection.execute("BEGIN")
+    do {
+      let result = try body(connection)
+      try connection.execute("COMMIT")
+      return result
+    } catch {
+      rollback(connection)
+      throw error
+    }
+  }
+
+  /// Runs `body` as one write transaction. A throw rolls everything back; observers hear of
+  /// the change only after `COMMIT` succeeded.
+  @discardableResult
+  public func write<T>(_ body: (Connection) throws(StoreError) -> T) throws(StoreError) -> T {
+    let connection = try open()
+    if configuration.readOnly || connection.isReadOnly { throw .readOnly(path: configuration.displayPath) }
+    // IMMEDIATE takes the write lock now: a deferred transaction that later writes can fail
+    // with SQLITE_BUSY_SNAPSHOT, which the busy timeout does not retry.
+    try connection.execute("BEGIN IMMEDIATE")
+    let result: T
+    do {
+      result = try body(connection)
+      try connection.execute("COMMIT")
+    } catch {
+      rollback(connection)
+      connection.discardDirtyTables()
+      throw error
+    }
+    let tables = connection.takeDirtyTables()
+    if !tables.isEmpty {
+      version &+= 1
+      notifyObservers(of: tables, connection: connection)
+    }
+    return result
+  }
+
+  private func rollback(_ connection: Connection) {
+    guard connection.isInTransaction else { return }  // SQLite already rolled back
+    do {
+      try connection.execute("ROLLBACK")
+    } catch {
+      // The caller is about to throw the error that caused the rollback, which is the one the
+      // user can act on; if ROLLBACK itself fails SQLite rolls back when the connection closes.
+    }
+  }
+
+  /// Closes the connection and finishes every observation stream.
+  public func close() {
+    isClosed = true
+    pollTask?.cancel()
+    pollTask = nil
+    let live = observers.values.compactMap(\.observer)
+    observers.removeAll()
+    for observer in live { observer.databaseClosed() }
+    connection = nil
+  }
+
+  // MARK: - Observers
+
+  func register(_ observer: any DatabaseObserver) {
+    observers[ObjectIdentifier(observer)] = WeakObserver(observer: observer)
+    startPollingIfNeeded()
+  }
+
+  func unregister(_ observer: any DatabaseObserver) {
+    observers[ObjectIdentifier(observer)] = nil
+  }
+
+  /// Live observers (those whose stream has not ended). Tests use it to prove nothing leaks.
+  public var observerCount: Int {
+    observers = observers.filter { $0.value.observer != nil }
+    return observers.count
+  }
+
+  /// The highest version any live observer has delivered or is about to deliver. Lets a test
+  /// driver wait until the snapshot of its last write has been handed out.
+  public var observationHorizon: (version: UInt64, pending: Bool) {
+    var horizon: UInt64 = 0
+    var pending = false
+    for observer in observers.values.compactMap(\.observer) {
+      let state = observer.deliveryState
+      horizon = max(horizon, state.version)
+      pending = pending || state.pending
+    }
+    return (horizon, pending)
+  }
+
+  private func notifyObservers(of tables: Set<String>, connection: Connection) {
+    for (key, entry) in observers {
+      guard let observer = entry.observer else {
+        observers[key] = nil
+        continue
+      }
+      if !observer.observedTables.isDisjoint(with: tables) {
+        observer.databaseChanged(connection, version: version)
+      }
+    }
+  }
+
+  /// Other processes' commits are invisible to the update hook; `PRAGMA data_version` (about
+  /// 1.5 µs) reveals them. Polled only while someone observes.
+  private func startPollingIfNeeded() {
+    guard pollTask == nil, case .file = configuration.location else { return }
+    let interval = configuration.externalChangePollInterval
+    pollTask = Task { [weak self] in
+      while true {
+        do {
+          try await Task.sleep(for: interval)
+        } catch {
+          return  // cancelled: the database closed
+        }
+        guard let self, self.pollForExternalChanges() else { return }
+      }
+    }
+  }
+
+  /// Checks once for another process's commit; returns false when polling should stop.
+  func pollForExternalChanges() -> Bool {
+    guard observerCount > 0, let connection, !isClosed else {
+      pollTask = nil
+      return false
+    }
+    do {
+      let current = try connection.scalar("PRAGMA data_version")?.int64
+      defer { lastDataVersion = current }
+      guard let last = lastDataVersion, current != last else { return true }
+      version &+= 1
+      let allTables = Set(observers.values.compactMap(\.observer).flatMap(\.observedTables))
+      notifyObservers(of: allTables, connection: connection)
+    } catch {
+      for observer in observers.values.compactMap(\.observer) { observer.databaseFailed(error) }
+    }
+    return true
+  }
+
+  // MARK: - Opening
+
+  /// Opens (and migrates) now, so a caller can report a bad file before doing anything else.
+  public func prepare() throws(StoreError) {
+    _ = try open()
+  }
+
+  /// The connection, opened and migrated on first use.
+  public func open() throws(StoreError) -> Connection {
+    if isClosed { throw .closed }
+    if let connection { return connection }
+    let connection = try FileOpener(configuration: configuration).open()
+    try Migrator(configuration: configuration).migrate(connection)
+    lastDataVersion = try connection.scalar("PRAGMA data_version")?.int64
+    self.connection = connection
+    return connection
+  }
+}
+
+/// What `AsyncDatabase` asks of an observer; isolated to the actor so no locks are needed.
+@DatabaseActor
+protocol DatabaseObserver: AnyObject {
+  var observedTables: Set<String> { get }
+  /// The last version delivered or pending, and whether a delivery is pending.
+  var deliveryState: (version: UInt64, pending: Bool) { get }
+  func databaseChanged(_ connection: Connection, version: UInt64)
+  func databaseFailed(_ error: StoreError)
+  func databaseClosed()
+}
+
+/// The registry holds observers weakly: a stream that is dropped frees its observer, and the
+/// registry forgets it on the next pass. No token to keep, nothing to leak.
+@DatabaseActor
+private struct WeakObserver {
+  weak var observer: (any DatabaseObserver)?
+}

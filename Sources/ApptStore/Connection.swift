@@ -1,0 +1,250 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection: the only owner of a `sqlite3*` in appt.
+///
+/// Deliberately not `Sendable`. `AsyncDatabase` (isolated to `DatabaseActor`) holds it, so
+/// region isolation keeps every use on the actor; `deinit` closes the handle.
+public final class Connection {
+  private let handle: OpaquePointer
+  /// The file path (or in-memory name) for messages.
+  public let path: String
+  private var statements: [String: Statement] = [:]
+  /// Tables written since the last commit or rollback, fed by SQLite's update hook.
+  private let dirty = DirtyTables()
+
+  /// Opens `filename` (a path or an SQLite URI) with `flags`.
+  init(filename: String, displayPath: String, flags: Int32) throws(StoreError) {
+    var db: OpaquePointer?
+    let rc = sqlite3_open_v2(filename, &db, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, nil)
+    guard rc == SQLITE_OK, let db else {
+      let reason = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+      sqlite3_close_v2(db)
+      throw .cannotOpen(path: displayPath, reason: reason)
+    }
+    handle = db
+    path = displayPath
+    sqlite3_extended_result_codes(db, 1)
+    installUpdateHook()
+  }
+
+  deinit {
+    statements.removeAll()  // finalize before closing; close_v2 would also wait for them
+    sqlite3_update_hook(handle, nil, nil)
+    sqlite3_close_v2(handle)
+  }
+
+  // MARK: - Statements
+
+  /// Runs one or more statements that return no rows.
+  public func execute(_ sql: String) throws(StoreError) {
+    var message: UnsafeMutablePointer<CChar>?
+    let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+    if rc != SQLITE_OK {
+      let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
+      sqlite3_free(message)
+      throw error(code: rc, message: text)
+    }
+  }
+
+  /// A prepared statement, cached by its SQL: preparing costs more than running a lookup.
+  public func prepare(_ sql: String) throws(StoreError) -> Statement {
+    if let cached = statements[sql] {
+      cached.reset()
+      return cached
+    }
+    var raw: OpaquePointer?
+    let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
+    guard rc == SQLITE_OK, let raw else { throw lastError(code: rc) }
+    let statement = Statement(handle: raw, connection: self)
+    statements[sql] = statement
+    return statement
+  }
+
+  /// Runs `sql` with `bindings` and calls `row` for each result row; the statement is reset after.
+  public func query(
+    _ sql: String,
+    _ bindings: [SQLValue] = [],
+    row: (Row) throws(StoreError) -> Void
+  ) throws(StoreError) {
+    let statement = try prepare(sql)
+    defer { statement.reset() }
+    try statement.bind(bindings)
+    while try statement.step() {
+      try row(Row(statement: statement))
+    }
+  }
+
+  /// Runs a statement that returns no rows and reports how many rows it changed.
+  @discardableResult
+  public func run(_ sql: String, _ bindings: [SQLValue] = []) throws(StoreError) -> Int {
+    let statement = try prepare(sql)
+    defer { statement.reset() }
+    try statement.bind(bindings)
+    while try statement.step() {}
+    return Int(sqlite3_changes(handle))
+  }
+
+  /// The first column of the first row, or nil when there is no row.
+  public func scalar(_ sql: String, _ bindings: [SQLValue] = []) throws(StoreError) -> SQLValue? {
+    var result: SQLValue?
+    try query(sql, bindings) { row throws(StoreError) in
+      if result == nil { result = row.value(at: 0) }
+    }
+    return result
+  }
+
+  public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+  public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+  // MARK: - Change tracking
+
+  /// Takes the set of tables written since the last call (and forgets it).
+  func takeDirtyTables() -> Set<String> {
+    defer { dirty.tables.removeAll() }
+    return dirty.tables
+  }
+
+  func discardDirtyTables() { dirty.tables.removeAll() }
+
+  private func installUpdateHook() {
+    // SQLite calls back with a C function pointer and a context pointer. The context is the
+    // connection's own DirtyTables box, which lives exactly as long as the hook (removed in
+    // deinit), so an unretained reference is sound.
+    let context = Unmanaged.passUnretained(dirty).toOpaque()
+    sqlite3_update_hook(
+      handle,
+      { context, _, _, table, _ in
+        guard let context, let table else { return }
+        Unmanaged<DirtyTables>.fromOpaque(context).takeUnretainedValue().tables.insert(String(cString: table))
+      },
+      context
+    )
+  }
+
+  // MARK: - Errors
+
+  func lastError(code: Int32) -> StoreError {
+    error(code: code, message: String(cString: sqlite3_errmsg(handle)))
+  }
+
+  /// Maps an SQLite result code to the error a user can act on.
+  func error(code: Int32, message: String) -> StoreError {
+    switch code & 0xFF {
+    case SQLITE_FULL: .diskFull(path: path)
+    case SQLITE_READONLY: .readOnly(path: path)
+    case SQLITE_NOTADB: .notADatabase(path: path)
+    case SQLITE_CORRUPT: .corrupt(path: path, reason: message)
+    case SQLITE_CONSTRAINT: .constraint(message: message)
+    case SQLITE_CANTOPEN: .cannotOpen(path: path, reason: message)
+    case SQLITE_IOERR:
+      // ENOSPC during a write surfaces as an I/O error on some file systems.
+      message.localizedCaseInsensitiveContains("full") ? .diskFull(path: path) : .sqlite(code: code, message: message)
+    default: .sqlite(code: code, message: message)
+    }
+  }
+}
+
+/// The update hook's scratch pad: a reference type so the C callback can reach it.
+private final class DirtyTables {
+  var tables: Set<String> = []
+}
+
+/// A value to bind or read. Dates are stored as integer milliseconds since 1970 (UTC).
+public enum SQLValue: Equatable, Sendable {
+  case null
+  case integer(Int64)
+  case real(Double)
+  case text(String)
+
+  public var int64: Int64? {
+    if case .integer(let value) = self { return value }
+    return nil
+  }
+
+  public var string: String? {
+    if case .text(let value) = self { return value }
+    return nil
+  }
+}
+
+/// A prepared statement. Reset right after reading: a statement left on a row holds a read
+/// transaction open, which freezes `PRAGMA data_version` and blocks WAL checkpoints.
+public final class Statement {
+  fileprivate let handle: OpaquePointer
+  private unowned let connection: Connection
+
+  fileprivate init(handle: OpaquePointer, connection: Connection) {
+    self.handle = handle
+    self.connection = connection
+  }
+
+  deinit { sqlite3_finalize(handle) }
+
+  func reset() {
+    sqlite3_reset(handle)
+    sqlite3_clear_bindings(handle)
+  }
+
+  func bind(_ values: [SQLValue]) throws(StoreError) {
+    for (offset, value) in values.enumerated() {
+      let index = Int32(offset + 1)
+      let rc: Int32
+      switch value {
+      case .null: rc = sqlite3_bind_null(handle, index)
+      case .integer(let int): rc = sqlite3_bind_int64(handle, index, int)
+      case .real(let double): rc = sqlite3_bind_double(handle, index, double)
+      case .text(let text): rc = sqlite3_bind_text(handle, index, text, -1, appt_sqlite_transient())
+      }
+      guard rc == SQLITE_OK else { throw connection.lastError(code: rc) }
+    }
+  }
+
+  /// Advances to the next row: true on a row, false when done.
+  func step() throws(StoreError) -> Bool {
+    let rc = sqlite3_step(handle)
+    switch rc {
+    case SQLITE_ROW: return true
+    case SQLITE_DONE: return false
+    default:
+      let error = connection.lastError(code: rc)
+      sqlite3_reset(handle)
+      throw error
+    }
+  }
+}
+
+/// The current row of a statement, read by column index (no per-row dictionaries).
+public struct Row {
+  fileprivate let statement: Statement
+
+  fileprivate init(statement: Statement) { self.statement = statement }
+
+  public func int64(at index: Int32) -> Int64 { sqlite3_column_int64(statement.handle, index) }
+
+  public func string(at index: Int32) -> String {
+    guard let text = sqlite3_column_text(statement.handle, index) else { return "" }
+    let count = Int(sqlite3_column_bytes(statement.handle, index))
+    return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+  }
+
+  public func isNull(at index: Int32) -> Bool { sqlite3_column_type(statement.handle, index) == SQLITE_NULL }
+
+  /// Milliseconds since 1970 as a Date.
+  public func date(at index: Int32) -> Date { Date(millisecondsSince1970: int64(at: index)) }
+
+  public func value(at index: Int32) -> SQLValue {
+    switch sqlite3_column_type(statement.handle, index) {
+    case SQLITE_INTEGER: .integer(int64(at: index))
+    case SQLITE_FLOAT: .real(sqlite3_column_double(statement.handle, index))
+    case SQLITE_NULL: .null
+    default: .text(string(at: index))
+    }
+  }
+}
+
+extension Date {
+  /// The store's time representation: whole milliseconds since 1970 UTC.
+  public init(millisecondsSince1970 ms: Int64) { self.init(timeIntervalSince1970: Double(ms) / 1000) }
+  public var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+}

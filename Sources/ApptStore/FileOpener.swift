@@ -1,0 +1,168 @@
+import CSQLite
+import Foundation
+
+/// Opens the configured file, refusing anything that is not appt's without changing a byte.
+///
+/// SQLite would happily open any file and, on the first write (switching to WAL), rewrite its
+/// header or create `-wal`/`-shm` files beside it. So the 100-byte header is read directly
+/// first: the magic string says whether it is SQLite at all, `application_id` whose it is, and
+/// `user_version` whether this build knows its schema.
+struct FileOpener {
+  let configuration: DatabaseConfiguration
+
+  func open() throws(StoreError) -> Connection {
+    switch configuration.location {
+    case .inMemory:
+      return try Connection(
+        filename: ":memory:",
+        displayPath: ":memory:",
+        flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+      )
+    case .file(let url):
+      return try openFile(at: url)
+    }
+  }
+
+  private func openFile(at url: URL) throws(StoreError) -> Connection {
+    let path = url.path
+    var info = stat()
+    var readOnly = configuration.readOnly
+    if stat(path, &info) == 0 {
+      guard (info.st_mode & S_IFMT) == S_IFREG else {
+        throw .cannotOpen(path: path, reason: "not a regular file")
+      }
+      if info.st_size > 0 { try inspectHeader(path: path) }
+      // Honour the file's mode even for root, who could write anyway: a user who made the
+      // calendar read-only meant it.
+      if info.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH) == 0 || access(path, W_OK) != 0 { readOnly = true }
+    } else if readOnly {
+      throw .cannotOpen(path: path, reason: "no such file")
+    } else {
+      try createFile(at: url)
+    }
+
+    let flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+    let connection = try Connection(filename: path, displayPath: path, flags: flags)
+    try connection.execute("PRAGMA busy_timeout = \(configuration.busyTimeout)")
+    if !readOnly {
+      let mode = try connection.scalar("PRAGMA journal_mode = WAL")?.string
+      guard mode == "wal" else {
+        throw .cannotOpen(path: path, reason: "cannot switch to write-ahead logging (journal mode \(mode ?? "unknown"))")
+      }
+      // FULL: a commit is on disk before `add` says so; survives power loss, not only kill -9.
+      try connection.execute("PRAGMA synchronous = FULL")
+    }
+    try connection.execute("PRAGMA foreign_keys = ON")
+    return connection
+  }
+
+  /// Creates the directories (0700) and an empty file (0600) before SQLite sees the path.
+  private func createFile(at url: URL) throws(StoreError) {
+    let path = url.path
+    let directory = url.deletingLastPathComponent()
+    do {
+      try FileManager.default.createDirectory(
+        at: directory,
+        withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700]
+      )
+    } catch {
+      throw .cannotOpen(path: path, reason: "cannot create directory \(directory.path): \(Self.reason(error))")
+    }
+    let fd = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+    if fd < 0 {
+      let code = errno
+      // Another process may have created it between our stat and open: then use theirs.
+      guard code == EEXIST else {
+        throw .cannotOpen(path: path, reason: String(cString: strerror(code)))
+      }
+      return
+    }
+    close(fd)
+  }
+
+  private func inspectHeader(path: String) throws(StoreError) {
+    guard let handle = FileHandle(forReadingAtPath: path) else {
+      throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
+    }
+    defer { handle.closeFile() }
+    let header = handle.readData(ofLength: 100)
+    let magic = Array("SQLite format 3".utf8) + [0]
+    guard header.count == 100, Array(header.prefix(16)) == magic else {
+      throw .notADatabase(path: path)
+    }
+    func int32(at offset: Int) -> Int32 {
+      header[offset..<offset + 4].reduce(Int32(0)) { ($0 << 8) | Int32($1) }
+    }
+    let userVersion = Int(int32(at: 60))
+    let applicationID = int32(at: 68)
+    if applicationID == Schema.applicationID {
+      if userVersion > configuration.schemaVersion {
+        throw .newerSchema(path: path, found: userVersion, known: configuration.schemaVersion)
+      }
+      return
+    }
+    if applicationID != 0 { throw .foreignDatabase(path: path) }
+    // No application id: either an empty database (fine to adopt) or somebody else's.
+    if try hasSchemaObjects(path: path) { throw .foreignDatabase(path: path) }
+  }
+
+  /// Looks inside without locking or creating anything (`immutable=1` opens no WAL/SHM).
+  private func hasSchemaObjects(path: String) throws(StoreError) -> Bool {
+    var allowed = CharacterSet.urlPathAllowed
+    allowed.remove(charactersIn: "?#%")
+    let escaped = path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
+    let connection = try Connection(
+      filename: "file:\(escaped)?immutable=1",
+      displayPath: path,
+      flags: SQLITE_OPEN_READONLY
+    )
+    do {
+      let count = try connection.scalar("SELECT count(*) FROM sqlite_schema")?.int64 ?? 0
+      return count > 0
+    } catch {
+      if case .sqlite = error { throw StoreError.corrupt(path: path, reason: error.description) }
+      throw error
+    }
+  }
+
+  private static func reason(_ error: any Error) -> String {
+    (error as NSError).localizedFailureReason ?? error.localizedDescription
+  }
+}
+
+/// Brings a file to the current schema, one named step per transaction.
+struct Migrator {
+  let configuration: DatabaseConfiguration
+
+  func migrate(_ connection: Connection) throws(StoreError) {
+    let known = configuration.schemaVersion
+    let current = Int(try connection.scalar("PRAGMA user_version")?.int64 ?? 0)
+    if current > known {
+      throw .newerSchema(path: connection.path, found: current, known: known)
+    }
+    guard current < known else { return }
+    if connection.isReadOnly || configuration.readOnly {
+      throw .readOnly(path: connection.path)
+    }
+    for index in current..<known {
+      let migration = configuration.migrations[index]
+      try connection.execute("BEGIN IMMEDIATE")
+      do {
+        try migration.migrate(connection)
+        try connection.execute("PRAGMA user_version = \(index + 1)")
+        if index == 0 { try connection.execute("PRAGMA application_id = \(Schema.applicationID)") }
+        try connection.execute("COMMIT")
+      } catch {
+        if connection.isInTransaction {
+          do { try connection.execute("ROLLBACK") } catch {
+            // Reported below with the migration's own error; closing rolls back regardless.
+          }
+        }
+        connection.discardDirtyTables()
+        throw .migrationFailed(name: migration.name, reason: error.description)
+      }
+      connection.discardDirtyTables()
+    }
+  }
+}

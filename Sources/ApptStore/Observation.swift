@@ -1,0 +1,134 @@
+/// One subscriber's observation of a query: re-runs the query after relevant commits and hands
+/// the newest result to the stream when the subscriber asks for it.
+///
+/// Pull-based on purpose: a subscriber that cannot keep up gets the latest snapshot, not a
+/// backlog, and its change set is computed against the snapshot it actually received.
+@DatabaseActor
+final class ObservationMailbox<Element: Identifiable & Equatable & Sendable>: DatabaseObserver {
+  let observedTables: Set<String>
+  private let fetch: (Connection) throws(StoreError) -> [Element]
+  private weak var database: AsyncDatabase?
+
+  private var delivered: [Element]?
+  private var deliveredVersion: UInt64 = 0
+  private var pending: [Element]?
+  private var pendingVersion: UInt64 = 0
+  private var failure: StoreError?
+  private var finished = false
+  private var waiter: CheckedContinuation<CollectionSnapshot<Element>?, Never>?
+
+  init(
+    database: AsyncDatabase,
+    tables: Set<String>,
+    fetch: @escaping (Connection) throws(StoreError) -> [Element]
+  ) {
+    self.database = database
+    self.observedTables = tables
+    self.fetch = fetch
+  }
+
+  /// Fetches the initial result and registers, in one actor job: no commit can slip between.
+  func start() {
+    guard let database else { return finish() }
+    do {
+      let connection = try database.open()
+      pending = try fetch(connection)
+      pendingVersion = database.version
+      database.register(self)
+    } catch {
+      databaseFailed(error)
+    }
+  }
+
+  /// The stream's pull: the next snapshot, waiting for one if none is ready; nil at the end.
+  func next() async -> CollectionSnapshot<Element>? {
+    if let ready = takeReady() { return ready }
+    if finished { return nil }
+    return await withCheckedContinuation { continuation in
+      waiter?.resume(returning: nil)
+      waiter = continuation
+    }
+  }
+
+  /// The subscriber went away (its task was cancelled or the stream ended).
+  func cancel() {
+    finish()
+  }
+
+  var deliveryState: (version: UInt64, pending: Bool) {
+    (pending == nil ? deliveredVersion : pendingVersion, pending != nil)
+  }
+
+  // MARK: DatabaseObserver
+
+  func databaseChanged(_ connection: Connection, version: UInt64) {
+    guard !finished else { return }
+    do {
+      let items = try fetch(connection)
+      if let baseline = pending ?? delivered, baseline == items { return }  // unchanged: say nothing
+      pending = items
+      pendingVersion = version
+      wakeWaiter()
+    } catch {
+      databaseFailed(error)
+    }
+  }
+
+  func databaseFailed(_ error: StoreError) {
+    guard !finished, failure == nil else { return }
+    failure = error
+    database?.unregister(self)
+    wakeWaiter()
+  }
+
+  func databaseClosed() { finish() }
+
+  // MARK: Delivery
+
+  private func takeReady() -> CollectionSnapshot<Element>? {
+    if let items = pending {
+      let change: CollectionSnapshot<Element>.Change =
+        delivered.map { .update(ChangeSet.diff(from: $0, to: items)) } ?? .initial
+      delivered = items
+      deliveredVersion = pendingVersion
+      pending = nil
+      return CollectionSnapshot(items: items, change: change, version: deliveredVersion)
+    }
+    if let failure, !finished {
+      finished = true
+      let change: CollectionSnapshot<Element>.Change = delivered == nil ? .initial : .update(ChangeSet())
+      return CollectionSnapshot(items: delivered ?? [], change: change, version: deliveredVersion, failure: failure)
+    }
+    return nil
+  }
+
+  private func wakeWaiter() {
+    guard let waiter, let ready = takeReady() else { return }
+    self.waiter = nil
+    waiter.resume(returning: ready)
+  }
+
+  private func finish() {
+    finished = true
+    pending = nil
+    database?.unregister(self)
+    waiter?.resume(returning: nil)
+    waiter = nil
+  }
+}
+
+extension AsyncDatabase {
+  /// A stream of snapshots of `fetch`'s result: the current one first, then one after each
+  /// commit that changes it. Ending or dropping the stream ends the observation.
+  func observe<Element: Identifiable & Equatable & Sendable>(
+    tables: Set<String>,
+    fetch: @escaping (Connection) throws(StoreError) -> [Element]
+  ) -> AsyncStream<CollectionSnapshot<Element>> {
+    let mailbox = ObservationMailbox(database: self, tables: tables, fetch: fetch)
+    mailbox.start()
+    return AsyncStream(
+      unfolding: { await mailbox.next() },
+      onCancel: { Task { @DatabaseActor in mailbox.cancel() } }
+    )
+  }
+}

@@ -1,0 +1,37 @@
+/// A value type the generic layer can store: what RealmSwiftMacro's `@GenCrud` generated per
+/// model, done once with a protocol (swift-syntax macros cannot be fetched here).
+///
+/// Rows are decoded by column index in `table.columns` order: no per-row dictionaries.
+public protocol Persistable: Sendable, Identifiable, Equatable where ID: Sendable {
+  static var table: TableDescription { get }
+  /// The primary key as stored.
+  static func databaseValue(of id: ID) -> SQLValue
+  /// Decodes the current row, whose columns are `table.columns` in order.
+  init(row: Row) throws(StoreError)
+  /// The values of `table.columns`, in order (the primary key first).
+  var databaseValues: [SQLValue] { get }
+}
+
+/// A table's name and columns; the first column is the primary key. Builds the CRUD SQL once.
+public struct TableDescription: Sendable {
+  public let name: String
+  public let columns: [String]
+
+  public init(name: String, columns: [String]) {
+    precondition(!columns.isEmpty, "a table needs at least its primary key column")
+    self.name = name
+    self.columns = columns
+  }
+
+  public var primaryKey: String { columns[0] }
+  public var columnList: String { columns.joined(separator: ", ") }
+
+  public var selectSQL: String { "SELECT \(columnList) FROM \(name)" }
+
+  /// Insert, or update every column of the row with the same key (`save` is an upsert).
+  public var upsertSQL: String {
+    let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+    let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+    return "INSERT INTO \(name) (\(columnList)) VALUES (\(placeholders)) ON CONFLICT (\(primaryKey)) DO UPDATE SET \(updates)"
+  }
+}

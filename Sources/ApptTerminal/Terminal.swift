@@ -1,0 +1,80 @@
+// ApptTerminal: where screens meet a real (or pretend) terminal. `NCursesTerminal` is the only
+// file in appt that imports ncurses; `HeadlessTerminal` is the same contract in memory, for
+// tests and benchmarks.
+
+import ApptUI
+
+/// Something that happened at the terminal.
+public enum TerminalEvent: Sendable, Equatable {
+  case key(Key)
+  case resized(Screen.Size)
+  /// SIGINT, SIGTERM or SIGHUP: time to restore the terminal and leave.
+  case interrupted
+}
+
+/// A terminal the runtime draws on and hears keys from. Main-actor bound: ncurses must be
+/// driven from one thread, and the render loop lives there.
+@MainActor
+public protocol Terminal: AnyObject {
+  var size: Screen.Size { get }
+  /// Takes over the terminal and starts delivering events to `handler` (on the main actor).
+  func start(handler: @escaping @MainActor (TerminalEvent) -> Void) throws(TerminalError)
+  /// Shows `screen`, writing only what differs from the previous frame.
+  func draw(_ screen: Screen, cursor: (row: Int, column: Int)?)
+  /// Gives the terminal back as it was.
+  func stop()
+}
+
+/// Why the full-screen UI cannot start.
+public struct TerminalError: Error, Equatable, Sendable, CustomStringConvertible {
+  public let description: String
+  public init(_ description: String) { self.description = description }
+}
+
+/// A terminal in memory: tests and benchmarks type into it and read its last frame.
+@MainActor
+public final class HeadlessTerminal: Terminal {
+  public private(set) var size: Screen.Size
+  /// The last frame drawn.
+  public private(set) var screen: Screen
+  public private(set) var cursor: (row: Int, column: Int)?
+  public private(set) var frameCount = 0
+  public private(set) var isStarted = false
+  private var handler: (@MainActor (TerminalEvent) -> Void)?
+
+  public init(size: Screen.Size = Screen.Size(rows: 24, columns: 80)) {
+    self.size = size
+    screen = Screen(size: size)
+  }
+
+  public func start(handler: @escaping @MainActor (TerminalEvent) -> Void) throws(TerminalError) {
+    self.handler = handler
+    isStarted = true
+  }
+
+  public func draw(_ screen: Screen, cursor: (row: Int, column: Int)?) {
+    self.screen = screen
+    self.cursor = cursor
+    frameCount += 1
+  }
+
+  public func stop() {
+    handler = nil
+    isStarted = false
+  }
+
+  /// Delivers a key as if it were typed.
+  public func press(_ key: Key) { handler?(.key(key)) }
+
+  /// Types each character of `text` as a key.
+  public func type(_ text: String) {
+    for character in text { press(.character(character)) }
+  }
+
+  public func resize(to size: Screen.Size) {
+    self.size = size
+    handler?(.resized(size))
+  }
+
+  public func interrupt() { handler?(.interrupted) }
+}

@@ -1,0 +1,83 @@
+// appt: the executable. Reads the global options, picks a mode (full-screen UI, one-shot
+// command, or a script on stdin) and turns results into text or JSON Lines and exit statuses.
+
+import ApptCore
+import ApptRuntime
+import ApptStore
+import ApptTerminal
+import ApptUI
+import Foundation
+
+@main
+struct Appt {
+  static let version = "0.1.0"
+
+  static func main() async {
+    // A closed pipe (`appt list | head -1`) must end appt quietly, not kill it mid-write.
+    signal(SIGPIPE, SIG_IGN)
+    let environment = ProcessInfo.processInfo.environment
+    let options: Options
+    do {
+      options = try Options.parse(Array(CommandLine.arguments.dropFirst()), environment: environment)
+    } catch {
+      Output.error("appt: \(error.message)\n\(Options.usage)")
+      exit(ExitStatus.usage.rawValue)
+    }
+    if options.showVersion {
+      Output.write("appt \(version)\n")
+      exit(0)
+    }
+
+    let clock = Clock.system
+    let dao = AppointmentDAO(file: options.databaseURL, clock: clock)
+    let runner = CommandRunner(dao: dao, clock: clock, json: options.json)
+
+    let status: ExitStatus
+    if let words = options.commandWords {
+      status = await runner.runOneShot(words)
+    } else if isatty(0) == 1, isatty(1) == 1 {
+      status = await runFullScreen(dao: dao, clock: clock, environment: environment)
+    } else {
+      status = await ScriptMode(runner: runner, bail: options.bail).run()
+    }
+    await dao.database.close()
+    exit(status.rawValue)
+  }
+
+  /// The full-screen UI. The database is opened first so a file that is not appt's is
+  /// refused with a message and exit 3 before the terminal is taken over.
+  @MainActor
+  static func runFullScreen(dao: AppointmentDAO, clock: Clock, environment: [String: String]) async -> ExitStatus {
+    if let problem = NCursesTerminal.checkUsable(environment: environment) {
+      Output.error("appt: \(problem)")
+      return .usage
+    }
+    do {
+      try await dao.database.prepare()
+    } catch {
+      Output.error("appt: \(error)")
+      return .storage
+    }
+    let loop = RenderLoop(dao: dao, terminal: NCursesTerminal(environment: environment), environment: Environment(clock: clock))
+    do {
+      try await loop.run()
+    } catch {
+      Output.error("appt: \(error)")
+      return .usage
+    }
+    return .ok
+  }
+}
+
+/// The exit statuses of DESIGN.md; a script exits with its worst line's.
+enum ExitStatus: Int32, Comparable {
+  case ok = 0
+  /// A command failed: bad input, not found, ambiguous id.
+  case failure = 1
+  /// Unknown command or option.
+  case usage = 2
+  /// The database cannot be opened, read or written.
+  case storage = 3
+
+  static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}

@@ -1,0 +1,68 @@
+import ApptCore
+import Foundation
+
+/// The global options that come before a command: `appt [--db PATH] [--json] [--bail] ...`.
+struct Options {
+  var databaseURL: URL
+  var json = false
+  var bail = false
+  var showVersion = false
+  /// The one-shot command's words; nil when none was given (TUI or script mode).
+  var commandWords: [String]?
+
+  static let usage = """
+    usage: appt [--db PATH] [--json] [--bail] [COMMAND ARGS...]
+           appt --help | --version
+    With no command: the full-screen calendar on a terminal, else commands read from stdin.
+    """
+
+  static func parse(_ arguments: [String], environment: [String: String]) throws(CommandError) -> Options {
+    var databasePath = environment["APPT_DB"].flatMap { $0.isEmpty ? nil : $0 }
+    var options = Options(databaseURL: URL(fileURLWithPath: "/"))
+    var index = 0
+    while index < arguments.count {
+      let argument = arguments[index]
+      switch argument {
+      case "--json": options.json = true
+      case "--bail": options.bail = true
+      case "--version": options.showVersion = true
+      case "--db":
+        guard index + 1 < arguments.count, !arguments[index + 1].isEmpty else { throw .usage("--db needs a path") }
+        databasePath = arguments[index + 1]
+        index += 1
+      case _ where argument.hasPrefix("--db="):
+        let path = String(argument.dropFirst("--db=".count))
+        guard !path.isEmpty else { throw .usage("--db needs a path") }
+        databasePath = path
+      case "--":
+        options.commandWords = Array(arguments[(index + 1)...])
+        index = arguments.count
+        continue
+      case "--help", "-h":
+        options.commandWords = ["help"]
+      case _ where argument.hasPrefix("-") && argument.count > 1:
+        throw .usage("unknown option \(argument)")
+      default:
+        options.commandWords = Array(arguments[index...])
+        index = arguments.count
+        continue
+      }
+      index += 1
+    }
+    options.databaseURL = databasePath.map { URL(fileURLWithPath: $0) } ?? defaultDatabaseURL(environment: environment)
+    return options
+  }
+
+  /// `$XDG_DATA_HOME/appt/appointments.sqlite3`, or `~/.local/share/...` when it is unset
+  /// (the XDG base directory rule: a relative XDG_DATA_HOME is ignored).
+  static func defaultDatabaseURL(environment: [String: String]) -> URL {
+    let base: URL
+    if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+      base = URL(fileURLWithPath: data)
+    } else {
+      let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+      base = URL(fileURLWithPath: home).appendingPathComponent(".local/share")
+    }
+    return base.appendingPathComponent("appt/appointments.sqlite3")
+  }
+}

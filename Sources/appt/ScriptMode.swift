@@ -1,0 +1,30 @@
+import ApptCore
+import Foundation
+
+/// Commands from stdin, one per line, in the same grammar as the command line.
+///
+/// A bad line prints `line N: message` on stderr, changes nothing, and the script goes on
+/// (`--bail` stops at the first error). The exit status is the worst line's. Each result is
+/// written as soon as its command has committed, so a program driving appt through a pipe
+/// sees it at once.
+struct ScriptMode {
+  let runner: CommandRunner
+  let bail: Bool
+
+  func run() async -> ExitStatus {
+    var worst = ExitStatus.ok
+    var number = 0
+    while let line = readLine(strippingNewline: true) {
+      number += 1
+      do throws(CommandRunner.Failure) {
+        guard let command = try runner.parse(line: line) else { continue }
+        Output.write(try await runner.run(command))
+      } catch {
+        Output.error("line \(number): \(error.message)")
+        worst = max(worst, error.status)
+        if bail || error.isFatal { break }
+      }
+    }
+    return worst
+  }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import Testing
+
+@testable import ApptCore
+
+@Suite("Formatting")
+struct FormattingTests {
+  let formatter = AppointmentFormatter(clock: Fixture.clock)
+
+  @Test("time range, day and text line")
+  func textLine() {
+    let a = Fixture.appointment()
+    #expect(formatter.timeRange(a) == "10:00-10:45")
+    #expect(formatter.day(a.start) == "Tue 2026-12-01")
+    #expect(formatter.textLine(a) == "1a2b3c  Tue 2026-12-01  10:00-10:45  Dentist")
+  }
+
+  @Test("a cancelled appointment is marked")
+  func cancelled() {
+    let a = Fixture.appointment(status: .cancelled)
+    #expect(formatter.textLine(a) == "1a2b3c  Tue 2026-12-01  10:00-10:45  Dentist  [cancelled]")
+  }
+
+  @Test("titles are escaped in text output")
+  func escapedTitle() {
+    let a = Fixture.appointment(title: "Evil\u{1B}]0;pwned\u{07}\u{9B}2J")
+    #expect(formatter.textLine(a).hasSuffix("Evil^[]0;pwned^G\\u{9b}2J"))
+    #expect(!formatter.textLine(a).unicodeScalars.contains(where: TextSafety.isControl))
+  }
+
+  @Test("ends at midnight, on a later day, before the start")
+  func rangesAcrossDays() {
+    #expect(
+      formatter.timeRange(Fixture.appointment(start: "2026-12-01T23:00:00+01:00", end: "2026-12-02T00:00:00+01:00"))
+        == "23:00-24:00")
+    #expect(
+      formatter.timeRange(Fixture.appointment(start: "2026-12-01T23:00:00+01:00", end: "2026-12-02T01:30:00+01:00"))
+        == "23:00-01:30+1d")
+    #expect(
+      formatter.timeRange(Fixture.appointment(start: "2026-12-01T09:00:00+01:00", end: "2026-12-04T00:00:00+01:00"))
+        == "09:00-00:00+3d")
+    #expect(
+      formatter.timeRange(Fixture.appointment(start: "2026-12-01T00:00:00+01:00", end: "2026-12-02T00:00:00+01:00"))
+        == "00:00-24:00")
+  }
+
+  @Test("the day name follows the local zone, not UTC")
+  func localDay() {
+    // 23:30 UTC on Monday is 00:30 on Tuesday in Paris.
+    #expect(formatter.day(Fixture.instant("2026-11-30T23:30:00Z")) == "Tue 2026-12-01")
+    #expect(formatter.day(Fixture.instant("2026-11-30T22:59:59Z")) == "Mon 2026-11-30")
+  }
+
+  @Test(
+    "every weekday name",
+    arguments: [
+      ("2026-11-30", "Mon"), ("2026-12-01", "Tue"), ("2026-12-02", "Wed"), ("2026-12-03", "Thu"),
+      ("2026-12-04", "Fri"), ("2026-12-05", "Sat"), ("2026-12-06", "Sun"), ("2000-02-29", "Tue"),
+      ("1970-01-01", "Thu"), ("9999-12-31", "Fri"),
+    ])
+  func weekdays(date: String, name: String) {
+    #expect(formatter.day(Fixture.instant("\(date)T12:00:00+01:00")) == "\(name) \(date)")
+  }
+
+  @Test("details: one key: value line per field, escaped")
+  func details() {
+    let a = Fixture.appointment(note: "line 1\nline 2")
+    #expect(
+      formatter.details(a) == [
+        "id: 1a2b3c4d-0000-4000-8000-00000000abcd",
+        "title: Dentist",
+        "start: Tue 2026-12-01 10:00",
+        "end: Tue 2026-12-01 10:45",
+        "duration: 45m",
+        "status: scheduled",
+        "note: line 1^Jline 2",
+        "created: Sun 2026-11-29 15:00",
+        "updated: Sun 2026-11-29 15:30",
+      ])
+    #expect(formatter.details(Fixture.appointment()).contains("note:"))
+  }
+
+  @Test("ISO 8601 with the offset in force at each instant")
+  func iso8601() {
+    #expect(formatter.iso8601(Fixture.instant("2026-12-01T09:00:00Z")) == "2026-12-01T10:00:00+01:00")
+    #expect(formatter.iso8601(Fixture.instant("2026-07-01T09:00:00Z")) == "2026-07-01T11:00:00+02:00")
+    #expect(formatter.iso8601(Fixture.instant("2026-12-31T23:30:00Z")) == "2027-01-01T00:30:00+01:00")
+    // Fractions of a second are truncated, not rounded.
+    #expect(
+      formatter.iso8601(Fixture.instant("2026-12-01T09:00:00Z").addingTimeInterval(59.999))
+        == "2026-12-01T10:00:59+01:00")
+  }
+
+  @Test("ISO 8601 in New York around the fall-back change, and in UTC")
+  func iso8601Zones() {
+    let ny = AppointmentFormatter(clock: Clock.fixed(Fixture.now, timeZone: Fixture.newYork))
+    #expect(ny.iso8601(Fixture.instant("2026-11-01T05:30:00Z")) == "2026-11-01T01:30:00-04:00")
+    #expect(ny.iso8601(Fixture.instant("2026-11-01T06:30:00Z")) == "2026-11-01T01:30:00-05:00")
+    let utc = AppointmentFormatter(clock: Clock.fixed(Fixture.now, timeZone: TimeZone(identifier: "UTC")!))
+    #expect(utc.iso8601(Fixture.instant("2026-12-01T09:00:00Z")) == "2026-12-01T09:00:00+00:00")
+    let kolkata = AppointmentFormatter(clock: Clock.fixed(Fixture.now, timeZone: TimeZone(identifier: "Asia/Kolkata")!))
+    #expect(kolkata.iso8601(Fixture.instant("2026-12-01T09:00:00Z")) == "2026-12-01T14:30:00+05:30")
+  }
+
+  @Test("the civil date computation agrees with Foundation's calendar")
+  func civilMatchesCalendar() {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "UTC")!
+    for days in stride(from: -1000, through: 3_000_000, by: 9973) {
+      let date = Date(timeIntervalSince1970: TimeInterval(days) * 86_400)
+      let expected = calendar.dateComponents([.year, .month, .day], from: date)
+      let civil = AppointmentFormatter.civil(fromDays: days)
+      #expect(civil.year == expected.year && civil.month == expected.month && civil.day == expected.day)
+    }
+  }
+
+  @Test("JSON object: keys in order, ISO times")
+  func json() {
+    let a = Fixture.appointment(note: "bring card")
+    #expect(
+      formatter.jsonObject(a)
+        == #"{"id":"1a2b3c4d-0000-4000-8000-00000000abcd","title":"Dentist","start":"2026-12-01T10:00:00+01:00","end":"2026-12-01T10:45:00+01:00","note":"bring card","status":"scheduled","created":"2026-11-29T15:00:00+01:00","updated":"2026-11-29T15:30:00+01:00"}"#
+    )
+    #expect(formatter.jsonObject(Fixture.appointment(status: .cancelled)).contains(#""status":"cancelled""#))
+  }
+
+  @Test(
+    "JSON string escaping",
+    arguments: [
+      ("plain", #""plain""#),
+      (#"say "hi""#, #""say \"hi\"""#),
+      (#"back\slash"#, #""back\\slash""#),
+      ("a\nb\tc", #""a\nb\tc""#),
+      ("\r\u{0}\u{1B}\u{7F}\u{9B}", #""\u000d\u0000\u001b\u007f\u009b""#),
+      ("\u{2028}\u{2029}", #""\u2028\u2029""#),
+      ("Café ☕️ 🗓", "\"Café ☕️ 🗓\""),
+      ("/", #""/""#),
+    ])
+  func jsonEscaping(text: String, expected: String) {
+    #expect(AppointmentFormatter.jsonString(text) == expected)
+  }
+
+  @Test("the JSON line decodes back to the same fields")
+  func jsonRoundTrip() throws {
+    let title = "Tab\there \"quoted\" \\ \u{1B}[31mred\u{1B}[0m \u{2028} ü"
+    let a = Fixture.appointment(title: title, note: "multi\nline\r\nnote")
+    let line = formatter.jsonObject(a)
+    #expect(!line.contains("\n"))
+    let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String]
+    #expect(object?["title"] == title)
+    #expect(object?["note"] == "multi\nline\r\nnote")
+    #expect(object?["id"] == a.id.description)
+    #expect(object?.count == 8)
+  }
+
+  @Test("the formatter is Sendable and usable from many tasks")
+  func concurrentUse() async {
+    let formatter = self.formatter
+    let a = Fixture.appointment()
+    let lines = await withTaskGroup(of: String.self) { group in
+      for _ in 0..<16 { group.addTask { formatter.textLine(a) + formatter.jsonObject(a) } }
+      var all: Set<String> = []
+      for await line in group { all.insert(line) }
+      return all
+    }
+    #expect(lines.count == 1)
+  }
+}
+
+@Suite("Help text")
+struct CommandHelpTests {
+  static let commands = ["add", "list", "show", "edit", "cancel", "restore", "delete", "help"]
+
+  @Test("the summary lists every command's usage line", arguments: commands)
+  func summary(command: String) throws {
+    let usage = try #require(CommandHelp.usage(for: command))
+    let firstLine = try #require(usage.split(separator: "\n").first)
+    #expect(firstLine.hasPrefix("usage: \(command)"))
+    #expect(CommandHelp.summary.contains("  " + firstLine.dropFirst("usage: ".count) + "\n"))
+  }
+
+  @Test("every command the summary names parses as a help topic", arguments: commands)
+  func topics(command: String) throws {
+    #expect(try CommandParser(clock: Fixture.clock).parse(words: ["help", command]) == .help(topic: command))
+  }
+
+  @Test("unknown topics have no usage")
+  func unknown() {
+    #expect(CommandHelp.usage(for: "frobnicate") == nil)
+    #expect(CommandHelp.usage(for: "") == nil)
+  }
+
+  @Test("help for a command explains the values it takes")
+  func values() throws {
+    let add = try #require(CommandHelp.usage(for: "add"))
+    #expect(add.contains("WHEN "))
+    #expect(add.contains("DURATION "))
+    #expect(!add.contains("ID "))
+    let show = try #require(CommandHelp.usage(for: "show"))
+    #expect(show.contains("ID "))
+    #expect(!show.contains("WHEN "))
+  }
+}
