@@ -36,7 +36,8 @@ public struct EditRequest: Equatable, Sendable {
   public var duration: TimeInterval?
   public var note: String?
 
-  public init(id: String, title: String? = nil, start: Date? = nil, duration: TimeInterval? = nil, note: String? = nil) {
+  public init(id: String, title: String? = nil, start: Date? = nil, duration: TimeInterval? = nil, note: String? = nil)
+  {
     self.id = id
     self.title = title
     self.start = start

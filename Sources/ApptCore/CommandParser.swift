@@ -138,7 +138,8 @@ public struct CommandParser: Sendable {
         }
         let today = AppointmentFormatter(clock: clock).day(start)
         throw .invalid(
-          "reversed range: --to \(toText) is before today (\(today)), where the list starts; give --from too")
+          "reversed range: --to \(toText) is before today (\(today)), where the list starts; give --from too"
+        )
       }
     } else {
       var count = 7
@@ -178,7 +179,9 @@ public struct CommandParser: Sendable {
 
   /// `show ID`, `cancel ID`, `restore ID`, `delete ID`: one id and no options.
   private func parseIDCommand(
-    _ command: String, _ words: [String], _ make: (String) -> Command
+    _ command: String,
+    _ words: [String],
+    _ make: (String) -> Command
   ) throws(CommandError) -> Command {
     let scan = try scanOptions(command, [:], words)
     if scan.help { return .help(topic: command) }
@@ -265,7 +268,9 @@ public struct CommandParser: Sendable {
   }
 
   private func scanOptions(
-    _ command: String, _ options: [String: OptionKind], _ words: [String]
+    _ command: String,
+    _ options: [String: OptionKind],
+    _ words: [String]
   ) throws(CommandError) -> Scan {
     var scan = Scan()
     var index = 0

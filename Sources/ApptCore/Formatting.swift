@@ -161,10 +161,15 @@ public struct AppointmentFormatter: Sendable {
     let secondOfDay = localSeconds - dayNumber * 86_400
     let (year, month, day) = Self.civil(fromDays: dayNumber)
     return LocalTime(
-      year: year, month: month, day: day,
-      hour: secondOfDay / 3600, minute: secondOfDay % 3600 / 60, second: secondOfDay % 60,
+      year: year,
+      month: month,
+      day: day,
+      hour: secondOfDay / 3600,
+      minute: secondOfDay % 3600 / 60,
+      second: secondOfDay % 60,
       weekday: Self.floorMod(dayNumber + 3, 7),  // 1970-01-01 was a Thursday
-      dayNumber: dayNumber, offset: offset
+      dayNumber: dayNumber,
+      offset: offset
     )
   }
 

@@ -100,8 +100,8 @@ public struct WhenParser: Sendable {
   /// Parses the text into a day (if any) and a time (if any).
   func parseParts(_ text: String) throws(CommandError) -> Parts {
     let input = text
-    let lowered = text.lowercased()
-    var pieces = lowered.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+    let originalPieces = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+    var pieces = originalPieces.map { $0.lowercased() }
     // An ISO date with a `T` and a time: `2026-12-01t10:00` once lower-cased.
     if pieces.count == 1, let tIndex = pieces[0].firstIndex(of: "t"), Self.isISODateShape(pieces[0][..<tIndex]) {
       let datePart = String(pieces[0][..<tIndex])
@@ -123,8 +123,8 @@ public struct WhenParser: Sendable {
     case 2:
       guard let day = try parseDay(pieces[0], input: input) else { throw Self.notUnderstood(input) }
       guard let minutes = try Self.parseTime(pieces[1], input: input, context: "date") else {
-        throw .invalid(
-          "cannot understand \(Self.quoted(pieces[1])) as a time in \(Self.quoted(input)): \(Self.timeHint)")
+        let timeWord = Self.quoted(originalPieces.count == 2 ? originalPieces[1] : pieces[1])
+        throw .invalid("cannot understand \(timeWord) as a time in \(Self.quoted(input)): \(Self.timeHint)")
       }
       return Parts(day: day, minutes: minutes)
     default:
@@ -200,7 +200,8 @@ public struct WhenParser: Sendable {
     guard (1...length).contains(day) else {
       let monthName = Self.monthNames[month - 1]
       throw .invalid(
-        "invalid date \(Self.quoted(input)): day \(day) is out of range (\(monthName) \(year) has \(length) days)")
+        "invalid date \(Self.quoted(input)): day \(day) is out of range (\(monthName) \(year) has \(length) days)"
+      )
     }
     let calendar = clock.calendar
     guard let date = calendar.date(from: DateComponents(year: year, month: month, day: day)) else {

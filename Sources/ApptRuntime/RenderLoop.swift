@@ -25,8 +25,8 @@ public final class RenderLoop {
   /// Store calls started and not yet answered.
   private var inFlight = 0
   private var observation: Task<Void, Never>?
-  /// The newest snapshot version the observation has put in the inbox.
-  private var forwardedVersion: UInt64 = 0
+  /// The sequence of the newest snapshot the observation has put in the inbox.
+  private var forwardedSequence: UInt64 = 0
 
   public init(dao: AppointmentDAO, terminal: any Terminal, environment: Environment) {
     self.dao = dao
@@ -86,7 +86,13 @@ public final class RenderLoop {
       observe(day: day)
     case .addAppointment(let request):
       let now = environment.clock.now
-      let appointment = Appointment(title: request.title, start: request.start, end: request.end, note: request.note, created: now)
+      let appointment = Appointment(
+        title: request.title,
+        start: request.start,
+        end: request.end,
+        note: request.note,
+        created: now
+      )
       runStoreCall { dao throws(StoreError) in
         try await dao.saveAppointment(appointment)
         return .appointmentAdded(appointment)
@@ -111,7 +117,7 @@ public final class RenderLoop {
       self?.inFlight -= 1
       for await snapshot in stream {
         guard let self, !Task.isCancelled else { return }
-        self.forwardedVersion = max(self.forwardedVersion, snapshot.version)
+        self.forwardedSequence = max(self.forwardedSequence, snapshot.sequence)
         if let failure = snapshot.failure {
           self.send(.storeFailed(failure.description))
         } else {
@@ -145,7 +151,7 @@ public final class RenderLoop {
     while true {
       if queued == 0, inFlight == 0 {
         let horizon = await dao.database.observationHorizon
-        if queued == 0, inFlight == 0, !horizon.pending, forwardedVersion >= horizon.version { return }
+        if queued == 0, inFlight == 0, !horizon.pending, forwardedSequence >= horizon.sequence { return }
       }
       await Task.yield()
     }

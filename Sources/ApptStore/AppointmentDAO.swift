@@ -71,7 +71,9 @@ extension AppointmentDAO {
     }
     guard let first = matches.first else { throw .notFound(id: prefix) }
     guard matches.count == 1 else { throw .ambiguousID(prefix: prefix, candidates: matches) }
-    guard let id = AppointmentID(string: first) else { throw .corrupt(path: database.configuration.displayPath, reason: "bad id \(first)") }
+    guard let id = AppointmentID(string: first) else {
+      throw .corrupt(path: database.configuration.displayPath, reason: "bad id \(first)")
+    }
     return id
   }
 

@@ -16,6 +16,8 @@ public final class AsyncDatabase {
   private var lastDataVersion: Int64?
   /// Counts the commits (ours, and other processes' as seen by polling) that changed data.
   public private(set) var version: UInt64 = 0
+  /// Counts the snapshots handed to subscribers (see `CollectionSnapshot.sequence`).
+  private var deliverySequence: UInt64 = 0
 
   public nonisolated init(configuration: DatabaseConfiguration) {
     self.configuration = configuration
@@ -101,17 +103,23 @@ public final class AsyncDatabase {
     return observers.count
   }
 
-  /// The highest version any live observer has delivered or is about to deliver. Lets a test
-  /// driver wait until the snapshot of its last write has been handed out.
-  public var observationHorizon: (version: UInt64, pending: Bool) {
+  /// The sequence of the newest snapshot handed to a live observer, and whether any observer
+  /// has one waiting. A consumer that has received that sequence and sees nothing pending has
+  /// seen every commit so far: how tests and benchmarks wait without sleeping.
+  public var observationHorizon: (sequence: UInt64, pending: Bool) {
     var horizon: UInt64 = 0
     var pending = false
     for observer in observers.values.compactMap(\.observer) {
       let state = observer.deliveryState
-      horizon = max(horizon, state.version)
+      horizon = max(horizon, state.sequence)
       pending = pending || state.pending
     }
     return (horizon, pending)
+  }
+
+  func nextDeliverySequence() -> UInt64 {
+    deliverySequence += 1
+    return deliverySequence
   }
 
   private func notifyObservers(of tables: Set<String>, connection: Connection) {
@@ -185,8 +193,8 @@ public final class AsyncDatabase {
 @DatabaseActor
 protocol DatabaseObserver: AnyObject {
   var observedTables: Set<String> { get }
-  /// The last version delivered or pending, and whether a delivery is pending.
-  var deliveryState: (version: UInt64, pending: Bool) { get }
+  /// The sequence of the last snapshot handed out, and whether another is waiting.
+  var deliveryState: (sequence: UInt64, pending: Bool) { get }
   func databaseChanged(_ connection: Connection, version: UInt64)
   func databaseFailed(_ error: StoreError)
   func databaseClosed()

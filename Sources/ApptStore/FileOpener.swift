@@ -47,7 +47,10 @@ struct FileOpener {
     if !readOnly {
       let mode = try connection.scalar("PRAGMA journal_mode = WAL")?.string
       guard mode == "wal" else {
-        throw .cannotOpen(path: path, reason: "cannot switch to write-ahead logging (journal mode \(mode ?? "unknown"))")
+        throw .cannotOpen(
+          path: path,
+          reason: "cannot switch to write-ahead logging (journal mode \(mode ?? "unknown"))"
+        )
       }
       // FULL: a commit is on disk before `add` says so; survives power loss, not only kill -9.
       try connection.execute("PRAGMA synchronous = FULL")

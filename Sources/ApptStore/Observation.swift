@@ -11,6 +11,7 @@ final class ObservationMailbox<Element: Identifiable & Equatable & Sendable>: Da
 
   private var delivered: [Element]?
   private var deliveredVersion: UInt64 = 0
+  private var deliveredSequence: UInt64 = 0
   private var pending: [Element]?
   private var pendingVersion: UInt64 = 0
   private var failure: StoreError?
@@ -55,8 +56,8 @@ final class ObservationMailbox<Element: Identifiable & Equatable & Sendable>: Da
     finish()
   }
 
-  var deliveryState: (version: UInt64, pending: Bool) {
-    (pending == nil ? deliveredVersion : pendingVersion, pending != nil)
+  var deliveryState: (sequence: UInt64, pending: Bool) {
+    (deliveredSequence, pending != nil || (failure != nil && !finished))
   }
 
   // MARK: DatabaseObserver
@@ -91,13 +92,21 @@ final class ObservationMailbox<Element: Identifiable & Equatable & Sendable>: Da
         delivered.map { .update(ChangeSet.diff(from: $0, to: items)) } ?? .initial
       delivered = items
       deliveredVersion = pendingVersion
+      deliveredSequence = database?.nextDeliverySequence() ?? deliveredSequence
       pending = nil
-      return CollectionSnapshot(items: items, change: change, version: deliveredVersion)
+      return CollectionSnapshot(items: items, change: change, version: deliveredVersion, sequence: deliveredSequence)
     }
     if let failure, !finished {
       finished = true
       let change: CollectionSnapshot<Element>.Change = delivered == nil ? .initial : .update(ChangeSet())
-      return CollectionSnapshot(items: delivered ?? [], change: change, version: deliveredVersion, failure: failure)
+      deliveredSequence = database?.nextDeliverySequence() ?? deliveredSequence
+      return CollectionSnapshot(
+        items: delivered ?? [],
+        change: change,
+        version: deliveredVersion,
+        sequence: deliveredSequence,
+        failure: failure
+      )
     }
     return nil
   }

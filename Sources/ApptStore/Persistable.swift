@@ -32,6 +32,7 @@ public struct TableDescription: Sendable {
   public var upsertSQL: String {
     let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
     let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-    return "INSERT INTO \(name) (\(columnList)) VALUES (\(placeholders)) ON CONFLICT (\(primaryKey)) DO UPDATE SET \(updates)"
+    return
+      "INSERT INTO \(name) (\(columnList)) VALUES (\(placeholders)) ON CONFLICT (\(primaryKey)) DO UPDATE SET \(updates)"
   }
 }

@@ -14,13 +14,17 @@ public struct CollectionSnapshot<Element: Sendable & Equatable>: Sendable, Equat
   public let change: Change
   /// The `AsyncDatabase.version` this snapshot reflects.
   public let version: UInt64
+  /// Its place in the order the database handed snapshots out (to all subscribers), so a
+  /// consumer can tell whether it has received everything handed out so far.
+  public let sequence: UInt64
   /// Set on a stream's final snapshot when the store failed; the items are the last good ones.
   public let failure: StoreError?
 
-  public init(items: [Element], change: Change, version: UInt64, failure: StoreError? = nil) {
+  public init(items: [Element], change: Change, version: UInt64, sequence: UInt64 = 0, failure: StoreError? = nil) {
     self.items = items
     self.change = change
     self.version = version
+    self.sequence = sequence
     self.failure = failure
   }
 }

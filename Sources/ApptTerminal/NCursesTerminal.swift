@@ -24,9 +24,15 @@ public final class NCursesTerminal: Terminal {
 
   /// Refuses to start when there is no terminal to take over, before ncurses writes anything.
   public static func checkUsable(environment: [String: String]) -> TerminalError? {
-    guard isatty(0) == 1, isatty(1) == 1 else { return TerminalError("the full-screen UI needs a terminal on stdin and stdout") }
-    guard let term = environment["TERM"], !term.isEmpty else { return TerminalError("TERM is not set; cannot start the full-screen UI") }
-    guard term != "dumb" else { return TerminalError("TERM=dumb cannot show the full-screen UI; use commands instead (appt help)") }
+    guard isatty(0) == 1, isatty(1) == 1 else {
+      return TerminalError("the full-screen UI needs a terminal on stdin and stdout")
+    }
+    guard let term = environment["TERM"], !term.isEmpty else {
+      return TerminalError("TERM is not set; cannot start the full-screen UI")
+    }
+    guard term != "dumb" else {
+      return TerminalError("TERM=dumb cannot show the full-screen UI; use commands instead (appt help)")
+    }
     return nil
   }
 

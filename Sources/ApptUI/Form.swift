@@ -113,13 +113,19 @@ public struct Form: Equatable, Sendable {
     return AddRequest(title: title, start: start, end: start.addingTimeInterval(duration), note: self[.note].text)
   }
 
-  /// What appt understands from Start and Duration right now, in words; nil while unparsable.
+  /// What appt understands from Start and Duration right now, in words; nil while either does
+  /// not parse (the field's error is reported on Enter, not while the user is still typing).
   public func interpretation(environment: Environment) -> String? {
     let clock = environment.clock
-    guard let when = try? WhenParser(clock: clock).parse(self[.start].text.trimmingCharacters(in: .whitespaces)),  // ok: a preview; Enter reports the error
-      when.minutes != nil,
-      let duration = try? DurationParser.parse(self[.duration].text.trimmingCharacters(in: .whitespaces))  // ok: as above
-    else { return nil }
+    let when: When
+    let duration: TimeInterval
+    do {
+      when = try WhenParser(clock: clock).parse(self[.start].text.trimmingCharacters(in: .whitespaces))
+      duration = try DurationParser.parse(self[.duration].text.trimmingCharacters(in: .whitespaces))
+    } catch {
+      return nil
+    }
+    guard when.minutes != nil else { return nil }
     let start = when.instant(in: clock)
     let preview = Appointment(title: "", start: start, end: start.addingTimeInterval(duration), created: start)
     return "\(environment.formatter.day(start)), \(environment.formatter.timeRange(preview))"

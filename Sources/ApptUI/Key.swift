@@ -35,6 +35,26 @@ public enum Key: Hashable, Sendable, CustomStringConvertible {
   }
 }
 
+extension Key {
+  /// The key with this canonical spelling (`"j"`, `"ctrl+u"`, `"pgdown"`, `"space"`).
+  public init?(spelling: String) {
+    let named: [String: Key] = [
+      "up": .up, "down": .down, "left": .left, "right": .right, "pgup": .pageUp, "pgdown": .pageDown,
+      "home": .home, "end": .end, "enter": .enter, "esc": .escape, "tab": .tab, "shift+tab": .backTab,
+      "backspace": .backspace, "delete": .delete, "space": .character(" "),
+    ]
+    if let key = named[spelling] {
+      self = key
+    } else if spelling.hasPrefix("ctrl+"), spelling.count == 6, let letter = spelling.last {
+      self = .control(letter)
+    } else if spelling.count == 1, let character = spelling.first {
+      self = .character(character)
+    } else {
+      return nil
+    }
+  }
+}
+
 /// What a user can ask the calendar to do, whatever key they used.
 public enum Action: String, Hashable, Sendable, CaseIterable {
   case nextAppointment, previousAppointment

@@ -26,9 +26,12 @@ public enum UI {
 
     case .appointmentAdded(let appointment):
       state.mode = .browsing
-      state.selectedID = appointment.id
       state.report("Added \"\(appointment.title)\" (\(appointment.id.short))")
-      return state.selectDay(environment.clock.startOfDay(appointment.start))
+      // Show the day of the new appointment with it selected, whichever of this message and
+      // the snapshot that contains it arrives first.
+      let effects = state.selectDay(environment.clock.startOfDay(appointment.start))
+      state.selectedID = appointment.id
+      return effects
 
     case .appointmentCancelled(let appointment):
       state.report("Cancelled \"\(appointment.title)\"")
@@ -120,6 +123,7 @@ public enum UI {
     case .backTab, .up:
       form.focusPrevious()
     case .enter:
+      state.status = nil
       guard let request = form.validate(clock: environment.clock) else { return [] }
       form.isSaving = true
       return [.addAppointment(request)]

@@ -40,13 +40,19 @@ public enum Views {
 
   // MARK: - Agenda
 
-  private static func drawAgenda(_ state: State, environment: Environment, rows: Range<Int>, into screen: inout Screen) {
+  private static func drawAgenda(_ state: State, environment: Environment, rows: Range<Int>, into screen: inout Screen)
+  {
     guard state.isLoaded else {
       screen.put("  Loading…", row: rows.lowerBound + 1, column: 0, style: .dim)
       return
     }
     guard !state.appointments.isEmpty else {
-      screen.put("  Nothing on this day. Press a to add an appointment.", row: rows.lowerBound + 1, column: 0, style: .dim)
+      screen.put(
+        "  Nothing on this day. Press a to add an appointment.",
+        row: rows.lowerBound + 1,
+        column: 0,
+        style: .dim
+      )
       return
     }
     let visible = rows.count - 1  // one blank row under the header
@@ -82,7 +88,12 @@ public enum Views {
       let focused = field == form.focus
       screen.put("  \(field.label)", row: row, column: 0, style: focused ? .accent : .normal)
       screen.fill(row: row, column: labelWidth, count: fieldWidth, style: focused ? .focusedField : .field)
-      screen.put(visibleText(of: form[field], width: fieldWidth), row: row, column: labelWidth, style: focused ? .focusedField : .field)
+      screen.put(
+        visibleText(of: form[field], width: fieldWidth),
+        row: row,
+        column: labelWidth,
+        style: focused ? .focusedField : .field
+      )
       row += 1
       if let error = form.errors[field], row < rows.upperBound {
         screen.put(error, row: row, column: labelWidth, style: .error)
@@ -132,15 +143,15 @@ public enum Views {
     case .confirmCancel(let appointment):
       text = " Cancel \"\(appointment.title)\" at \(environment.formatter.timeRange(appointment))? (y/n)"
       style = .accent
-    case .form(let form):
-      text = form.isSaving ? " Saving…" : " enter save  tab next field  esc discard  ctrl+u clear field"
+    case .form(let form) where form.isSaving:
+      text = " Saving…"
+    case _ where state.status != nil:
+      text = " " + (state.status?.text ?? "")
+      if state.status?.isError == true { style = .error }
+    case .form:
+      text = " enter save  tab next field  esc discard  ctrl+u clear field"
     case .browsing:
-      if let status = state.status {
-        text = " " + status.text
-        if status.isError { style = .error }
-      } else {
-        text = " " + hints(environment.keyMap)
-      }
+      text = " " + hints(environment.keyMap)
     }
     if style != .status { screen.fill(row: row, style: style) }
     screen.put(text, row: row, column: 0, style: style)

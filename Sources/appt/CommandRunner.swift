@@ -72,13 +72,18 @@ struct CommandRunner {
         return render(appointment, verb: "added")
 
       case .list(let request):
-        let query = AppointmentQuery(range: request.range, includeCancelled: request.includeCancelled, search: request.search)
+        let query = AppointmentQuery(
+          range: request.range,
+          includeCancelled: request.includeCancelled,
+          search: request.search
+        )
         let appointments = try await dao.appointments(matching: query)
         return appointments.map { json ? formatter.jsonObject($0) + "\n" : formatter.textLine($0) + "\n" }.joined()
 
       case .show(let prefix):
         let appointment = try await dao.getAppointment(id: try await dao.resolveID(prefix))
-        return json ? formatter.jsonObject(appointment) + "\n" : formatter.details(appointment).joined(separator: "\n") + "\n"
+        return json
+          ? formatter.jsonObject(appointment) + "\n" : formatter.details(appointment).joined(separator: "\n") + "\n"
 
       case .edit(let request):
         return render(try await edit(request), verb: "updated")

@@ -58,7 +58,11 @@ struct Appt {
       Output.error("appt: \(error)")
       return .storage
     }
-    let loop = RenderLoop(dao: dao, terminal: NCursesTerminal(environment: environment), environment: Environment(clock: clock))
+    let loop = RenderLoop(
+      dao: dao,
+      terminal: NCursesTerminal(environment: environment),
+      environment: Environment(clock: clock)
+    )
     do {
       try await loop.run()
     } catch {

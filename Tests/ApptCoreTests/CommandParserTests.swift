@@ -23,7 +23,10 @@ struct CommandParserTests {
     .list(
       ListRequest(
         range: DateInterval(start: Fixture.instant(start), end: Fixture.instant(end)),
-        includeCancelled: includeCancelled, search: search))
+        includeCancelled: includeCancelled,
+        search: search
+      )
+    )
   }
 
   // MARK: - Lines
@@ -51,7 +54,8 @@ struct CommandParserTests {
   func addDefault() throws {
     #expect(
       try parse("add Dentist --at 2026-12-01 10:00")
-        == add("Dentist", "2026-12-01T10:00:00+01:00", "2026-12-01T11:00:00+01:00"))
+        == add("Dentist", "2026-12-01T10:00:00+01:00", "2026-12-01T11:00:00+01:00")
+    )
   }
 
   @Test("add accepts its options in any order and in --opt=value form")
@@ -67,59 +71,71 @@ struct CommandParserTests {
   func addTitleWords() throws {
     #expect(
       try parse("add Lunch with   Bob --at tomorrow 12:30")
-        == add("Lunch with Bob", "2026-11-30T12:30:00+01:00", "2026-11-30T13:30:00+01:00"))
+        == add("Lunch with Bob", "2026-11-30T12:30:00+01:00", "2026-11-30T13:30:00+01:00")
+    )
     #expect(
       try parse("add Lunch --at tomorrow 12:30 with Bob")
-        == add("Lunch with Bob", "2026-11-30T12:30:00+01:00", "2026-11-30T13:30:00+01:00"))
+        == add("Lunch with Bob", "2026-11-30T12:30:00+01:00", "2026-11-30T13:30:00+01:00")
+    )
     #expect(
-      try parse("add '  Review  ' --at mon") == add("Review", "2026-11-30T00:00:00+01:00", "2026-11-30T01:00:00+01:00"))
+      try parse("add '  Review  ' --at mon") == add("Review", "2026-11-30T00:00:00+01:00", "2026-11-30T01:00:00+01:00")
+    )
   }
 
   @Test("-- ends the options")
   func addDoubleDash() throws {
     #expect(
       try parse("add --at today 9am -- --weird -x title")
-        == add("--weird -x title", "2026-11-29T09:00:00+01:00", "2026-11-29T10:00:00+01:00"))
+        == add("--weird -x title", "2026-11-29T09:00:00+01:00", "2026-11-29T10:00:00+01:00")
+    )
   }
 
   @Test("a value may start with a single dash")
   func dashValue() throws {
     #expect(
       try parse("add Past --at -1d 10:00")
-        == add("Past", "2026-11-28T10:00:00+01:00", "2026-11-28T11:00:00+01:00"))
+        == add("Past", "2026-11-28T10:00:00+01:00", "2026-11-28T11:00:00+01:00")
+    )
   }
 
   @Test("--until with a time ends on the start's day")
   func addUntilTime() throws {
     #expect(
       try parse("add Meeting --at 2026-12-01 10:00 --until 11:30")
-        == add("Meeting", "2026-12-01T10:00:00+01:00", "2026-12-01T11:30:00+01:00"))
+        == add("Meeting", "2026-12-01T10:00:00+01:00", "2026-12-01T11:30:00+01:00")
+    )
     #expect(
       try parse("add Meeting --at tue 10am --until 3pm")
-        == add("Meeting", "2026-12-01T10:00:00+01:00", "2026-12-01T15:00:00+01:00"))
+        == add("Meeting", "2026-12-01T10:00:00+01:00", "2026-12-01T15:00:00+01:00")
+    )
   }
 
   @Test("--until with a full WHEN, or a date meaning the whole day")
   func addUntilWhen() throws {
     #expect(
       try parse("add Trip --at 2026-12-01 22:00 --until 2026-12-02 06:00")
-        == add("Trip", "2026-12-01T22:00:00+01:00", "2026-12-02T06:00:00+01:00"))
+        == add("Trip", "2026-12-01T22:00:00+01:00", "2026-12-02T06:00:00+01:00")
+    )
     #expect(
       try parse("add Conference --at 2026-12-01 09:00 --until 2026-12-03")
-        == add("Conference", "2026-12-01T09:00:00+01:00", "2026-12-04T00:00:00+01:00"))
+        == add("Conference", "2026-12-01T09:00:00+01:00", "2026-12-04T00:00:00+01:00")
+    )
   }
 
   @Test("--until must be after the start")
   func addUntilBefore() {
     #expect(
       failure("add Meeting --at 2026-12-01 10:00 --until 09:00")
-        == .invalid("end 09:00 is not after start 10:00"))
+        == .invalid("end 09:00 is not after start 10:00")
+    )
     #expect(
       failure("add Meeting --at 2026-12-01 10:00 --until 10:00")
-        == .invalid("end 10:00 is not after start 10:00"))
+        == .invalid("end 10:00 is not after start 10:00")
+    )
     #expect(
       failure("add Meeting --at 2026-12-03 10:00 --until 2026-12-01")
-        == .invalid("end 2026-12-02 00:00 is not after start 2026-12-03 10:00"))
+        == .invalid("end 2026-12-02 00:00 is not after start 2026-12-03 10:00")
+    )
   }
 
   @Test("--until more than 366 days later")
@@ -141,7 +157,8 @@ struct CommandParserTests {
       ("add Dentist --at today --at tomorrow", "add: --at given more than once"),
       ("add Dentist --at today --for 1h --until 3pm", "add: give --for or --until, not both"),
       ("add Dentist --at today --all-day", "add: unknown option --all-day"),
-    ])
+    ]
+  )
   func addUsage(line: String, message: String) {
     #expect(failure(line) == .usage(message))
   }
@@ -164,7 +181,8 @@ struct CommandParserTests {
         "add Dentist --at today --for soon",
         #"cannot understand "soon" as a duration: try 45m, 1h, 1h30m, 90 (minutes)"#
       ),
-    ])
+    ]
+  )
   func addInvalid(line: String, message: String) {
     #expect(failure(line) == .invalid(message))
   }
@@ -174,7 +192,8 @@ struct CommandParserTests {
     #expect(failure("add Dentist --at fooday --colour red") == .usage("add: unknown option --colour"))
     #expect(failure("add --at 2026-02-30 10:00") == .usage("add: missing TITLE"))
     #expect(
-      failure("list --from 2026-13-01 --all") == .usage("list: --all cannot be combined with --from, --to or --days"))
+      failure("list --from 2026-13-01 --all") == .usage("list: --all cannot be combined with --from, --to or --days")
+    )
     #expect(failure("edit abcd --at fooday --until x") == .usage("edit: unknown option --until"))
   }
 
@@ -182,7 +201,8 @@ struct CommandParserTests {
   func inlineTwoWords() throws {
     #expect(
       try parse("add X --at=2026-12-01 9:30 --until=10am")
-        == add("X", "2026-12-01T09:30:00+01:00", "2026-12-01T10:00:00+01:00"))
+        == add("X", "2026-12-01T09:30:00+01:00", "2026-12-01T10:00:00+01:00")
+    )
   }
 
   @Test("the note is kept as given, empty by default")
@@ -214,17 +234,20 @@ struct CommandParserTests {
     #expect(try parse("list --from 2026-12-01") == list("2026-12-01T00:00:00+01:00", "2026-12-08T00:00:00+01:00"))
     #expect(
       try parse("list --from 2026-12-01 10:00 --days 1")
-        == list("2026-12-01T10:00:00+01:00", "2026-12-02T10:00:00+01:00"))
+        == list("2026-12-01T10:00:00+01:00", "2026-12-02T10:00:00+01:00")
+    )
   }
 
   @Test("list --to a date includes that day; with a time it ends there")
   func listTo() throws {
     #expect(
       try parse("list --from 2026-12-01 --to 2026-12-03")
-        == list("2026-12-01T00:00:00+01:00", "2026-12-04T00:00:00+01:00"))
+        == list("2026-12-01T00:00:00+01:00", "2026-12-04T00:00:00+01:00")
+    )
     #expect(
       try parse("list --from 2026-12-01 --to 2026-12-03 12:00")
-        == list("2026-12-01T00:00:00+01:00", "2026-12-03T12:00:00+01:00"))
+        == list("2026-12-01T00:00:00+01:00", "2026-12-03T12:00:00+01:00")
+    )
     #expect(try parse("list --to tomorrow") == list("2026-11-29T00:00:00+01:00", "2026-12-01T00:00:00+01:00"))
     #expect(try parse("list --from today --to today") == list("2026-11-29T00:00:00+01:00", "2026-11-30T00:00:00+01:00"))
   }
@@ -239,28 +262,35 @@ struct CommandParserTests {
   func listFlags() throws {
     #expect(
       try parse("list --include-cancelled --search 'Dr. Who'")
-        == list("2026-11-29T00:00:00+01:00", "2026-12-06T00:00:00+01:00", includeCancelled: true, search: "Dr. Who"))
+        == list("2026-11-29T00:00:00+01:00", "2026-12-06T00:00:00+01:00", includeCancelled: true, search: "Dr. Who")
+    )
     #expect(try parse("list --all") == .list(ListRequest(range: nil)))
     #expect(
       try parse("list --search dentist --all --include-cancelled")
-        == .list(ListRequest(range: nil, includeCancelled: true, search: "dentist")))
+        == .list(ListRequest(range: nil, includeCancelled: true, search: "dentist"))
+    )
   }
 
   @Test("reversed and empty ranges")
   func listReversed() {
     #expect(
       failure("list --from 2026-12-05 --to 2026-12-01")
-        == .invalid("reversed range: --from 2026-12-05 is after --to 2026-12-01"))
+        == .invalid("reversed range: --from 2026-12-05 is after --to 2026-12-01")
+    )
     #expect(
       failure("list --from 2026-12-05 --to 2026-12-04")
-        == .invalid("reversed range: --from 2026-12-05 is after --to 2026-12-04"))
+        == .invalid("reversed range: --from 2026-12-05 is after --to 2026-12-04")
+    )
     #expect(
       failure("list --from '2026-12-05 10:00' --to 2026-12-05 10:00")
-        == .invalid("empty range: --from 2026-12-05 10:00 and --to 2026-12-05 10:00 are the same instant"))
+        == .invalid("empty range: --from 2026-12-05 10:00 and --to 2026-12-05 10:00 are the same instant")
+    )
     #expect(
       failure("list --to 2026-11-01")
         == .invalid(
-          "reversed range: --to 2026-11-01 is before today (Sun 2026-11-29), where the list starts; give --from too"))
+          "reversed range: --to 2026-11-01 is before today (Sun 2026-11-29), where the list starts; give --from too"
+        )
+    )
   }
 
   @Test(
@@ -274,18 +304,21 @@ struct CommandParserTests {
       ("list tomorrow", #"list: unexpected argument "tomorrow""#),
       ("list --from", "list: --from needs a value"),
       ("list --sort start", "list: unknown option --sort"),
-    ])
+    ]
+  )
   func listUsage(line: String, message: String) {
     #expect(failure(line) == .usage(message))
   }
 
   @Test(
     "list --days must be a whole number from 1 to 100000",
-    arguments: ["0", "-1", "x", "1.5", "100001", "99999999999999999999999"])
+    arguments: ["0", "-1", "x", "1.5", "100001", "99999999999999999999999"]
+  )
   func listDaysInvalid(value: String) {
     #expect(
       failure("list --days=\(value)")
-        == .invalid("list: --days needs a whole number from 1 to 100000, not \"\(value)\""))
+        == .invalid("list: --days needs a whole number from 1 to 100000, not \"\(value)\"")
+    )
   }
 
   @Test("list --search needs text")
@@ -333,7 +366,9 @@ struct CommandParserTests {
     #expect(
       try parse("edit abcd --at 2026-12-02 09:00 --for 1h30m --note ''")
         == .edit(
-          EditRequest(id: "abcd", start: Fixture.instant("2026-12-02T09:00:00+01:00"), duration: 5400, note: "")))
+          EditRequest(id: "abcd", start: Fixture.instant("2026-12-02T09:00:00+01:00"), duration: 5400, note: "")
+        )
+    )
     #expect(try parse("edit --note=hi abcd") == .edit(EditRequest(id: "abcd", note: "hi")))
   }
 
@@ -404,13 +439,21 @@ struct CommandParserDSTTests {
       try parser.parse(line: "add Night --at 2026-11-01 00:30 --for 3h")
         == .add(
           AddRequest(
-            title: "Night", start: Fixture.instant("2026-11-01T00:30:00-04:00"),
-            end: Fixture.instant("2026-11-01T02:30:00-05:00"))))
+            title: "Night",
+            start: Fixture.instant("2026-11-01T00:30:00-04:00"),
+            end: Fixture.instant("2026-11-01T02:30:00-05:00")
+          )
+        )
+    )
     #expect(
       try parser.parse(line: "add Night --at 2026-11-01 00:30 --until 03:30")
         == .add(
           AddRequest(
-            title: "Night", start: Fixture.instant("2026-11-01T00:30:00-04:00"),
-            end: Fixture.instant("2026-11-01T03:30:00-05:00"))))
+            title: "Night",
+            start: Fixture.instant("2026-11-01T00:30:00-04:00"),
+            end: Fixture.instant("2026-11-01T03:30:00-05:00")
+          )
+        )
+    )
   }
 }

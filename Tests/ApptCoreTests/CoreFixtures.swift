@@ -5,8 +5,15 @@ import Testing
 
 /// Fixed clocks and instants for ApptCore tests (no dependency on ApptTestSupport).
 enum Fixture {
-  static let paris = TimeZone(identifier: "Europe/Paris")!
-  static let newYork = TimeZone(identifier: "America/New_York")!
+  static let paris = zone("Europe/Paris")
+  static let newYork = zone("America/New_York")
+
+  static func zone(_ identifier: String) -> TimeZone {
+    guard let zone = TimeZone(identifier: identifier) else {
+      preconditionFailure("no zone \(identifier): install tzdata")
+    }
+    return zone
+  }
 
   /// "Now" for most tests: Sunday 2026-11-29 15:00 in Paris (UTC+1).
   static let now = instant("2026-11-29T15:00:00+01:00")
@@ -17,7 +24,7 @@ enum Fixture {
   static func instant(_ text: String) -> Date {
     let formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withInternetDateTime]
-    guard let date = formatter.date(from: text) else { fatalError("bad fixture date \(text)") }
+    guard let date = formatter.date(from: text) else { preconditionFailure("bad fixture date \(text)") }
     return date
   }
 
@@ -29,8 +36,9 @@ enum Fixture {
     note: String = "",
     status: Appointment.Status = .scheduled
   ) -> Appointment {
-    Appointment(
-      id: AppointmentID(string: id)!,
+    guard let appointmentID = AppointmentID(string: id) else { preconditionFailure("bad fixture id \(id)") }
+    return Appointment(
+      id: appointmentID,
       title: title,
       start: instant(start),
       end: instant(end),

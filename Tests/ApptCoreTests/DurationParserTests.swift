@@ -11,7 +11,8 @@ struct DurationParserTests {
       ("45m", 45), ("1h", 60), ("1h30m", 90), ("1H30M", 90), ("90", 90), ("1d", 1440),
       ("1h30", 90), ("2d 3h", 3060), ("2d3h15m", 3075), ("1d 2h30m", 1590), (" 15m ", 15),
       ("366d", 527_040), ("527040", 527_040), ("0h5m", 5),
-    ])
+    ]
+  )
   func forms(text: String, minutes: Int) throws {
     #expect(try DurationParser.parse(text) == TimeInterval(minutes * 60))
   }
@@ -23,7 +24,9 @@ struct DurationParserTests {
   }
 
   @Test(
-    "longer than 366 days or overflowing", arguments: ["367d", "366d1m", "527041", "99999999999999999999999m", "8785h"])
+    "longer than 366 days or overflowing",
+    arguments: ["367d", "366d1m", "527041", "99999999999999999999999m", "8785h"]
+  )
   func tooLong(text: String) {
     let error = commandError { () throws(CommandError) in try DurationParser.parse(text) }
     #expect(error == .invalid("invalid duration \"\(text)\": longer than the limit of 366 days"))
@@ -31,7 +34,8 @@ struct DurationParserTests {
 
   @Test(
     "garbage gets the hint",
-    arguments: ["abc", "1.5h", "h", "1x", "30m1h", "1m30", "1d30", "1h1h", "1 h", "+5m", "1h-5m"])
+    arguments: ["abc", "1.5h", "h", "1x", "30m1h", "1m30", "1d30", "1h1h", "1 h", "+5m", "1h-5m"]
+  )
   func garbage(text: String) {
     let error = commandError { () throws(CommandError) in try DurationParser.parse(text) }
     #expect(error == .invalid("cannot understand \"\(text)\" as a duration: try 45m, 1h, 1h30m, 90 (minutes)"))
@@ -47,7 +51,8 @@ struct DurationParserTests {
     arguments: [
       (45, "45m"), (60, "1h"), (90, "1h30m"), (1440, "1d"), (3060, "2d 3h"), (1590, "1d 2h30m"),
       (1441, "1d 1m"), (0, "0m"), (-90, "-1h30m"),
-    ])
+    ]
+  )
   func format(minutes: Int, expected: String) {
     #expect(DurationParser.format(TimeInterval(minutes * 60)) == expected)
   }

@@ -32,16 +32,20 @@ struct FormattingTests {
   func rangesAcrossDays() {
     #expect(
       formatter.timeRange(Fixture.appointment(start: "2026-12-01T23:00:00+01:00", end: "2026-12-02T00:00:00+01:00"))
-        == "23:00-24:00")
+        == "23:00-24:00"
+    )
     #expect(
       formatter.timeRange(Fixture.appointment(start: "2026-12-01T23:00:00+01:00", end: "2026-12-02T01:30:00+01:00"))
-        == "23:00-01:30+1d")
+        == "23:00-01:30+1d"
+    )
     #expect(
       formatter.timeRange(Fixture.appointment(start: "2026-12-01T09:00:00+01:00", end: "2026-12-04T00:00:00+01:00"))
-        == "09:00-00:00+3d")
+        == "09:00-00:00+3d"
+    )
     #expect(
       formatter.timeRange(Fixture.appointment(start: "2026-12-01T00:00:00+01:00", end: "2026-12-02T00:00:00+01:00"))
-        == "00:00-24:00")
+        == "00:00-24:00"
+    )
   }
 
   @Test("the day name follows the local zone, not UTC")
@@ -57,7 +61,8 @@ struct FormattingTests {
       ("2026-11-30", "Mon"), ("2026-12-01", "Tue"), ("2026-12-02", "Wed"), ("2026-12-03", "Thu"),
       ("2026-12-04", "Fri"), ("2026-12-05", "Sat"), ("2026-12-06", "Sun"), ("2000-02-29", "Tue"),
       ("1970-01-01", "Thu"), ("9999-12-31", "Fri"),
-    ])
+    ]
+  )
   func weekdays(date: String, name: String) {
     #expect(formatter.day(Fixture.instant("\(date)T12:00:00+01:00")) == "\(name) \(date)")
   }
@@ -76,7 +81,8 @@ struct FormattingTests {
         "note: line 1^Jline 2",
         "created: Sun 2026-11-29 15:00",
         "updated: Sun 2026-11-29 15:30",
-      ])
+      ]
+    )
     #expect(formatter.details(Fixture.appointment()).contains("note:"))
   }
 
@@ -88,7 +94,8 @@ struct FormattingTests {
     // Fractions of a second are truncated, not rounded.
     #expect(
       formatter.iso8601(Fixture.instant("2026-12-01T09:00:00Z").addingTimeInterval(59.999))
-        == "2026-12-01T10:00:59+01:00")
+        == "2026-12-01T10:00:59+01:00"
+    )
   }
 
   @Test("ISO 8601 in New York around the fall-back change, and in UTC")
@@ -135,7 +142,8 @@ struct FormattingTests {
       ("\u{2028}\u{2029}", #""\u2028\u2029""#),
       ("Café ☕️ 🗓", "\"Café ☕️ 🗓\""),
       ("/", #""/""#),
-    ])
+    ]
+  )
   func jsonEscaping(text: String, expected: String) {
     #expect(AppointmentFormatter.jsonString(text) == expected)
   }

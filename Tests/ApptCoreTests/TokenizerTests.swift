@@ -24,7 +24,8 @@ struct TokenizerTests {
   @Test("single quotes keep everything literally, backslashes included")
   func singleQuotes() throws {
     #expect(
-      try Tokenizer.split(#"add 'Lunch with "Bob"' 'a\b' '$HOME'"#) == ["add", #"Lunch with "Bob""#, #"a\b"#, "$HOME"])
+      try Tokenizer.split(#"add 'Lunch with "Bob"' 'a\b' '$HOME'"#) == ["add", #"Lunch with "Bob""#, #"a\b"#, "$HOME"]
+    )
   }
 
   @Test("double quotes: backslash escapes only \" \\ $ and `")

@@ -40,7 +40,8 @@ struct WhenParserTests {
       ("11:59pm", "2026-11-29T23:59:00+01:00"),
       ("0:00", "2026-11-29T00:00:00+01:00"),
       ("23:59", "2026-11-29T23:59:00+01:00"),
-    ])
+    ]
+  )
   func forms(text: String, expected: String) throws {
     #expect(try instant(text) == Fixture.instant(expected))
   }
@@ -52,7 +53,8 @@ struct WhenParserTests {
       ("mon", "2026-11-30"), ("monday", "2026-11-30"),
       ("tue", "2026-12-01"), ("tues", "2026-12-01"), ("wed", "2026-12-02"),
       ("thu", "2026-12-03"), ("thurs", "2026-12-03"), ("fri", "2026-12-04"), ("sat 10:00", "2026-12-05"),
-    ])
+    ]
+  )
   func weekdays(text: String, expectedDay: String) throws {
     let when = try parser.parse(text)
     #expect(when.day == Fixture.instant("\(expectedDay)T00:00:00+01:00"))
@@ -112,25 +114,29 @@ struct WhenParserTests {
       ("13pm", #"invalid time "13pm": hour 13 is out of range for pm (1-12)"#),
       ("0am", #"invalid time "0am": hour 0 is out of range for am (1-12)"#),
       ("9:5", #"invalid time "9:5": minutes need two digits (try 10:00, 9am, 3:30pm, noon)"#),
-    ])
+    ]
+  )
   func outOfRange(text: String, message: String) {
     #expect(failure(text) == .invalid(message))
   }
 
   @Test(
     "unknown words get the hint",
-    arguments: ["fooday", "next week", "10", "2026/12/01", "+3", "+3x", "12026-01-01", "mon tue 10:00"])
+    arguments: ["fooday", "next week", "10", "2026/12/01", "+3", "+3x", "12026-01-01", "mon tue 10:00"]
+  )
   func unknown(text: String) {
     #expect(
       failure(text)
-        == .invalid("cannot understand \"\(text)\" as a date: try 2026-12-01 10:00, today, tomorrow, mon, +3d"))
+        == .invalid("cannot understand \"\(text)\" as a date: try 2026-12-01 10:00, today, tomorrow, mon, +3d")
+    )
   }
 
   @Test("a date followed by something that is not a time")
   func badTimeWord() {
     #expect(
-      failure("tomorrow lunch")
-        == .invalid(#"cannot understand "lunch" as a time in "tomorrow lunch": try 10:00, 9am, 3:30pm, noon"#))
+      failure("Tomorrow Lunch")
+        == .invalid(#"cannot understand "Lunch" as a time in "Tomorrow Lunch": try 10:00, 9am, 3:30pm, noon"#)
+    )
   }
 
   @Test("empty input and absurd offsets")
@@ -146,7 +152,8 @@ struct WhenParserTests {
   func escapedInput() {
     #expect(
       failure("to\u{1B}day")?.message
-        == "cannot understand \"to^[day\" as a date: try 2026-12-01 10:00, today, tomorrow, mon, +3d")
+        == "cannot understand \"to^[day\" as a date: try 2026-12-01 10:00, today, tomorrow, mon, +3d"
+    )
   }
 }
 
@@ -178,8 +185,10 @@ struct WhenDSTTests {
     let parser = WhenParser(clock: springClock)
     #expect(try parser.parse("tomorrow 10:00").instant(in: springClock) == Fixture.instant("2026-03-08T10:00:00-04:00"))
     #expect(
-      try parser.parse("2026-03-08 01:59").instant(in: springClock) == Fixture.instant("2026-03-08T01:59:00-05:00"))
+      try parser.parse("2026-03-08 01:59").instant(in: springClock) == Fixture.instant("2026-03-08T01:59:00-05:00")
+    )
     #expect(
-      try parser.parse("2026-03-08 02:30").instant(in: springClock) == Fixture.instant("2026-03-08T03:30:00-04:00"))
+      try parser.parse("2026-03-08 02:30").instant(in: springClock) == Fixture.instant("2026-03-08T03:30:00-04:00")
+    )
   }
 }

@@ -1,0 +1,80 @@
+import ApptCore
+import ApptRuntime
+import ApptStore
+import ApptTerminal
+import ApptUI
+import Foundation
+
+/// Drives the real runtime through a headless terminal, like a user at the keyboard
+/// (Textual's Pilot): `press`, `type`, `settle`, then read `rows`.
+@MainActor
+public final class Pilot {
+  public let terminal: HeadlessTerminal
+  public let loop: RenderLoop
+  private var running: Task<Void, Never>?
+
+  public init(
+    dao: AppointmentDAO,
+    size: Screen.Size = Screen.Size(rows: 24, columns: 80),
+    clock: Clock = TestClock.clock
+  ) {
+    terminal = HeadlessTerminal(size: size)
+    loop = RenderLoop(dao: dao, terminal: terminal, environment: Environment(clock: clock))
+  }
+
+  /// Starts the loop and waits for the first settled frame.
+  public func start() async {
+    let loop = self.loop
+    running = Task { @MainActor in
+      do {
+        try await loop.run()
+      } catch {
+        preconditionFailure("the headless terminal cannot fail to start: \(error)")
+      }
+    }
+    while !terminal.isStarted { await Task.yield() }
+    await settle()
+  }
+
+  /// Presses keys by their canonical spellings: `press("a")`, `press("ctrl+u", "enter")`.
+  public func press(_ spellings: String...) {
+    for spelling in spellings {
+      guard let key = Key(spelling: spelling) else { preconditionFailure("no key is spelled \"\(spelling)\"") }
+      terminal.press(key)
+    }
+  }
+
+  public func type(_ text: String) { terminal.type(text) }
+
+  public func resize(rows: Int, columns: Int) { terminal.resize(to: Screen.Size(rows: rows, columns: columns)) }
+
+  /// Waits until all keys are handled, the store is idle and its snapshots are on screen.
+  public func settle() async { await loop.settle() }
+
+  /// Waits for the loop to end (after `q`), with the terminal restored.
+  public func waitUntilFinished() async { await running?.value }
+
+  public var isRunning: Bool { terminal.isStarted }
+  public var screen: Screen { terminal.screen }
+  public var rows: [String] { terminal.screen.rows.map { String($0.reversed().drop { $0 == " " }.reversed()) } }
+  public var state: State { loop.state }
+
+  /// Whether any row contains `text`.
+  public func shows(_ text: String) -> Bool { rows.contains { $0.contains(text) } }
+}
+
+/// A readable, row-by-row comparison of a screen against expected rows (trailing spaces
+/// ignored). Returns nil when they match, else a diff to show in the failure.
+public func screenDifference(_ actual: [String], _ expected: String) -> String? {
+  let trim: (String) -> String = { String($0.reversed().drop { $0 == " " }.reversed()) }
+  let wanted = expected.split(separator: "\n", omittingEmptySubsequences: false).map { trim(String($0)) }
+  let got = actual.map(trim)
+  guard got != wanted else { return nil }
+  var lines = ["screen differs (- expected, + actual):"]
+  for index in 0..<max(got.count, wanted.count) {
+    let a = index < wanted.count ? wanted[index] : "<none>"
+    let b = index < got.count ? got[index] : "<none>"
+    if a == b { lines.append("  \(index): \(a)") } else { lines += ["- \(index): \(a)", "+ \(index): \(b)"] }
+  }
+  return lines.joined(separator: "\n")
+}

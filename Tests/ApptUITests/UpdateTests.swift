@@ -1,0 +1,253 @@
+import ApptCore
+import ApptTestSupport
+import Foundation
+import Testing
+
+@testable import ApptUI
+
+/// `update` is pure: each test is a state, a message, and a comparison of values.
+@Suite struct UpdateTests {
+  let environment = Environment(clock: TestClock.clock)
+  let today = TestClock.clock.today
+  let dentist = TestStore.appointment("Dentist", TestClock.date(2026, 11, 29, 10))
+  let lunch = TestStore.appointment("Lunch", TestClock.date(2026, 11, 29, 12, 30))
+
+  func loaded(_ items: [Appointment]) -> State {
+    var state = UI.start(size: Screen.Size(rows: 24, columns: 80), environment: environment).0
+    _ = UI.update(&state, .snapshotArrived(day: today, appointments: items), environment: environment)
+    return state
+  }
+
+  func press(_ spellings: String..., on state: inout State) -> [Effect] {
+    spellings.flatMap { spelling -> [Effect] in
+      guard let key = Key(spelling: spelling) else {
+        Issue.record("no key \(spelling)")
+        return []
+      }
+      return UI.update(&state, .keyPressed(key), environment: environment)
+    }
+  }
+
+  @Test func startsOnTodayAndObservesIt() {
+    let (state, effects) = UI.start(size: Screen.Size(rows: 24, columns: 80), environment: environment)
+    #expect(state.selectedDay == today)
+    #expect(effects == [.observeDay(today)])
+    #expect(!state.isLoaded)
+  }
+
+  @Test func snapshotSelectsTheFirstAppointment() {
+    let state = loaded([dentist, lunch])
+    #expect(state.isLoaded)
+    #expect(state.selectedID == dentist.id)
+  }
+
+  @Test func jAndKMoveAndStopAtTheEnds() {
+    var state = loaded([dentist, lunch])
+    _ = press("j", on: &state)
+    #expect(state.selectedID == lunch.id)
+    _ = press("j", "down", on: &state)
+    #expect(state.selectedID == lunch.id)
+    _ = press("k", on: &state)
+    #expect(state.selectedID == dentist.id)
+    _ = press("up", "k", on: &state)
+    #expect(state.selectedID == dentist.id)
+  }
+
+  @Test func dayKeysChangeTheDayAndObserveIt() {
+    var state = loaded([dentist])
+    let tomorrow = TestClock.clock.day(1, after: today)
+    #expect(press("l", on: &state) == [.observeDay(tomorrow)])
+    #expect(state.selectedDay == tomorrow)
+    #expect(state.appointments.isEmpty && !state.isLoaded)
+    #expect(press("h", "left", on: &state) == [.observeDay(today), .observeDay(TestClock.clock.day(-1, after: today))])
+    #expect(press("pgdown", on: &state) == [.observeDay(TestClock.clock.day(6, after: today))])
+    #expect(press("t", on: &state) == [.observeDay(today)])
+    #expect(press("t", on: &state) == [], "already on today: nothing to observe")
+  }
+
+  @Test func aLateSnapshotOfAnotherDayIsIgnored() {
+    var state = loaded([dentist])
+    _ = press("l", on: &state)
+    _ = UI.update(&state, .snapshotArrived(day: today, appointments: [dentist, lunch]), environment: environment)
+    #expect(state.appointments.isEmpty)
+    #expect(!state.isLoaded)
+  }
+
+  @Test func selectionFollowsTheAppointmentAcrossSnapshots() {
+    var state = loaded([dentist, lunch])
+    _ = press("j", on: &state)
+    let early = TestStore.appointment("Early", TestClock.date(2026, 11, 29, 8))
+    _ = UI.update(
+      &state,
+      .snapshotArrived(day: today, appointments: [early, dentist, lunch]),
+      environment: environment
+    )
+    #expect(state.selectedID == lunch.id)
+    #expect(state.selectedIndex == 2)
+    // The selected one disappears: the selection stays on the same row.
+    _ = UI.update(&state, .snapshotArrived(day: today, appointments: [early, dentist]), environment: environment)
+    #expect(state.selectedID == dentist.id)
+  }
+
+  @Test func addFormSavesAValidatedRequest() throws {
+    var state = loaded([])
+    _ = press("a", on: &state)
+    guard case .form(let form) = state.mode else {
+      Issue.record("a did not open the form")
+      return
+    }
+    #expect(form[.start].text == "2026-11-29 ")
+    #expect(form[.duration].text == "1h")
+    for character in "Dentist" { _ = UI.update(&state, .keyPressed(.character(character)), environment: environment) }
+    _ = press("tab", on: &state)
+    for character in "10:00" { _ = UI.update(&state, .keyPressed(.character(character)), environment: environment) }
+    _ = press("tab", "ctrl+u", "4", "5", "m", on: &state)
+    let effects = press("enter", on: &state)
+    let start = TestClock.date(2026, 11, 29, 10)
+    #expect(
+      effects == [.addAppointment(AddRequest(title: "Dentist", start: start, end: start.addingTimeInterval(45 * 60)))]
+    )
+    guard case .form(let saving) = state.mode else {
+      Issue.record("the form closed before the store answered")
+      return
+    }
+    #expect(saving.isSaving)
+    #expect(press("x", on: &state) == [], "keys wait while saving")
+  }
+
+  @Test func badFieldsShowErrorsAndKeepWhatWasTyped() {
+    var state = loaded([])
+    _ = press("a", on: &state)
+    _ = press("tab", on: &state)
+    for character in "25:99" { _ = UI.update(&state, .keyPressed(.character(character)), environment: environment) }
+    #expect(press("enter", on: &state) == [])
+    guard case .form(let form) = state.mode else {
+      Issue.record("the form closed on bad input")
+      return
+    }
+    #expect(form.errors[.title] == "a title is needed")
+    #expect(form.errors[.start] != nil)
+    #expect(form[.start].text == "2026-11-29 25:99")
+    #expect(form.focus == .title, "focus moves to the first bad field")
+  }
+
+  @Test func escapeDiscardsTheForm() {
+    var state = loaded([])
+    _ = press("a", "x", "esc", on: &state)
+    #expect(state.mode == .browsing)
+    #expect(state.status?.text == "Discarded the new appointment")
+  }
+
+  @Test func storeFailureKeepsTheFormOpenWithItsText() {
+    var state = loaded([])
+    _ = press("a", "x", "tab", "1", "0", ":", "0", "0", "enter", on: &state)
+    _ = UI.update(&state, .storeFailed("disk full: cannot write /x"), environment: environment)
+    guard case .form(let form) = state.mode else {
+      Issue.record("the form closed on a store failure")
+      return
+    }
+    #expect(!form.isSaving)
+    #expect(form[.title].text == "x")
+    #expect(state.status == State.StatusMessage(text: "disk full: cannot write /x", isError: true))
+  }
+
+  @Test func addedAppointmentIsSelectedOnItsDay() {
+    var state = loaded([])
+    let later = TestStore.appointment("Later", TestClock.date(2026, 12, 3, 9))
+    let effects = UI.update(&state, .appointmentAdded(later), environment: environment)
+    #expect(effects == [.observeDay(TestClock.date(2026, 12, 3))])
+    #expect(state.mode == .browsing)
+    _ = UI.update(
+      &state,
+      .snapshotArrived(day: TestClock.date(2026, 12, 3), appointments: [dentist, later]),
+      environment: environment
+    )
+    #expect(state.selectedID == later.id)
+  }
+
+  @Test func cancelAsksFirst() {
+    var state = loaded([dentist, lunch])
+    _ = press("j", on: &state)
+    #expect(press("c", on: &state) == [])
+    #expect(state.mode == .confirmCancel(lunch))
+    #expect(press("y", on: &state) == [.cancelAppointment(lunch.id)])
+    #expect(state.mode == .browsing)
+  }
+
+  @Test func anyOtherKeyKeepsTheAppointment() {
+    var state = loaded([dentist])
+    _ = press("c", on: &state)
+    #expect(press("n", on: &state) == [])
+    #expect(state.mode == .browsing)
+    #expect(state.status?.text == "Kept \"Dentist\"")
+  }
+
+  @Test func cancelWithNothingSelectedSaysSo() {
+    var state = loaded([])
+    #expect(press("c", on: &state) == [])
+    #expect(state.status?.isError == true)
+  }
+
+  @Test func quitKeysQuitFromEveryMode() {
+    for spelling in ["q", "ctrl+c"] {
+      var state = loaded([dentist])
+      #expect(press(spelling, on: &state) == [.quit])
+      #expect(state.isQuitting)
+    }
+    var inForm = loaded([])
+    _ = press("a", "q", on: &inForm)
+    #expect(!inForm.isQuitting, "q is text in the form")
+    #expect(press("ctrl+c", on: &inForm) == [.quit])
+    var interrupted = loaded([])
+    #expect(UI.update(&interrupted, .interrupted, environment: environment) == [.quit])
+  }
+}
+
+@Suite struct TextFieldTests {
+  func field(_ text: String, keys: [Key]) -> TextField {
+    var field = TextField(text)
+    for key in keys { _ = field.apply(key) }
+    return field
+  }
+
+  @Test func editsLikeReadline() {
+    #expect(field("abc", keys: [.left, .character("X")]).text == "abXc")
+    #expect(field("abc", keys: [.home, .character("X")]).text == "Xabc")
+    #expect(field("abc", keys: [.control("a"), .control("e"), .character("X")]).text == "abcX")
+    #expect(field("abc", keys: [.backspace]).text == "ab")
+    #expect(field("abc", keys: [.home, .delete]).text == "bc")
+    #expect(field("abc", keys: [.control("u")]).text == "")
+    #expect(field("lunch with bob", keys: [.control("w")]).text == "lunch with ")
+    #expect(field("abc", keys: [.home, .backspace]).text == "abc")
+    #expect(field("abc", keys: [.left, .left, .control("k")]).text == "a")
+  }
+
+  @Test func nonEditingKeysAreNotConsumed() {
+    var field = TextField("x")
+    let enterConsumed = field.apply(.enter)
+    let tabConsumed = field.apply(.tab)
+    #expect(!enterConsumed && !tabConsumed)
+    #expect(field.text == "x")
+  }
+}
+
+@Suite struct KeyMapTests {
+  @Test func everySpellingRoundTrips() {
+    for binding in KeyMap.standard.bindings {
+      for key in binding.keys {
+        #expect(Key(spelling: key.description) == key)
+      }
+    }
+  }
+
+  @Test func noKeyIsBoundTwice() {
+    let keys = KeyMap.standard.bindings.flatMap(\.keys)
+    #expect(Set(keys).count == keys.count)
+  }
+
+  @Test func everyActionHasAKey() {
+    for action in Action.allCases {
+      #expect(!KeyMap.standard.keys(for: action).isEmpty, "\(action) has no key")
+    }
+  }
+}
