@@ -31,6 +31,14 @@ let package = Package(
       swiftSettings: strict
     ),
 
+    // MARK: - Benchmarks (`make bench`)
+    .executableTarget(
+      name: "appt-bench",
+      dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal", "ApptRuntime"],
+      path: "Benchmarks/Sources",
+      swiftSettings: strict
+    ),
+
     // MARK: - Tests
     .target(
       name: "ApptTestSupport",
@@ -42,6 +50,8 @@ let package = Package(
     .testTarget(
       name: "ApptStoreTests",
       dependencies: ["ApptCore", "ApptStore", "ApptTestSupport"],
+      // One database file per shipped schema version; each must migrate forward intact.
+      resources: [.copy("Fixtures")],
       swiftSettings: strict
     ),
     .testTarget(name: "ApptUITests", dependencies: ["ApptCore", "ApptUI", "ApptTestSupport"], swiftSettings: strict),

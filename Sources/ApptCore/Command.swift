@@ -10,6 +10,10 @@ public enum Command: Equatable, Sendable {
   case cancel(id: String)
   case restore(id: String)
   case delete(id: String)
+  /// Checks the database file's integrity and reports.
+  case doctor
+  /// Writes a consistent copy of the database to a new file.
+  case backup(path: String)
   case help(topic: String?)
 }
 

@@ -35,6 +35,17 @@ public enum CommandHelp {
     ("cancel", "cancel ID", ["Marks an appointment cancelled; it is kept and can be restored."]),
     ("restore", "restore ID", ["Makes a cancelled appointment scheduled again."]),
     ("delete", "delete ID", ["Deletes an appointment for good."]),
+    (
+      "doctor", "doctor",
+      ["Checks the database file (SQLite's integrity_check) and reports what it found."]
+    ),
+    (
+      "backup", "backup FILE",
+      [
+        "Writes a consistent copy of the database to FILE (which must not exist yet),",
+        "even while other processes are writing.",
+      ]
+    ),
     ("help", "help [COMMAND]", ["Prints this overview, or the usage of one command."]),
   ]
 

@@ -43,6 +43,8 @@ public struct CommandParser: Sendable {
     case "restore": return try parseIDCommand("restore", rest, Command.restore(id:))
     case "delete": return try parseIDCommand("delete", rest, Command.delete(id:))
     case "edit": return try parseEdit(rest)
+    case "doctor": return try parseDoctor(rest)
+    case "backup": return try parseBackup(rest)
     case "help", "--help", "-h": return try parseHelp(rest)
     default: throw .usage("unknown command \(WhenParser.quoted(name)); try 'help'")
     }
@@ -186,6 +188,24 @@ public struct CommandParser: Sendable {
     let scan = try scanOptions(command, [:], words)
     if scan.help { return .help(topic: command) }
     return make(try onlyID(command, scan.positional))
+  }
+
+  private func parseDoctor(_ words: [String]) throws(CommandError) -> Command {
+    let scan = try scanOptions("doctor", [:], words)
+    if scan.help { return .help(topic: "doctor") }
+    if let extra = scan.positional.first { throw .usage("doctor: unexpected argument \(WhenParser.quoted(extra))") }
+    return .doctor
+  }
+
+  private func parseBackup(_ words: [String]) throws(CommandError) -> Command {
+    let scan = try scanOptions("backup", [:], words)
+    if scan.help { return .help(topic: "backup") }
+    guard let path = scan.positional.first else { throw .usage("backup: missing FILE") }
+    guard scan.positional.count == 1 else {
+      throw .usage("backup: unexpected argument \(WhenParser.quoted(scan.positional[1]))")
+    }
+    guard !path.isEmpty else { throw .invalid("backup: the file name is empty") }
+    return .backup(path: path)
   }
 
   private func parseHelp(_ words: [String]) throws(CommandError) -> Command {

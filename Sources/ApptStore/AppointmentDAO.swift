@@ -153,7 +153,7 @@ extension AppointmentDAO {
       conditions.append("status = 'scheduled'")
     }
     if let search = query.search, !search.isEmpty {
-      conditions.append("(instr(lower(title), ?) > 0 OR instr(lower(note), ?) > 0)")
+      conditions.append("(instr(appt_fold(title), ?) > 0 OR instr(appt_fold(note), ?) > 0)")
       bindings += [.text(search.lowercased()), .text(search.lowercased())]
     }
     let sqlQuery = DatabaseQuery<Appointment>(

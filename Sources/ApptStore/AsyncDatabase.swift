@@ -60,7 +60,7 @@ public final class AsyncDatabase {
     let tables = connection.takeDirtyTables()
     if !tables.isEmpty {
       version &+= 1
-      notifyObservers(of: tables, connection: connection)
+      notifyObservers(of: tables, connection: connection, fromOtherProcess: false)
     }
     return result
   }
@@ -122,14 +122,14 @@ public final class AsyncDatabase {
     return deliverySequence
   }
 
-  private func notifyObservers(of tables: Set<String>, connection: Connection) {
+  private func notifyObservers(of tables: Set<String>, connection: Connection, fromOtherProcess: Bool) {
     for (key, entry) in observers {
       guard let observer = entry.observer else {
         observers[key] = nil
         continue
       }
       if !observer.observedTables.isDisjoint(with: tables) {
-        observer.databaseChanged(connection, version: version)
+        observer.databaseChanged(connection, version: version, fromOtherProcess: fromOtherProcess)
       }
     }
   }
@@ -163,11 +163,41 @@ public final class AsyncDatabase {
       guard let last = lastDataVersion, current != last else { return true }
       version &+= 1
       let allTables = Set(observers.values.compactMap(\.observer).flatMap(\.observedTables))
-      notifyObservers(of: allTables, connection: connection)
+      notifyObservers(of: allTables, connection: connection, fromOtherProcess: true)
     } catch {
       for observer in observers.values.compactMap(\.observer) { observer.databaseFailed(error) }
     }
     return true
+  }
+
+  // MARK: - Maintenance
+
+  /// SQLite's `integrity_check`: `["ok"]` for a healthy file, else what is wrong.
+  public func integrityCheck() throws(StoreError) -> [String] {
+    let connection = try open()
+    var problems: [String] = []
+    try connection.query("PRAGMA integrity_check") { row throws(StoreError) in problems.append(row.string(at: 0)) }
+    return problems
+  }
+
+  /// Writes a consistent, compacted copy to `url` (`VACUUM INTO`), which must not exist yet
+  /// or be empty; the copy is created 0600 like the database itself.
+  public func backup(to url: URL) throws(StoreError) {
+    let connection = try open()
+    let path = url.path
+    let fd = Glibc.open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+    var info = stat()
+    let size = fstat(fd, &info) == 0 ? info.st_size : 0
+    Glibc.close(fd)
+    guard size == 0 else { throw .cannotOpen(path: path, reason: "it exists and is not empty; refusing to overwrite") }
+    do {
+      try connection.run("VACUUM INTO ?", [.text(path)])
+    } catch {
+      // Leave no half-written or empty copy behind for someone to mistake for a backup.
+      unlink(path)
+      throw error
+    }
   }
 
   // MARK: - Opening
@@ -195,7 +225,7 @@ protocol DatabaseObserver: AnyObject {
   var observedTables: Set<String> { get }
   /// The sequence of the last snapshot handed out, and whether another is waiting.
   var deliveryState: (sequence: UInt64, pending: Bool) { get }
-  func databaseChanged(_ connection: Connection, version: UInt64)
+  func databaseChanged(_ connection: Connection, version: UInt64, fromOtherProcess: Bool)
   func databaseFailed(_ error: StoreError)
   func databaseClosed()
 }

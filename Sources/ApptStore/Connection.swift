@@ -26,6 +26,7 @@ public final class Connection {
     path = displayPath
     sqlite3_extended_result_codes(db, 1)
     installUpdateHook()
+    installFoldFunction()
   }
 
   deinit {
@@ -122,6 +123,32 @@ public final class Connection {
     )
   }
 
+  /// `appt_fold(text)`: Unicode lower-casing for search. SQLite's own `lower()` folds ASCII
+  /// only, so "équipe" would not find "ÉQUIPE".
+  private func installFoldFunction() {
+    sqlite3_create_function_v2(
+      handle,
+      "appt_fold",
+      1,
+      SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+      nil,
+      { context, _, arguments in
+        guard let arguments, let value = arguments[0], let text = sqlite3_value_text(value) else {
+          sqlite3_result_null(context)
+          return
+        }
+        let count = Int(sqlite3_value_bytes(value))
+        let folded = String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self).lowercased()
+        folded.utf8CString.withUnsafeBufferPointer { bytes in
+          sqlite3_result_text(context, bytes.baseAddress, Int32(bytes.count - 1), appt_sqlite_transient())
+        }
+      },
+      nil,
+      nil,
+      nil
+    )
+  }
+
   // MARK: - Errors
 
   func lastError(code: Int32) -> StoreError {
@@ -194,7 +221,11 @@ public final class Statement {
       case .null: rc = sqlite3_bind_null(handle, index)
       case .integer(let int): rc = sqlite3_bind_int64(handle, index, int)
       case .real(let double): rc = sqlite3_bind_double(handle, index, double)
-      case .text(let text): rc = sqlite3_bind_text(handle, index, text, -1, appt_sqlite_transient())
+      case .text(let text):
+        // An explicit length, not -1: text may hold NUL characters, which must survive intact.
+        rc = text.utf8CString.withUnsafeBufferPointer { bytes in
+          sqlite3_bind_text(handle, index, bytes.baseAddress, Int32(bytes.count - 1), appt_sqlite_transient())
+        }
       }
       guard rc == SQLITE_OK else { throw connection.lastError(code: rc) }
     }

@@ -139,6 +139,13 @@ struct Migrator {
   let configuration: DatabaseConfiguration
 
   func migrate(_ connection: Connection) throws(StoreError) {
+    // The header check cannot see commits still in another program's WAL; now that SQLite
+    // reads the WAL too, make sure the file is ours (or empty) before writing anything.
+    let applicationID = try connection.scalar("PRAGMA application_id")?.int64 ?? 0
+    if applicationID != Int64(Schema.applicationID) {
+      let objects = try connection.scalar("SELECT count(*) FROM sqlite_schema")?.int64 ?? 0
+      if applicationID != 0 || objects > 0 { throw .foreignDatabase(path: connection.path) }
+    }
     let known = configuration.schemaVersion
     let current = Int(try connection.scalar("PRAGMA user_version")?.int64 ?? 0)
     if current > known {

@@ -7,13 +7,16 @@
 final class ObservationMailbox<Element: Identifiable & Equatable & Sendable>: DatabaseObserver {
   let observedTables: Set<String>
   private let fetch: (Connection) throws(StoreError) -> [Element]
-  private weak var database: AsyncDatabase?
+  /// Strong: a stream that outlives its DAO keeps the database (and its polling) alive until
+  /// the stream ends. No cycle: the database holds its observers weakly.
+  private let database: AsyncDatabase?
 
   private var delivered: [Element]?
   private var deliveredVersion: UInt64 = 0
   private var deliveredSequence: UInt64 = 0
   private var pending: [Element]?
   private var pendingVersion: UInt64 = 0
+  private var pendingFromOtherProcess = false
   private var failure: StoreError?
   private var finished = false
   private var waiter: CheckedContinuation<CollectionSnapshot<Element>?, Never>?
@@ -62,11 +65,12 @@ final class ObservationMailbox<Element: Identifiable & Equatable & Sendable>: Da
 
   // MARK: DatabaseObserver
 
-  func databaseChanged(_ connection: Connection, version: UInt64) {
+  func databaseChanged(_ connection: Connection, version: UInt64, fromOtherProcess: Bool) {
     guard !finished else { return }
     do {
       let items = try fetch(connection)
       if let baseline = pending ?? delivered, baseline == items { return }  // unchanged: say nothing
+      pendingFromOtherProcess = (pending != nil && pendingFromOtherProcess) || fromOtherProcess
       pending = items
       pendingVersion = version
       wakeWaiter()
@@ -94,7 +98,14 @@ final class ObservationMailbox<Element: Identifiable & Equatable & Sendable>: Da
       deliveredVersion = pendingVersion
       deliveredSequence = database?.nextDeliverySequence() ?? deliveredSequence
       pending = nil
-      return CollectionSnapshot(items: items, change: change, version: deliveredVersion, sequence: deliveredSequence)
+      defer { pendingFromOtherProcess = false }
+      return CollectionSnapshot(
+        items: items,
+        change: change,
+        version: deliveredVersion,
+        sequence: deliveredSequence,
+        fromOtherProcess: pendingFromOtherProcess
+      )
     }
     if let failure, !finished {
       finished = true

@@ -17,10 +17,20 @@ public struct CollectionSnapshot<Element: Sendable & Equatable>: Sendable, Equat
   /// Its place in the order the database handed snapshots out (to all subscribers), so a
   /// consumer can tell whether it has received everything handed out so far.
   public let sequence: UInt64
+  /// True when another process's commit (seen through `PRAGMA data_version`) caused it.
+  public let fromOtherProcess: Bool
   /// Set on a stream's final snapshot when the store failed; the items are the last good ones.
   public let failure: StoreError?
 
-  public init(items: [Element], change: Change, version: UInt64, sequence: UInt64 = 0, failure: StoreError? = nil) {
+  public init(
+    items: [Element],
+    change: Change,
+    version: UInt64,
+    sequence: UInt64 = 0,
+    fromOtherProcess: Bool = false,
+    failure: StoreError? = nil
+  ) {
+    self.fromOtherProcess = fromOtherProcess
     self.items = items
     self.change = change
     self.version = version

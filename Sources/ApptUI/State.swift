@@ -27,6 +27,9 @@ public struct State: Equatable, Sendable {
   public var mode: Mode = .browsing
   public var status: StatusMessage?
   public var isQuitting = false
+  /// Keys typed while the selected day was still loading, replayed when its snapshot comes:
+  /// `l j` typed in one go must move in the new day's list, not in the empty one between.
+  public var typeahead: [Key] = []
 
   public init(size: Screen.Size, selectedDay: Date) {
     self.size = size

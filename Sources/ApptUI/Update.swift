@@ -18,7 +18,9 @@ public enum UI {
     case .snapshotArrived(let day, let appointments):
       guard day == state.selectedDay else { return [] }  // a late snapshot of a day we left
       state.applySnapshot(appointments)
-      return []
+      let typed = state.typeahead
+      state.typeahead = []
+      return typed.flatMap { handleKey($0, state: &state, environment: environment) }
 
     case .terminalResized(let size):
       state.size = size
@@ -42,6 +44,7 @@ public enum UI {
       return [.quit]
 
     case .storeFailed(let reason):
+      state.typeahead = []  // the day they were meant for may never load
       if case .form(var form) = state.mode {
         form.isSaving = false
         state.mode = .form(form)
@@ -74,6 +77,10 @@ public enum UI {
 
   private static func handleBrowsingKey(_ key: Key, state: inout State, environment: Environment) -> [Effect] {
     guard let action = environment.keyMap.action(for: key) else { return [] }
+    if !state.isLoaded, action != .quit {
+      state.typeahead.append(key)
+      return []
+    }
     state.status = nil
     let clock = environment.clock
     switch action {

@@ -57,7 +57,6 @@ struct CommandRunner {
 
   /// Runs `command` and returns the text to print (already terminated by newlines).
   func run(_ command: Command) async throws(Failure) -> String {
-    if case .help(let topic) = command { return try help(topic) }
     do throws(StoreError) {
       switch command {
       case .add(let request):
@@ -97,22 +96,41 @@ struct CommandRunner {
       case .delete(let prefix):
         return render(try await dao.deleteAppointment(id: try await dao.resolveID(prefix)), verb: "deleted")
 
-      case .help:
-        preconditionFailure("help is answered before the store is involved")
+      case .doctor:
+        return try await doctor()
+
+      case .backup(let path):
+        let url = URL(fileURLWithPath: path)
+        try await dao.database.backup(to: url)
+        let count = try await dao.getAllAppointments().count
+        return json
+          ? "{\"backup\":\(AppointmentFormatter.jsonString(url.path)),\"appointments\":\(count)}\n"
+          : "backed up \(count) appointment\(count == 1 ? "" : "s") to \(url.path)\n"
+
+      case .help(let topic):
+        return help(topic)
       }
     } catch {
       throw Failure(error)
     }
   }
 
-  private func help(_ topic: String?) throws(Failure) -> String {
-    var text = CommandHelp.summary
-    if let topic {
-      guard let usage = CommandHelp.usage(for: topic) else {
-        throw Failure(CommandError.usage("no help for \"\(topic)\": unknown command"))
-      }
-      text = usage
+  /// `integrity_check` and a summary; a damaged file is a storage failure (exit 3).
+  private func doctor() async throws(StoreError) -> String {
+    let path = dao.database.configuration.displayPath
+    let problems = try await dao.database.integrityCheck()
+    guard problems == ["ok"] else {
+      throw .corrupt(path: path, reason: problems.prefix(20).joined(separator: "; "))
     }
+    let count = try await dao.getAllAppointments().count
+    return json
+      ? "{\"database\":\(AppointmentFormatter.jsonString(path)),\"integrity\":\"ok\",\"appointments\":\(count)}\n"
+      : "\(path): integrity ok, \(count) appointment\(count == 1 ? "" : "s")\n"
+  }
+
+  /// The overview, or one command's usage (the parser has already refused unknown topics).
+  private func help(_ topic: String?) -> String {
+    let text = topic.flatMap(CommandHelp.usage(for:)) ?? CommandHelp.summary
     let body = text.hasSuffix("\n") ? text : text + "\n"
     return json ? "{\"help\":\(AppointmentFormatter.jsonString(body))}\n" : body
   }

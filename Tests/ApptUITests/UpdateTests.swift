@@ -53,16 +53,59 @@ import Testing
     #expect(state.selectedID == dentist.id)
   }
 
+  /// Delivers the (empty) snapshot of the day on screen, as the runtime would.
+  func arrive(_ state: inout State) {
+    _ = UI.update(&state, .snapshotArrived(day: state.selectedDay, appointments: []), environment: environment)
+  }
+
   @Test func dayKeysChangeTheDayAndObserveIt() {
     var state = loaded([dentist])
-    let tomorrow = TestClock.clock.day(1, after: today)
+    let clock = TestClock.clock
+    let tomorrow = clock.day(1, after: today)
     #expect(press("l", on: &state) == [.observeDay(tomorrow)])
     #expect(state.selectedDay == tomorrow)
     #expect(state.appointments.isEmpty && !state.isLoaded)
-    #expect(press("h", "left", on: &state) == [.observeDay(today), .observeDay(TestClock.clock.day(-1, after: today))])
-    #expect(press("pgdown", on: &state) == [.observeDay(TestClock.clock.day(6, after: today))])
+    arrive(&state)
+    #expect(press("h", on: &state) == [.observeDay(today)])
+    arrive(&state)
+    #expect(press("left", on: &state) == [.observeDay(clock.day(-1, after: today))])
+    arrive(&state)
+    #expect(press("pgdown", on: &state) == [.observeDay(clock.day(6, after: today))])
+    arrive(&state)
+    #expect(press("pgup", on: &state) == [.observeDay(clock.day(-1, after: today))])
+    arrive(&state)
     #expect(press("t", on: &state) == [.observeDay(today)])
+    arrive(&state)
     #expect(press("t", on: &state) == [], "already on today: nothing to observe")
+  }
+
+  @Test func keysTypedWhileADayLoadsActOnThatDay() {
+    var state = loaded([dentist])
+    let tomorrow = TestClock.clock.day(1, after: today)
+    let first = TestStore.appointment("First", TestClock.date(2026, 11, 30, 9))
+    let second = TestStore.appointment("Second", TestClock.date(2026, 11, 30, 10))
+    #expect(press("l", "j", "c", on: &state) == [.observeDay(tomorrow)])
+    #expect(state.typeahead == [.character("j"), .character("c")])
+    #expect(state.mode == .browsing)
+    _ = UI.update(&state, .snapshotArrived(day: tomorrow, appointments: [first, second]), environment: environment)
+    #expect(state.typeahead.isEmpty)
+    #expect(state.mode == .confirmCancel(second))
+  }
+
+  @Test func typeaheadAcrossSeveralDaysWaitsForEach() {
+    var state = loaded([])
+    let tomorrow = TestClock.clock.day(1, after: today)
+    let dayAfter = TestClock.clock.day(2, after: today)
+    #expect(press("l", "l", "j", on: &state) == [.observeDay(tomorrow)])
+    let effects = UI.update(&state, .snapshotArrived(day: tomorrow, appointments: []), environment: environment)
+    #expect(effects == [.observeDay(dayAfter)])
+    #expect(state.typeahead == [.character("j")])
+  }
+
+  @Test func quitDoesNotWaitForLoading() {
+    var state = loaded([])
+    _ = press("l", on: &state)
+    #expect(press("q", on: &state) == [.quit])
   }
 
   @Test func aLateSnapshotOfAnotherDayIsIgnored() {

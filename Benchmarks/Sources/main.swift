@@ -1,0 +1,31 @@
+// appt-bench: the benchmark executable behind `make bench` (Benchmarks/run.sh drives it).
+//
+//   generate     --count N --db FILE [--seed S] [--batch B] [--ics FILE]
+//   bulk-insert  --count N --dir DIR [--runs R]
+//   exec-time    --spec FILE [--warmup W] [--out-dir DIR]
+//   tui          --db FILE --today YYYY-MM-DD [--first-frames N] [--keys N] [--commits N] [--external N]
+//   first-frame  --db FILE --today YYYY-MM-DD      (a child of tui)
+//   writer       --db FILE                         (a child of tui: another process committing)
+//   report       --raw DIR --json FILE --markdown FILE
+//
+// Every measuring command prints one JSON object on stdout.
+
+import Foundation
+
+let words = Array(CommandLine.arguments.dropFirst())
+guard let command = words.first else {
+  fail("usage: appt-bench generate|bulk-insert|exec-time|tui|first-frame|writer|report [options]")
+}
+let arguments = Arguments(Array(words.dropFirst()))
+
+switch command {
+case "generate": await generateCommand(arguments)
+case "bulk-insert": await bulkInsertCommand(arguments)
+case "exec-time": execTimeCommand(arguments)
+case "tui": await tuiCommand(arguments)
+case "first-frame": await firstFrameCommand(arguments)
+case "writer": await writerCommand(arguments)
+case "report": reportCommand(arguments)
+default: fail("unknown command \(command)")
+}
+exit(0)

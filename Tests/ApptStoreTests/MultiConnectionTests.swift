@@ -1,0 +1,154 @@
+import ApptCore
+import ApptStore
+import ApptTestSupport
+import Foundation
+import Testing
+
+/// Several connections on one file: separate `AsyncDatabase`s behave like separate processes
+/// (their own `sqlite3*`, so `PRAGMA data_version` sees each other's commits), and a raw
+/// SQLite handle plays a foreign process holding locks.
+@Suite("Several connections on one file", .timeLimit(.minutes(1)))
+struct MultiConnectionTests {
+  static let query = AppointmentQuery(range: window(december(1), december(2)))
+
+  @Test("an observer on one connection sees a save made through another")
+  func crossConnectionObservation() async throws {
+    try await withTimeout {
+      let directory = TemporaryDirectory()
+      defer { withExtendedLifetime(directory) {} }
+      let a = TestStore.fileDAO(in: directory)
+      let b = TestStore.fileDAO(in: directory)
+      let existing = appointment("existing", from: december(1, 8), to: december(1, 9))
+      try await a.saveAppointment(existing)
+
+      var iterator = await a.observeAppointments(Self.query).makeAsyncIterator()
+      let first = try await nextSnapshot(&iterator)
+      #expect(first.items == [existing])
+
+      // B's commit outside A's window is noticed, re-queried and found irrelevant...
+      try await b.saveAppointment(appointment("elsewhere", from: december(7, 9), to: december(7, 10)))
+      // ...and the one inside arrives with its index.
+      let inside = appointment("from B", from: december(1, 12), to: december(1, 13))
+      try await b.saveAppointment(inside)
+      let next = try await nextSnapshot(&iterator)
+      #expect(next.items == [existing, inside])
+      #expect(next.change == .update(ChangeSet(insertions: [1])))
+      #expect(try await a.getAllAppointments().count == 3)
+
+      // A's own write still reaches A's observer as before.
+      try await a.deleteAppointment(id: existing.id)
+      let afterDelete = try await nextSnapshot(&iterator)
+      #expect(afterDelete.items == [inside])
+      #expect(afterDelete.change == .update(ChangeSet(deletions: [0])))
+      await a.database.close()
+      await b.database.close()
+    }
+  }
+
+  @Test("another process's DELETE without WHERE reaches observers")
+  func foreignTruncateIsSeen() async throws {
+    try await withTimeout {
+      let directory = TemporaryDirectory()
+      defer { withExtendedLifetime(directory) {} }
+      let dao = TestStore.fileDAO(in: directory)
+      let one = appointment("one", from: december(1, 9), to: december(1, 10))
+      let two = appointment("two", from: december(1, 11), to: december(1, 12))
+      try await dao.service.save(all: [one, two])
+      var iterator = await dao.observeAppointments(Self.query).makeAsyncIterator()
+      #expect(try await nextSnapshot(&iterator).items == [one, two])
+
+      let other = try RawSQLite(path: directory.file("appt.sqlite3").path)
+      try other.execute("DELETE FROM appointment")
+      let next = try await nextSnapshot(&iterator)
+      #expect(next.items.isEmpty)
+      #expect(next.change == .update(ChangeSet(deletions: [0, 1])))
+      await dao.database.close()
+    }
+  }
+
+  @Test("4 connections saving 150 appointments each at once store all 600")
+  func concurrentWriters() async throws {
+    let directory = TemporaryDirectory()
+    let daos = (0..<4).map { _ in TestStore.fileDAO(in: directory) }
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for (writer, dao) in daos.enumerated() {
+        group.addTask {
+          for index in 0..<150 {
+            let start = december(1, 8).addingTimeInterval(Double(writer * 150 + index) * 60)
+            try await dao.saveAppointment(
+              appointment("w\(writer) #\(index)", from: start, to: start.addingTimeInterval(1_800))
+            )
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    for dao in daos {
+      let all = try await dao.getAllAppointments()
+      #expect(all.count == 600)
+      #expect(Set(all.map(\.id)).count == 600)
+    }
+    let raw = try RawSQLite(path: directory.file("appt.sqlite3").path, readOnly: true)
+    #expect(try raw.integer("SELECT count(*) FROM appointment") == 600)
+    #expect(try raw.column("PRAGMA integrity_check") == ["ok"])
+    for dao in daos { await dao.database.close() }
+  }
+
+  @Test("a writer waits for another process's write lock (busy timeout)")
+  func waitsForForeignLock() async throws {
+    let directory = TemporaryDirectory()
+    let dao = TestStore.fileDAO(in: directory)
+    try await dao.database.prepare()
+
+    let other = try RawSQLite(path: directory.file("appt.sqlite3").path)
+    try other.execute("BEGIN IMMEDIATE")
+    let stored = appointment("waited", from: december(1, 9), to: december(1, 10))
+    let save = Task { try await dao.saveAppointment(stored) }
+    // Give the save time to meet the lock (not asserted: it passes either way).
+    try await Task.sleep(for: .milliseconds(100))
+    try other.execute("COMMIT")
+    try await save.value
+    #expect(try await dao.getAllAppointments() == [stored])
+    await dao.database.close()
+  }
+
+  @Test("a lock held past the busy timeout fails the write cleanly")
+  func busyTimeoutExpires() async throws {
+    let directory = TemporaryDirectory()
+    let url = directory.file("appt.sqlite3")
+    let dao = fileDAO(at: url, busyTimeout: 50)
+    try await dao.database.prepare()
+    let other = try RawSQLite(path: url.path)
+    try other.execute("BEGIN IMMEDIATE")
+    let error = await thrownError {
+      try await dao.saveAppointment(appointment("refused", from: december(1, 9), to: december(1, 10)))
+    }
+    try other.execute("ROLLBACK")
+    let storeError = try #require(error as? StoreError)
+    #expect(storeError.isStorageFailure)
+    if case .sqlite(let code, _) = storeError {
+      #expect(code & 0xFF == 5)  // SQLITE_BUSY
+    } else {
+      Issue.record("expected SQLITE_BUSY, got \(storeError)")
+    }
+    // Nothing was written, and the next write works.
+    #expect(try await dao.getAllAppointments().isEmpty)
+    try await dao.saveAppointment(appointment("later", from: december(1, 9), to: december(1, 10)))
+    #expect(try await dao.getAllAppointments().count == 1)
+    await dao.database.close()
+  }
+
+  @Test("a reader on another connection sees every acknowledged write")
+  func acknowledgedWritesAreVisible() async throws {
+    let directory = TemporaryDirectory()
+    let writer = TestStore.fileDAO(in: directory)
+    let reader = TestStore.fileDAO(in: directory)
+    for index in 0..<20 {
+      let item = appointment("n\(index)", from: december(1, 9), to: december(1, 10))
+      try await writer.saveAppointment(item)
+      #expect(try await reader.getAppointment(id: item.id) == item)
+    }
+    await writer.database.close()
+    await reader.database.close()
+  }
+}

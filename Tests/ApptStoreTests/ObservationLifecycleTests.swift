@@ -1,0 +1,134 @@
+import ApptCore
+import ApptStore
+import ApptTestSupport
+import Foundation
+import Testing
+
+/// An observation ends with its stream: no token to keep, nothing left registered.
+@Suite("Observation lifecycle", .timeLimit(.minutes(1)))
+struct ObservationLifecycleTests {
+  static let query = AppointmentQuery(range: window(december(1), december(2)))
+  static let count = 10_000
+
+  @Test("10,000 dropped streams leave no observer behind")
+  func droppedStreams() async throws {
+    try await withTimeout(.seconds(30)) {
+      let directory = TemporaryDirectory()
+      defer { withExtendedLifetime(directory) {} }
+      let dao = TestStore.fileDAO(in: directory)
+      try await dao.saveAppointment(appointment("a", from: december(1, 9), to: december(1, 10)))
+
+      var streams: [AsyncStream<AppointmentSnapshot>] = []
+      streams.reserveCapacity(Self.count)
+      for _ in 0..<Self.count { streams.append(await dao.observeAppointments(Self.query)) }
+      #expect(await dao.database.observerCount == Self.count)
+
+      // Half of them are read once before being dropped.
+      for index in stride(from: 0, to: streams.count, by: 2) {
+        var iterator = streams[index].makeAsyncIterator()
+        #expect(await iterator.next()?.change == .initial)
+      }
+      streams.removeAll()
+      #expect(await eventually { await dao.database.observerCount == 0 })
+
+      // A commit after they are gone reaches nobody and fails nothing.
+      try await dao.saveAppointment(appointment("b", from: december(1, 11), to: december(1, 12)))
+      #expect(await dao.database.observerCount == 0)
+      await dao.database.close()
+    }
+  }
+
+  @Test("10,000 cancelled consumers leave no observer behind")
+  func cancelledConsumers() async throws {
+    try await withTimeout(.seconds(30)) {
+      let dao = TestStore.memoryDAO()
+      await withTaskGroup(of: Int.self) { group in
+        for _ in 0..<Self.count {
+          group.addTask {
+            var received = 0
+            for await _ in await dao.observeAppointments(Self.query) { received += 1 }
+            return received
+          }
+        }
+        let allRegistered = await eventually(within: .seconds(20)) {
+          await dao.database.observerCount == Self.count
+        }
+        #expect(allRegistered)
+        group.cancelAll()
+        var total = 0
+        for await received in group { total += received }
+        // Each consumer saw at most its initial snapshot, then its loop ended.
+        #expect(total <= Self.count)
+      }
+      #expect(await eventually { await dao.database.observerCount == 0 })
+      // The store still serves new observers.
+      var iterator = await dao.observeAppointments(Self.query).makeAsyncIterator()
+      #expect(await iterator.next()?.change == .initial)
+      #expect(await dao.database.observerCount == 1)
+    }
+  }
+
+  @Test("a consumer cancelled while waiting for a change ends its stream and unregisters")
+  func cancelWhileWaiting() async throws {
+    try await withTimeout {
+      let directory = TemporaryDirectory()
+      defer { withExtendedLifetime(directory) {} }
+      let dao = TestStore.fileDAO(in: directory)
+      let consumer = Task {
+        var snapshots: [AppointmentSnapshot] = []
+        for await snapshot in await dao.observeAppointments(Self.query) { snapshots.append(snapshot) }
+        return snapshots
+      }
+      #expect(await eventually { await dao.database.observerCount == 1 })
+      consumer.cancel()
+      let snapshots = await consumer.value
+      #expect(snapshots.count <= 1)
+      #expect(await eventually { await dao.database.observerCount == 0 })
+      await dao.database.close()
+    }
+  }
+
+  /// Regression: the mailbox once held its database weakly, so a stream that outlived its DAO
+  /// neither ended nor saw changes and its consumer waited forever.
+  @Test("a stream that outlives its DAO still ends or keeps observing, never hangs")
+  func streamOutlivesDAO() async throws {
+    let directory = TemporaryDirectory()
+    defer { withExtendedLifetime(directory) {} }
+    let writer = TestStore.fileDAO(in: directory)
+    try await writer.database.prepare()
+    // The observing DAO is gone once this line is done; only its stream is left.
+    let stream = await TestStore.fileDAO(in: directory).observeAppointments(Self.query)
+
+    let a = appointment("a", from: december(1, 9), to: december(1, 10))
+    try await writer.saveAppointment(a)
+    // Fixed, the stream either delivers the change (the mailbox keeps its database alive) or
+    // ends (the database finished it on deinit). Broken, the mailbox's database is nil and
+    // nothing will ever wake it.
+    let result = await snapshots(of: stream, count: 2, within: .seconds(2))
+    #expect(result.snapshots.first?.change == .initial)
+    #expect(result.timedOut == false)
+    if result.snapshots.count == 2 { #expect(result.snapshots[1].items == [a]) }
+    await writer.database.close()
+  }
+
+  @Test("streams kept alive keep observing while others end")
+  func survivorsKeepObserving() async throws {
+    try await withTimeout {
+      let directory = TemporaryDirectory()
+      defer { withExtendedLifetime(directory) {} }
+      let dao = TestStore.fileDAO(in: directory)
+      var survivor = await dao.observeAppointments(Self.query).makeAsyncIterator()
+      _ = try await nextSnapshot(&survivor)
+      do {
+        var dropped: [AsyncStream<AppointmentSnapshot>] = []
+        for _ in 0..<100 { dropped.append(await dao.observeAppointments(Self.query)) }
+        #expect(await dao.database.observerCount == 101)
+      }
+      #expect(await eventually { await dao.database.observerCount == 1 })
+      let a = appointment("a", from: december(1, 9), to: december(1, 10))
+      try await dao.saveAppointment(a)
+      #expect(try await nextSnapshot(&survivor).items == [a])
+      await dao.database.close()
+    }
+  }
+}

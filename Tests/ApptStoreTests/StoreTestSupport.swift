@@ -1,0 +1,287 @@
+// Helpers shared by the ApptStore tests: a seeded RNG, crafted ids, store fixtures, a raw
+// SQLite handle for writing "foreign" files, file inspection and a safety timeout.
+
+import ApptCore
+import ApptStore
+import ApptTestSupport
+import CSQLite
+import Foundation
+import Testing
+
+// MARK: - Deterministic randomness
+
+/// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast and good enough for test data. Seeded,
+/// so a failing case reproduces from its seed.
+struct SplitMix64: RandomNumberGenerator {
+  private var state: UInt64
+
+  init(seed: UInt64) { state = seed }
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+// MARK: - Values
+
+/// An id spelled out in full, so tests can make ids that share a prefix.
+func craftedID(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> AppointmentID {
+  let uuid = try #require(UUID(uuidString: text), "bad crafted id \(text)", sourceLocation: sourceLocation)
+  return AppointmentID(uuid)
+}
+
+/// Midnight (Paris) starting the given day of December 2026.
+func december(_ day: Int, _ hour: Int = 0, _ minute: Int = 0) -> Date {
+  TestClock.date(2026, 12, day, hour, minute)
+}
+
+/// An appointment from `start` to `end` (explicit, unlike `TestStore.appointment`).
+func appointment(
+  _ title: String,
+  from start: Date,
+  to end: Date,
+  id: AppointmentID = AppointmentID(),
+  note: String = "",
+  status: Appointment.Status = .scheduled
+) -> Appointment {
+  Appointment(id: id, title: title, start: start, end: end, note: note, status: status, created: TestClock.now)
+}
+
+/// The window `[from, to)`.
+func window(_ from: Date, _ to: Date) -> DateInterval {
+  DateInterval(start: from, end: to)
+}
+
+// MARK: - Stores
+
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+  case memory
+  case file
+
+  var testDescription: String { rawValue }
+}
+
+/// Runs `body` with a fresh DAO of `kind`; a file store's directory lives until `body` returns.
+func withStore<R>(
+  _ kind: StoreKind,
+  _ body: (AppointmentDAO) async throws -> R
+) async rethrows -> R {
+  switch kind {
+  case .memory:
+    return try await body(TestStore.memoryDAO())
+  case .file:
+    let directory = TemporaryDirectory()
+    defer { withExtendedLifetime(directory) {} }
+    let dao = TestStore.fileDAO(in: directory)
+    let result = try await body(dao)
+    await dao.database.close()
+    return result
+  }
+}
+
+/// A DAO with the default schema over `url`, polling other connections' commits every 20 ms.
+func fileDAO(
+  at url: URL,
+  migrations: [Migration] = Schema.migrations,
+  readOnly: Bool = false,
+  busyTimeout: Int32 = 10_000
+)
+  -> AppointmentDAO
+{
+  let configuration = DatabaseConfiguration(
+    location: .file(url),
+    migrations: migrations,
+    readOnly: readOnly,
+    busyTimeout: busyTimeout,
+    externalChangePollInterval: .milliseconds(20)
+  )
+  return AppointmentDAO(
+    service: DatabaseService(database: AsyncDatabase(configuration: configuration)),
+    clock: TestClock.clock
+  )
+}
+
+/// The error `body` throws, or nil when it returns.
+func thrownError<R>(_ body: () async throws -> R) async -> (any Error)? {
+  do {
+    _ = try await body()
+    return nil
+  } catch {
+    return error
+  }
+}
+
+// MARK: - Files
+
+func fileBytes(_ url: URL) throws -> Data { try Data(contentsOf: url) }
+
+func listing(_ directory: URL) throws -> [String] {
+  try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+}
+
+/// The permission bits of `path`, or nil if it does not exist.
+func permissions(_ path: String) -> Int? {
+  var info = stat()
+  guard stat(path, &info) == 0 else { return nil }
+  return Int(info.st_mode & 0o7777)
+}
+
+func setPermissions(_ path: String, _ mode: mode_t) throws {
+  guard chmod(path, mode) == 0 else { throw RawSQLiteError(code: errno, message: "chmod \(path)") }
+}
+
+struct RawSQLiteError: Error, CustomStringConvertible {
+  let code: Int32
+  let message: String
+  var description: String { "sqlite \(code): \(message)" }
+}
+
+/// A bare SQLite connection, independent of ApptStore: writes files appt did not make, reads
+/// headers appt would not show, and holds locks like another process would. Used by one task.
+final class RawSQLite {
+  private let handle: OpaquePointer
+
+  init(path: String, readOnly: Bool = false) throws {
+    var db: OpaquePointer?
+    let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+    let rc = sqlite3_open_v2(path, &db, flags, nil)
+    guard rc == SQLITE_OK, let db else {
+      sqlite3_close_v2(db)
+      throw RawSQLiteError(code: rc, message: "cannot open \(path)")
+    }
+    handle = db
+    sqlite3_busy_timeout(db, 5_000)
+  }
+
+  deinit { sqlite3_close_v2(handle) }
+
+  func execute(_ sql: String) throws {
+    var message: UnsafeMutablePointer<CChar>?
+    let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+    guard rc == SQLITE_OK else {
+      let text = message.map { String(cString: $0) } ?? "error"
+      sqlite3_free(message)
+      throw RawSQLiteError(code: rc, message: text)
+    }
+  }
+
+  /// The first column of every row, as text.
+  func column(_ sql: String) throws -> [String] {
+    var statement: OpaquePointer?
+    let rc = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+    guard rc == SQLITE_OK, let statement else {
+      throw RawSQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)))
+    }
+    defer { sqlite3_finalize(statement) }
+    var values: [String] = []
+    while true {
+      let step = sqlite3_step(statement)
+      if step == SQLITE_DONE { return values }
+      guard step == SQLITE_ROW else {
+        throw RawSQLiteError(code: step, message: String(cString: sqlite3_errmsg(handle)))
+      }
+      values.append(sqlite3_column_text(statement, 0).map { String(cString: $0) } ?? "")
+    }
+  }
+
+  func integer(_ sql: String) throws -> Int64 {
+    let first = try #require(try column(sql).first, "no row for \(sql)")
+    return try #require(Int64(first), "not an integer: \(first)")
+  }
+}
+
+// MARK: - Waiting
+
+struct TimedOut: Error {}
+
+/// Runs `body`, failing the test and cancelling `body` if it has not finished after `limit`.
+///
+/// Only a safety net against a hang: cancelling a task ends its observation streams, so a
+/// stuck `iterator.next()` returns nil and the test fails instead of waiting forever.
+func withTimeout(
+  _ limit: Duration = .seconds(10),
+  sourceLocation: SourceLocation = #_sourceLocation,
+  _ body: @escaping @Sendable () async throws -> Void
+) async throws {
+  try await withThrowingTaskGroup(of: Bool.self) { group in
+    group.addTask {
+      try await body()
+      return true
+    }
+    group.addTask {
+      do {
+        try await Task.sleep(for: limit)
+      } catch {
+        return true  // cancelled because the body finished
+      }
+      return false
+    }
+    let finishedInTime = try await group.next()
+    group.cancelAll()
+    if finishedInTime == false {
+      Issue.record("timed out after \(limit)", sourceLocation: sourceLocation)
+    }
+    try await group.waitForAll()
+  }
+}
+
+/// Polls `condition` (yielding, then sleeping briefly) until it holds; false after `limit`.
+func eventually(
+  within limit: Duration = .seconds(5),
+  _ condition: @Sendable () async -> Bool
+) async -> Bool {
+  let deadline = ContinuousClock.now.advanced(by: limit)
+  var attempt = 0
+  while true {
+    if await condition() { return true }
+    if ContinuousClock.now >= deadline { return false }
+    attempt += 1
+    if attempt < 20 {
+      await Task.yield()
+    } else {
+      try? await Task.sleep(for: .milliseconds(5))
+    }
+  }
+}
+
+/// Reads up to `count` snapshots of `stream` in a task of its own; if they have not all come
+/// (or the stream has not ended) within `limit`, that task is cancelled, which ends the stream.
+/// For the rare test that must show something does NOT happen; `timedOut` says which it was.
+func snapshots(
+  of stream: AsyncStream<AppointmentSnapshot>,
+  count: Int,
+  within limit: Duration
+) async -> (snapshots: [AppointmentSnapshot], timedOut: Bool) {
+  let consumer = Task {
+    var received: [AppointmentSnapshot] = []
+    for await snapshot in stream {
+      received.append(snapshot)
+      if received.count == count { break }
+    }
+    return received
+  }
+  let timer = Task {
+    do {
+      try await Task.sleep(for: limit)
+    } catch {
+      return false
+    }
+    consumer.cancel()
+    return true
+  }
+  let received = await consumer.value
+  timer.cancel()
+  return (received, await timer.value)
+}
+
+/// The next snapshot of an observation; fails the test if the stream ended instead.
+func nextSnapshot(
+  _ iterator: inout AsyncStream<AppointmentSnapshot>.Iterator,
+  sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> AppointmentSnapshot {
+  try #require(await iterator.next(), "the observation ended", sourceLocation: sourceLocation)
+}

@@ -1,0 +1,376 @@
+#!/usr/bin/env bash
+# End-to-end scenarios for appt's one-shot and script (stdin) modes.
+# usage: Tests/e2e/script_mode.sh [PATH_TO_APPT]
+set -u
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+e2e_init "${1:-}"
+
+DB=db.sqlite3   # relative to the scenario's temp dir (the working directory)
+
+# ids_of: the full ids, one per line, of every appointment (cancelled included).
+ids_of() {
+    "$APPT" --db "$1" --json list --all --include-cancelled |
+        python3 -c 'import sys, json
+for l in sys.stdin:
+    if l.strip(): print(json.loads(l)["id"])'
+}
+
+# ------------------------------------------------------------------ scenarios
+
+issue_example() {
+    run_script $'add "Dentist" --at "2026-12-01 10:00" --for 45m\nlist --from 2026-12-01 --days 1' --db "$DB"
+    check_status 0 "add + list"
+    check_eq "" "$ERR" "stderr"
+    local listed
+    listed=$(printf '%s\n' "$OUT" | sed -n 2p)
+    [[ $listed =~ ^[0-9a-f]{6}\ .*Tue\ 2026-12-01.*10:00-10:45.*Dentist$ ]] ||
+        fail "list line should be '<6-hex id>  Tue 2026-12-01  10:00-10:45  Dentist', got [$listed]"
+
+    run_appt --db "$DB" --json list --all
+    check_status 0 "--json list --all"
+    printf '%s\n' "$OUT" | python3 -c '
+import sys, json, datetime
+lines = [l for l in sys.stdin.read().splitlines() if l.strip()]
+assert len(lines) == 1, f"expected 1 JSON line, got {len(lines)}: {lines}"
+o = json.loads(lines[0])
+keys = {"id", "title", "start", "end", "note", "status", "created", "updated"}
+assert set(o) == keys, f"keys {sorted(o)} != {sorted(keys)}"
+assert o["title"] == "Dentist", o
+assert o["status"] == "scheduled", o
+import uuid
+assert str(uuid.UUID(o["id"])) == o["id"], "id not a lower-case UUID: " + o["id"]
+for k in ("start", "end", "created", "updated"):
+    t = datetime.datetime.fromisoformat(o[k])
+    assert t.tzinfo is not None, f"{k} has no UTC offset: {o[k]}"
+utc = datetime.timezone.utc
+assert datetime.datetime.fromisoformat(o["start"]) == datetime.datetime(2026, 12, 1, 10, 0, tzinfo=utc), o["start"]
+assert datetime.datetime.fromisoformat(o["end"]) == datetime.datetime(2026, 12, 1, 10, 45, tzinfo=utc), o["end"]
+' 2>&1 || fail "JSON line check failed (output: $OUT)"
+}
+
+second_process_sees_data() {
+    run_appt --db "$DB" --json add "Shared" --at "2026-12-02 09:00"
+    check_status 0 "add in process 1"
+    local id
+    id=$(printf '%s\n' "$OUT" | python3 -c 'import sys, json; print(json.loads(sys.stdin.readline())["id"])' 2>/dev/null)
+    [[ -n $id ]] || { fail "add --json printed no id: $OUT"; return; }
+    run_appt --db "$DB" show "$id"
+    check_status 0 "show in process 2"
+    check_contains "$OUT" "Shared" "show"
+    run_appt --db "$DB" --json list --all
+    check_contains "$OUT" "\"id\":\"$id\"" "list --json in process 3"
+    # A long-lived script process sees a commit made by another process meanwhile.
+    coproc READER { exec "$APPT" --db "$DB" 2>&1; }
+    E2E_BG_PIDS+=("$READER_PID")
+    "$APPT" --db "$DB" add "Later" --at "2026-12-02 11:00" >/dev/null
+    echo 'list --from 2026-12-02 --days 1' >&"${READER[1]}"
+    local l1 l2
+    read -t 5 -r l1 <&"${READER[0]}"
+    read -t 5 -r l2 <&"${READER[0]}"
+    check_contains "$l1$l2" "Later" "running script process sees the other process's add"
+    exec {READER[1]}>&-
+    wait "$READER_PID" 2>/dev/null
+}
+
+cancel_by_prefix() {
+    run_appt --db "$DB" add "Haircut" --at "2026-12-03 15:00"
+    check_status 0 "add"
+    run_appt --db "$DB" add "Keep me" --at "2026-12-03 16:00"
+    run_appt --db "$DB" list --all
+    local prefix
+    prefix=$(printf '%s\n' "$OUT" | awk '/Haircut/ {print $1}')
+    [[ $prefix =~ ^[0-9a-f]{6}$ ]] || { fail "no 6-char id for Haircut in: $OUT"; return; }
+    run_appt --db "$DB" cancel "$prefix"
+    check_status 0 "cancel $prefix"
+    run_appt --db "$DB" list --all
+    check_not_contains "$OUT" "Haircut" "list --all after cancel"
+    check_contains "$OUT" "Keep me" "list --all after cancel"
+    run_appt --db "$DB" list --all --include-cancelled
+    local line
+    line=$(printf '%s\n' "$OUT" | grep Haircut)
+    check_contains "$line" "cancelled" "list --include-cancelled marks it"
+    check_not_contains "$(printf '%s\n' "$OUT" | grep 'Keep me')" "cancelled" "the other one"
+    run_appt --db "$DB" --json list --all --include-cancelled
+    check_contains "$(printf '%s\n' "$OUT" | grep Haircut)" '"status":"cancelled"' "JSON status"
+}
+
+bad_line_in_middle() {
+    run_script $'add "Alpha" --at "2026-12-04 09:00"\nadd "X" --at "2026-13-45 25:99"\nadd "Gamma" --at "2026-12-04 11:00"' --db "$DB"
+    check_status 1 "script with one bad line"
+    [[ $ERR =~ ^line\ 2:\  ]] || fail "stderr should start with 'line 2: ', got [$ERR]"
+    check_contains "$ERR" "2026-13-45" "the error names the bad value"
+    check_eq 1 "$(printf '%s\n' "$ERR" | grep -c .)" "exactly one error line"
+    check_eq 2 "$(printf '%s\n' "$OUT" | grep -c .)" "two acknowledged adds on stdout"
+    run_appt --db "$DB" list --all --include-cancelled
+    check_contains "$OUT" "Alpha" "line 1 kept"
+    check_contains "$OUT" "Gamma" "line 3 applied"
+    check_eq 0 "$(printf '%s\n' "$OUT" | grep -c '  X$')" "bad line changed nothing"
+    check_eq 2 "$(printf '%s\n' "$OUT" | grep -c .)" "exactly two appointments"
+}
+
+unknown_command() {
+    run_appt --db "$DB" frobnicate
+    check_status 2 "one-shot unknown command"
+    [[ -n $ERR ]] || fail "unknown command: no message on stderr"
+    run_script $'add "A" --at "2026-12-05 09:00"\nfrobnicate' --db "$DB"
+    check_status 2 "script with an unknown command"
+    check_contains "$ERR" "line 2:" "script error line number"
+}
+
+unknown_option() {
+    run_appt --db "$DB" list --frobnicate
+    check_status 2 "one-shot unknown option"
+    check_contains "$ERR" "--frobnicate" "message names the option"
+    run_appt --db "$DB" --frobnicate list
+    check_status 2 "unknown global option"
+    run_script 'add "A" --at "2026-12-05 09:00" --colour red' --db "$DB"
+    check_status 2 "script with an unknown option"
+    run_appt --db "$DB" list --all
+    check_eq "" "$OUT" "the line with an unknown option changed nothing"
+}
+
+unknown_id() {
+    run_appt --db "$DB" add "Only" --at "2026-12-06 09:00"
+    local id prefix
+    id=$(ids_of "$DB")
+    # a prefix that cannot match: flip the first hex digit
+    prefix=$(printf '%x' $(( (16#${id:0:1} + 8) % 16 )))${id:1:7}
+    run_appt --db "$DB" show "$prefix"
+    check_status 1 "show unknown id"
+    check_contains "$ERR" "$prefix" "message names the id"
+    run_appt --db "$DB" cancel "$prefix"
+    check_status 1 "cancel unknown id"
+    run_appt --db "$DB" cancel "00000000-0000-4000-8000-000000000000"
+    check_status 1 "cancel unknown full uuid"
+    run_appt --db "$DB" list --all
+    check_contains "$OUT" "Only" "nothing changed"
+}
+
+ambiguous_prefix() {
+    # ~1500 ids give about 17 pairs sharing a 4-hex-digit prefix (birthday bound).
+    local n prefix
+    for n in 1500 1500 3000; do
+        seq 1 "$n" | awk '{printf "add \"Bulk %d\" --at \"2026-12-07 09:00\"\n", $1}' |
+            "$APPT" --db "$DB" >/dev/null 2>&1
+        prefix=$(ids_of "$DB" | cut -c1-4 | sort | uniq -d | head -1)
+        [[ -n $prefix ]] && break
+    done
+    [[ -n $prefix ]] || { fail "no 4-char prefix collision found"; return; }
+    local matching
+    matching=$(ids_of "$DB" | grep "^$prefix")
+    run_appt --db "$DB" show "$prefix"
+    check_status 1 "show ambiguous prefix $prefix"
+    check_contains "$ERR" "ambiguous" "message says ambiguous"
+    local id
+    while read -r id; do
+        check_contains "$ERR" "$id" "candidates listed"
+    done <<<"$matching"
+    run_appt --db "$DB" cancel "$prefix"
+    check_status 1 "cancel ambiguous prefix"
+    run_appt --db "$DB" --json list --all --include-cancelled
+    check_not_contains "$OUT" '"status":"cancelled"' "nothing was cancelled"
+    # a longer, unique prefix of one of them works
+    id=$(head -1 <<<"$matching")
+    run_appt --db "$DB" show "${id:0:8}"
+    check_status 0 "show with a unique 8-char prefix"
+}
+
+bail_stops() {
+    run_script $'add "First" --at "2026-12-08 09:00"\nadd "Bad" --at "nonsense o\'clock"\nadd "Third" --at "2026-12-08 11:00"' --db "$DB" --bail
+    check_status 1 "--bail exit status"
+    check_contains "$ERR" "line 2:" "--bail reports the failing line"
+    run_appt --db "$DB" list --all
+    check_contains "$OUT" "First" "line before the error kept"
+    check_not_contains "$OUT" "Third" "line after the error NOT applied with --bail"
+    # without --bail the same script goes on
+    run_script $'add "Fourth" --at "2026-12-08 12:00"\nadd "Bad" --at "nonsense"\nadd "Fifth" --at "2026-12-08 13:00"' --db "$DB"
+    check_status 1 "no --bail exit status"
+    run_appt --db "$DB" list --all
+    check_contains "$OUT" "Fifth" "line after the error applied without --bail"
+}
+
+blank_and_comments() {
+    local script
+    script=$'# a comment\n\n   \nadd "One" --at "2026-12-09 09:00"\n    # indented comment\n\t\nadd "Two" --at "2026-12-09 10:00"   \n\nshow zz\n'
+    run_script "$script" --db "$DB"
+    check_status 1 "script whose only bad line is line 9"
+    check_eq "line 9:" "${ERR:0:7}" "line numbers count blank and comment lines"
+    check_eq 1 "$(printf '%s\n' "$ERR" | grep -c .)" "comments and blanks give no errors"
+    run_appt --db "$DB" list --all
+    check_eq 2 "$(printf '%s\n' "$OUT" | grep -c .)" "two appointments"
+    check_contains "$OUT" "One"
+    check_contains "$OUT" "Two"
+    run_script $'# only comments\n\n# and blanks\n' --db "$DB"
+    check_status 0 "comments-only script"
+    check_eq "" "$OUT$ERR" "comments-only script prints nothing"
+}
+
+oneshot_equals_script() {
+    local cmds=(
+        'add "Standup" --at "2026-12-10 09:15" --for 15m'
+        'add "Review" --at "2026-12-10T14:00" --until 15:30 --note "bring notes"'
+        'add "Lunch" --at "2026-12-11 12:00" --for 1h30m'
+        'list --from 2026-12-10 --days 2'
+    )
+    local c one="" scr="" tmp
+    for c in "${cmds[@]}"; do
+        eval "run_appt --db one.sqlite3 $c"
+        [[ $STATUS == 0 ]] || fail "one-shot [$c] exit $STATUS: $ERR"
+        one+="$OUT"$'\n'
+    done
+    run_script "$(printf '%s\n' "${cmds[@]}")" --db script.sqlite3
+    check_status 0 "script"
+    scr="$OUT"$'\n'
+    # same output except for the ids
+    strip() { sed -E 's/\b[0-9a-f]{6}\b/ID/g'; }
+    check_eq "$(strip <<<"$one")" "$(strip <<<"$scr")" "one-shot vs script stdout"
+    local j1 j2
+    norm='import sys, json
+for l in sys.stdin:
+    if l.strip():
+        o = json.loads(l)
+        for k in ("id", "created", "updated"): o.pop(k, None)
+        print(json.dumps(o, sort_keys=True))'
+    j1=$("$APPT" --db one.sqlite3 --json list --all | python3 -c "$norm")
+    j2=$("$APPT" --db script.sqlite3 --json list --all | python3 -c "$norm")
+    check_eq "$j1" "$j2" "stored appointments (JSON without ids/timestamps)"
+    check_eq 3 "$(printf '%s\n' "$j1" | grep -c .)" "three appointments"
+}
+
+flush_per_command() {
+    coproc APP { exec "$APPT" --db "$DB" 2>&1; }
+    E2E_BG_PIDS+=("$APP_PID")
+    echo 'add "Flushed" --at "2026-12-12 10:00"' >&"${APP[1]}"
+    local line=""
+    if read -t 5 -r line <&"${APP[0]}"; then
+        check_contains "$line" "Flushed" "first command's output"
+    else
+        fail "no output for the first command within 5 s while stdin is still open (not flushed per command)"
+    fi
+    echo 'list --from 2026-12-12 --days 1' >&"${APP[1]}"
+    if read -t 5 -r line <&"${APP[0]}"; then
+        check_contains "$line" "Flushed" "second command's output"
+    else
+        fail "no output for the second command within 5 s"
+    fi
+    echo 'show zzzz' >&"${APP[1]}"
+    if read -t 5 -r line <&"${APP[0]}"; then
+        check_contains "$line" "line 3:" "an error is flushed too"
+    else
+        fail "no error output within 5 s"
+    fi
+    exec {APP[1]}>&-
+    local pid=$APP_PID
+    wait "$pid"
+    check_eq 1 "$?" "exit status after the stream ends (worst line failed)"
+}
+
+default_path() {
+    run_appt add "Default" --at "2026-12-13 10:00"
+    check_status 0 "add with no --db"
+    local f="$T/xdg/appt/appointments.sqlite3"
+    [[ -f $f ]] || { fail "no database at $f"; return; }
+    check_eq 600 "$(stat -c %a "$f")" "file mode"
+    check_eq 700 "$(stat -c %a "$T/xdg/appt")" "directory mode"
+    run_appt list --all
+    check_contains "$OUT" "Default" "second process finds it at the default path"
+    # XDG_DATA_HOME unset: ~/.local/share/appt
+    unset XDG_DATA_HOME
+    run_appt add "Home" --at "2026-12-13 11:00"
+    check_status 0 "add with XDG_DATA_HOME unset"
+    f="$HOME/.local/share/appt/appointments.sqlite3"
+    [[ -f $f ]] || fail "no database at $f"
+    [[ -f $f ]] && check_eq 600 "$(stat -c %a "$f")" "file mode (HOME)"
+    [[ -d $HOME/.local/share/appt ]] && check_eq 700 "$(stat -c %a "$HOME/.local/share/appt")" "directory mode (HOME)"
+}
+
+appt_db_env() {
+    export APPT_DB="$T/env/place.sqlite3"
+    mkdir -p "$T/env"
+    run_appt add "Env" --at "2026-12-14 10:00"
+    check_status 0 "add with APPT_DB"
+    [[ -f $APPT_DB ]] || fail "APPT_DB file not created"
+    [[ -e $T/xdg/appt/appointments.sqlite3 ]] && fail "default path used although APPT_DB is set"
+    run_appt list --all
+    check_contains "$OUT" "Env" "list via APPT_DB"
+    run_appt --db other.sqlite3 list --all
+    check_status 0 "--db with APPT_DB set"
+    check_not_contains "$OUT" "Env" "--db takes precedence over APPT_DB"
+    unset APPT_DB
+}
+
+pipe_to_head() {
+    seq 1 3000 | awk '{printf "add \"Row %d with some padding text\" --at \"today 08:00\"\n", $1}' |
+        "$APPT" --db "$DB" >/dev/null 2>&1
+    local first rc
+    first=$("$APPT" --db "$DB" list 2>"$T/err" | head -1; echo "rc=${PIPESTATUS[0]}")
+    rc=${first##*rc=}
+    first=${first%%$'\n'rc=*}
+    check_contains "$first" "Row 1 " "first line"
+    [[ $rc == 0 || $rc == 141 ]] || fail "appt list | head -1: exit status $rc (expected 0 or 141)"
+    check_eq "" "$(cat "$T/err")" "no error message when the reader goes away"
+    first=$("$APPT" --db "$DB" --json list 2>"$T/err" | head -1; echo "rc=${PIPESTATUS[0]}")
+    rc=${first##*rc=}
+    [[ $rc == 0 || $rc == 141 ]] || fail "appt --json list | head -1: exit status $rc"
+    check_eq "" "$(cat "$T/err")" "no error message (json)"
+}
+
+escaped_title() {
+    printf 'add "\033]0;pwned\007\033[2J evil\x7f" --at "2026-12-15 10:00"\nlist --all\n' |
+        "$APPT" --db "$DB" >"$T/out" 2>"$T/err"
+    check_eq 0 "$?" "add + list of a title with control bytes"
+    check_eq 0 "$(grep -c $'\x1b' "$T/out")" "raw ESC bytes in stdout"
+    check_eq 0 "$(grep -c $'\x07' "$T/out")" "raw BEL bytes in stdout"
+    check_eq 0 "$(grep -c $'\x7f' "$T/out")" "raw DEL bytes in stdout"
+    check_contains "$(cat "$T/out")" "^[]0;pwned" "escaped form shown"
+    run_appt --db "$DB" show "$(ids_of "$DB")"
+    check_eq 0 "$(grep -c $'\x1b' <<<"$OUT")" "raw ESC bytes in show"
+    # the data itself is stored intact: JSON escapes it and parses back to the bytes
+    "$APPT" --db "$DB" --json list --all >"$T/json"
+    check_eq 0 "$(grep -c $'\x1b' "$T/json")" "raw ESC bytes in --json output"
+    python3 -c '
+import sys, json
+o = json.loads(open(sys.argv[1]).readline())
+want = "\x1b]0;pwned\x07\x1b[2J evil\x7f"
+assert o["title"] == want, repr(o["title"])' "$T/json" 2>&1 || fail "title not stored intact"
+}
+
+garbage_db() {
+    head -c 8192 /dev/urandom >garbage.bin
+    cp garbage.bin garbage.orig
+    run_appt --db garbage.bin list --all
+    check_status 3 "random bytes as --db"
+    [[ -n $ERR ]] || fail "no message on stderr"
+    cmp -s garbage.bin garbage.orig || fail "garbage file was modified"
+    [[ -e garbage.bin-wal || -e garbage.bin-shm || -e garbage.bin-journal ]] &&
+        fail "side files created: $(ls garbage.bin-* 2>/dev/null)"
+    run_appt --db garbage.bin add "X" --at "2026-12-16 10:00"
+    check_status 3 "add into random bytes"
+    cmp -s garbage.bin garbage.orig || fail "garbage file was modified by add"
+    printf 'this is my shopping list\nmilk\neggs\n' >notes.txt
+    cp notes.txt notes.orig
+    run_script 'add "X" --at "2026-12-16 10:00"' --db notes.txt
+    check_status 3 "a text file as --db (script mode)"
+    cmp -s notes.txt notes.orig || fail "text file was modified"
+    [[ -e notes.txt-wal || -e notes.txt-shm || -e notes.txt-journal ]] && fail "side files created for notes.txt"
+    return 0
+}
+
+version_and_help() {
+    run_appt --version
+    check_status 0 "--version"
+    [[ $OUT =~ ^appt\ [0-9]+\.[0-9]+ ]] || fail "--version output: [$OUT]"
+    run_appt help
+    check_status 0 "help"
+    check_contains "$OUT" "usage: appt" "help text"
+    run_appt --help
+    check_status 0 "--help"
+}
+
+for s in issue_example second_process_sees_data cancel_by_prefix bad_line_in_middle \
+    unknown_command unknown_option unknown_id ambiguous_prefix bail_stops \
+    blank_and_comments oneshot_equals_script flush_per_command default_path \
+    appt_db_env pipe_to_head escaped_title garbage_db version_and_help; do
+    run_scenario "$s"
+done
+e2e_finish "e2e script mode"

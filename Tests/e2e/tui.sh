@@ -1,0 +1,321 @@
+#!/usr/bin/env bash
+# End-to-end scenarios for appt's full-screen UI, driven through tmux.
+# usage: Tests/e2e/tui.sh [PATH_TO_APPT]
+set -u
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+e2e_init "${1:-}"
+command -v tmux >/dev/null || { echo "e2e tui: tmux is required" >&2; exit 2; }
+
+STATUS_KEYS="j/k move"
+
+# add_today TITLE HH:MM [MORE ARGS]: add through one-shot mode, on the TUI's database.
+add_today() {
+    local title=$1 at=$2
+    shift 2
+    run_appt --db "$T/db.sqlite3" add "$title" --at "today $at" "$@"
+    [[ $STATUS == 0 ]] || fail "setup: add [$title] failed ($STATUS): $ERR"
+}
+
+# start_and_wait: start the TUI and wait for today's header.
+start_and_wait() {
+    tmux_start_appt || return 1
+    wait_for_text " appt  $(day_label 0)  (today)" || return 1
+}
+
+# quit_ok: press q and expect exit status 0.
+quit_ok() {
+    tmux_keys q
+    wait_for_exit || return 1
+    check_eq 0 "$PANE_STATUS" "exit status after q"
+}
+
+# screen_line N: line N (1-based) of the screen, trailing blanks removed.
+screen_line() {
+    tmux_screen | sed -n "${1}p" | sed 's/[[:space:]]*$//'
+}
+
+# ------------------------------------------------------------------ scenarios
+
+starts_with_header_and_status() {
+    start_and_wait || return
+    local screen
+    screen=$(tmux_screen)
+    [[ $(screen_line 1) == " appt  $(day_label 0)  (today)"* ]] ||
+        fail "header is not on the first line: [$(screen_line 1)]"
+    wait_for_line 30 "$STATUS_KEYS" || return
+    check_contains "$(screen_line 30)" "q quit" "status line names q"
+    pane_alive || fail "app not running"
+    quit_ok
+}
+
+shows_preadded() {
+    add_today "Standup" 09:30 --for 15m
+    run_appt --db "$T/db.sqlite3" add "Tomorrow thing" --at "tomorrow 09:30"
+    start_and_wait || return
+    wait_for_text "09:30-09:45  Standup" || return
+    check_not_contains "$(tmux_screen)" "Tomorrow thing" "only the selected day is shown"
+    check_contains "$(screen_line 1)" "1 appointment" "header count"
+    quit_ok
+}
+
+add_via_form() {
+    start_and_wait || return
+    tmux_keys a
+    wait_for_text "New appointment" || return
+    wait_for_text "$(date -u +%F)" || return   # Start is prefilled with the selected day
+    tmux_type "Lunch with Ana"
+    wait_for_text "Lunch with Ana" || return
+    tmux_keys Tab
+    tmux_type "10:00"
+    wait_for_text "$(date -u +%F) 10:00" || return
+    tmux_keys Enter
+    wait_for_text "10:00-11:00  Lunch with Ana" || return
+    wait_for_no_text "New appointment" || return
+    quit_ok
+    run_appt --db "$T/db.sqlite3" list
+    check_status 0 "list after the TUI"
+    check_contains "$OUT" "10:00-11:00  Lunch with Ana" "the TUI's add is stored"
+}
+
+form_escape_discards() {
+    start_and_wait || return
+    tmux_keys a
+    wait_for_text "New appointment" || return
+    tmux_type "Never saved"
+    wait_for_text "Never saved" || return
+    tmux_keys Escape
+    wait_for_no_text "New appointment" || return
+    check_not_contains "$(tmux_screen)" "Never saved" "Esc discards the form"
+    # ctrl+u clears the field being edited
+    tmux_keys a
+    wait_for_text "New appointment" || return
+    tmux_type "Wrong title"
+    wait_for_text "Wrong title" || return
+    tmux_keys C-u
+    wait_for_no_text "Wrong title" || return
+    tmux_type "Right title"
+    tmux_keys Tab
+    tmux_type "11:00"
+    wait_for_text "$(date -u +%F) 11:00" || return
+    tmux_keys Enter
+    wait_for_text "11:00-12:00  Right title" || return
+    quit_ok
+    run_appt --db "$T/db.sqlite3" list --all --include-cancelled
+    check_not_contains "$OUT" "Never saved" "discarded form stored nothing"
+    check_not_contains "$OUT" "Wrong" "cleared text not stored"
+    check_eq 1 "$(printf '%s\n' "$OUT" | grep -c .)" "exactly one appointment"
+}
+
+cancel_yes() {
+    add_today "Dentist" 10:00
+    start_and_wait || return
+    wait_for_text "10:00-11:00  Dentist" || return
+    tmux_keys c
+    wait_for_text "(y/n)" || return
+    tmux_keys y
+    wait_for_text "Dentist  (cancelled)" || return
+    run_appt --db "$T/db.sqlite3" list --include-cancelled
+    check_contains "$OUT" "[cancelled]" "list --include-cancelled"
+    run_appt --db "$T/db.sqlite3" list
+    check_not_contains "$OUT" "Dentist" "plain list hides it"
+    quit_ok
+}
+
+cancel_no() {
+    add_today "Dentist" 10:00
+    start_and_wait || return
+    wait_for_text "10:00-11:00  Dentist" || return
+    tmux_keys c
+    wait_for_text "(y/n)" || return
+    tmux_keys n
+    wait_for_no_text "(y/n)" || return
+    check_not_contains "$(tmux_screen)" "(cancelled)" "n keeps it"
+    quit_ok
+    run_appt --db "$T/db.sqlite3" --json list --all --include-cancelled
+    check_contains "$OUT" '"status":"scheduled"' "still scheduled in the store"
+}
+
+jk_selects() {
+    add_today "First one" 09:00
+    add_today "Second one" 10:00
+    start_and_wait || return
+    wait_for_text "Second one" || return
+    tmux_keys j c
+    wait_for_text "(y/n)" || return
+    check_contains "$(screen_line 30)" "Second one" "after j the second is selected"
+    tmux_keys n
+    wait_for_no_text "(y/n)" || return
+    tmux_keys k c
+    wait_for_text "(y/n)" || return
+    check_contains "$(screen_line 30)" "First one" "after k the first is selected"
+    tmux_keys y
+    wait_for_text "First one  (cancelled)" || return
+    check_not_contains "$(tmux_screen)" "Second one  (cancelled)" "only the selected one is cancelled"
+    quit_ok
+}
+
+# Keys typed ahead of a day's data must act on that day's list: "l j" typed
+# quickly moves to tomorrow AND selects its second appointment, so the cancel
+# prompt that follows names that one (not the first, not "nothing selected").
+typeahead_after_day_change() {
+    run_appt --db "$T/db.sqlite3" add "Tomorrow first" --at "tomorrow 09:00"
+    run_appt --db "$T/db.sqlite3" add "Tomorrow second" --at "tomorrow 10:00"
+    start_and_wait || return
+    wait_for_text "$STATUS_KEYS" || return
+    tmux_keys l j          # one write: both keys arrive before tomorrow's data
+    wait_for_text "Tomorrow second" || return
+    tmux_keys c
+    wait_for_text "Cancel" || return
+    check_contains "$(screen_line 30)" "Tomorrow second" "j typed right after l selects the second row"
+    tmux_keys n
+    wait_for_no_text "(y/n)" || return
+    tmux_keys h
+    wait_for_text " appt  $(day_label 0)  (today)" || return
+    tmux_keys l c          # one write: c must see tomorrow's appointments
+    wait_for_text "Tomorrow first" || return
+    wait_for_text "(y/n)" 2 || return
+    tmux_keys n
+    quit_ok
+}
+
+quit_with_q() {
+    start_and_wait || return
+    tmux_keys q
+    wait_for_exit || return
+    check_eq 0 "$PANE_STATUS" "pane_dead_status after q"
+    check_eq 1 "$(pane_field '#{pane_dead}')" "pane is dead"
+    # the terminal is restored: the app's screen is gone from the pane
+    check_not_contains "$(tmux_screen)" "$STATUS_KEYS" "screen after exit"
+}
+
+quit_with_ctrl_c() {
+    start_and_wait || return
+    tmux_keys C-c
+    wait_for_exit || return
+    check_eq 0 "$PANE_STATUS" "exit status after ctrl+c"
+}
+
+day_navigation() {
+    start_and_wait || return
+    tmux_keys l
+    wait_for_text " appt  $(day_label 1)" || return
+    check_not_contains "$(screen_line 1)" "(today)" "tomorrow is not today"
+    tmux_keys h h
+    wait_for_text " appt  $(day_label -1)" || return
+    tmux_keys t
+    wait_for_text " appt  $(day_label 0)  (today)" || return
+    quit_ok
+}
+
+sees_other_process() {
+    start_and_wait || return
+    wait_for_text "$STATUS_KEYS" || return
+    run_appt --db "$T/db.sqlite3" add "From elsewhere" --at "today 16:00"
+    check_status 0 "add from another process"
+    wait_for_text "16:00-17:00  From elsewhere" 3 || return
+    run_appt --db "$T/db.sqlite3" cancel "${OUT:6:6}"
+    check_status 0 "cancel from another process"
+    wait_for_text "From elsewhere  (cancelled)" 3 || return
+    quit_ok
+}
+
+survives_resize() {
+    add_today "Resize me" 10:00
+    start_and_wait || return
+    wait_for_text "Resize me" || return
+    local size
+    for size in "20 5" "10 3" "1 1" "100 30"; do
+        tm resize-window -x "${size% *}" -y "${size#* }"
+        # wait until the pane has the new size, then make sure the app is alive
+        local deadline=$(($(now_us) + 3000000))
+        while [[ $(pane_field '#{pane_width} #{pane_height}') != "$size" ]]; do
+            (($(now_us) > deadline)) && { fail "pane never became $size"; break; }
+            sleep 0.02
+        done
+        pane_alive || { fail "app died after resizing to $size:
+$(tmux_screen)"; return; }
+    done
+    wait_for_line 1 " appt  $(day_label 0)  (today)" || return
+    wait_for_line 3 "10:00-11:00  Resize me" || return
+    wait_for_line 30 "$STATUS_KEYS" || return
+    # a burst of resizes with no waiting in between
+    local i
+    for i in 1 2 3 4 5 6 7 8; do
+        tm resize-window -x $((10 + i * 9)) -y $((3 + i * 3))
+    done
+    tm resize-window -x 100 -y 30
+    pane_alive || { fail "app died during a burst of resizes"; return; }
+    # frames from the intermediate sizes may still be on screen: wait for the
+    # full-size layout (status line on the 30th row, header on the first)
+    wait_for_line 30 "$STATUS_KEYS" || return
+    wait_for_line 1 " appt  $(day_label 0)  (today)" || return
+    pane_alive || fail "app died after the burst of resizes"
+    # still responsive
+    tmux_keys l
+    wait_for_text " appt  $(day_label 1)" || return
+    quit_ok
+}
+
+escaped_title() {
+    add_today $'\e]0;pwned\a\e[2J evil' 10:00
+    add_today "Below" 11:00
+    start_and_wait || return
+    local title_before
+    title_before=$(pane_field '#{pane_title}')
+    wait_for_text '10:00-11:00  ^[]0;pwned^G^[[2J evil' || return
+    wait_for_text "11:00-12:00  Below" || return
+    check_eq "$title_before" "$(pane_field '#{pane_title}')" "pane title unchanged"
+    check_not_contains "$(pane_field '#{pane_title}')" "pwned" "pane title"
+    check_contains "$(screen_line 1)" "(today)" "screen not cleared by the title"
+    quit_ok
+}
+
+# cjk_layout_check: reads a 40-column screen on stdin; silent when the layout is right.
+cjk_layout_check() {
+    python3 -c '
+import sys, unicodedata
+def width(s):
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+rows = [l.rstrip() for l in sys.stdin.read().split("\n")]
+bad = [(width(r), r) for r in rows if width(r) > 40]
+assert not bad, f"rows wider than the 40-column window: {bad}"
+cjk = [r for r in rows if r.startswith("  10:00-11:00  ")]
+asc = [r for r in rows if r.startswith("  11:00-12:00  ")]
+assert cjk and asc, rows
+assert cjk[0].endswith("…") and asc[0].endswith("…"), (cjk, asc)
+assert width(cjk[0]) == width(asc[0]), f"truncated rows end at different columns: {width(cjk[0])} vs {width(asc[0])}: {cjk[0]!r} {asc[0]!r}"
+'
+}
+
+cjk_alignment() {
+    add_today "会議の予定" 09:00
+    add_today "会議の予定会議の予定会議の予定会議の予定" 10:00
+    add_today "Plain meeting title that is long" 11:00
+    start_and_wait || return
+    wait_for_text "09:00-10:00  会議の予定" || return
+    check_eq "  09:00-10:00  会議の予定" "$(screen_line 3)" "CJK row"
+    check_contains "$(screen_line 5)" "  11:00-12:00  Plain meeting" "the row after a wide one"
+    wait_for_line 30 "$STATUS_KEYS" || return
+    # narrow window: both long titles are cut at the same column, no overflow
+    tm resize-window -x 40 -y 10
+    wait_for_text "…" || return
+    # the frame may still be arriving: retry the layout check for up to 3 s
+    local deadline=$(($(now_us) + 3000000)) verdict
+    while :; do
+        verdict=$(tmux_screen | cjk_layout_check 2>&1) && break
+        (($(now_us) > deadline)) && break
+        sleep 0.05
+    done
+    [[ -z $verdict ]] || fail "CJK alignment in a 40-column window: $verdict
+$(tmux_screen)"
+    tm resize-window -x 100 -y 30
+    wait_for_text "会議の予定会議の予定会議の予定会議の予定" || return
+    quit_ok
+}
+
+for s in starts_with_header_and_status shows_preadded add_via_form form_escape_discards \
+    cancel_yes cancel_no jk_selects typeahead_after_day_change quit_with_q quit_with_ctrl_c day_navigation \
+    sees_other_process survives_resize escaped_title cjk_alignment; do
+    run_scenario "$s"
+done
+e2e_finish "e2e tui"
