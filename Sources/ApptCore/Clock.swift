@@ -39,4 +39,30 @@ public struct Clock: Sendable {
   }
 
   public var today: Date { startOfDay(now) }
+
+  /// The local day containing `date` as a number (days since 1970-01-01, local), computed
+  /// from the zone's offset at that instant: cheap enough for every row of a month.
+  public func dayNumber(of date: Date) -> Int {
+    let local = date.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: date))
+    return Int((local / 86_400).rounded(.down))
+  }
+}
+
+/// Which appointments overlap another one (the agenda's conflict marker).
+public enum Conflicts {
+  /// The ids of scheduled appointments that overlap at least one other scheduled one.
+  /// One pass over the list sorted by start, tracking the latest end seen so far.
+  public static func overlapping(_ appointments: [Appointment]) -> Set<AppointmentID> {
+    let scheduled = appointments.filter { !$0.isCancelled }.sorted(by: Appointment.displayOrder)
+    var result: Set<AppointmentID> = []
+    var latest: Appointment?
+    for appointment in scheduled {
+      if let previous = latest, appointment.start < previous.end {
+        result.insert(appointment.id)
+        result.insert(previous.id)
+      }
+      if latest.map({ appointment.end > $0.end }) ?? true { latest = appointment }
+    }
+    return result
+  }
 }

@@ -25,15 +25,27 @@ public final class RenderLoop {
   /// Store calls started and not yet answered.
   private var inFlight = 0
   private var observation: Task<Void, Never>?
-  /// The sequence of the newest snapshot the observation has put in the inbox.
+  private var monthObservation: Task<Void, Never>?
+  private var ticker: Task<Void, Never>?
+  /// The sequence of the newest snapshot the observations have put in the inbox.
   private var forwardedSequence: UInt64 = 0
+  private let executor: CommandExecutor
+  /// How often the clock ticks (the now marker moves, "today" changes at midnight).
+  private let tickInterval: Duration
 
-  public init(dao: AppointmentDAO, terminal: any Terminal, environment: Environment) {
+  public init(
+    dao: AppointmentDAO,
+    terminal: any Terminal,
+    environment: Environment,
+    tickInterval: Duration = .seconds(20)
+  ) {
     self.dao = dao
     self.terminal = terminal
     self.environment = environment
+    self.tickInterval = tickInterval
+    executor = CommandExecutor(dao: dao, clock: environment.clock, json: false)
     (inbox, inboxInput) = AsyncStream.makeStream(of: Message.self)
-    state = State(size: terminal.size, selectedDay: environment.clock.today)
+    state = UI.start(size: terminal.size, environment: environment).0
   }
 
   /// Runs until the user quits or the terminal goes away; the terminal is restored after.
@@ -41,11 +53,14 @@ public final class RenderLoop {
     try terminal.start { [weak self] event in self?.receive(event) }
     defer {
       observation?.cancel()
+      monthObservation?.cancel()
+      ticker?.cancel()
       terminal.stop()
     }
     let (initial, effects) = UI.start(size: terminal.size, environment: environment)
     state = initial
     perform(effects)
+    startTicking()
     render()
     for await message in inbox {
       queued -= 1
@@ -84,6 +99,8 @@ public final class RenderLoop {
     switch effect {
     case .observeDay(let day):
       observe(day: day)
+    case .observeMonth(let month):
+      observe(month: month)
     case .addAppointment(let request):
       let now = environment.clock.now
       let appointment = Appointment(
@@ -97,10 +114,101 @@ public final class RenderLoop {
         try await dao.saveAppointment(appointment)
         return .appointmentAdded(appointment)
       }
-    case .cancelAppointment(let id):
-      runStoreCall { dao throws(StoreError) in .appointmentCancelled(try await dao.cancelAppointment(id: id)) }
+    case .updateAppointment(let old, let new):
+      runStoreCall { dao throws(StoreError) in
+        try await dao.saveAppointment(new)
+        return .appointmentUpdated(old: old, new: new)
+      }
+    case .cancelAppointment(let appointment):
+      runStoreCall { dao throws(StoreError) in
+        .appointmentCancelled(try await dao.cancelAppointment(id: appointment.id))
+      }
+    case .restoreAppointment(let appointment):
+      runStoreCall { dao throws(StoreError) in
+        .appointmentRestored(try await dao.restoreAppointment(id: appointment.id))
+      }
+    case .deleteAppointment(let appointment):
+      runStoreCall { dao throws(StoreError) in .appointmentDeleted(try await dao.deleteAppointment(id: appointment.id))
+      }
+    case .undo(let step):
+      runStoreCall { dao throws(StoreError) in try await Self.undo(step, dao: dao) }
+    case .runCommand(let line):
+      runCommand(line)
     case .quit:
       observation?.cancel()
+      monthObservation?.cancel()
+    }
+  }
+
+  /// Carries out an undo step and says what was undone.
+  private static func undo(_ step: State.UndoStep, dao: AppointmentDAO) async throws(StoreError) -> Message {
+    switch step {
+    case .remove(let appointment):
+      try await dao.deleteAppointment(id: appointment.id)
+      return .undone("added \"\(appointment.title)\"")
+    case .put(let appointment):
+      try await dao.saveAppointment(appointment)
+      return .undone("changes to \"\(appointment.title)\"")
+    case .setStatus(let appointment, .scheduled):
+      try await dao.restoreAppointment(id: appointment.id)
+      return .undone("cancelled \"\(appointment.title)\"")
+    case .setStatus(let appointment, .cancelled):
+      try await dao.cancelAppointment(id: appointment.id)
+      return .undone("restored \"\(appointment.title)\"")
+    }
+  }
+
+  /// Runs a `:` line through the same executor as scripts; its output goes to the status line.
+  private func runCommand(_ line: String) {
+    inFlight += 1
+    let executor = self.executor
+    Task { [weak self] in
+      let message: Message
+      do throws(CommandExecutor.Failure) {
+        guard let command = try executor.parse(line: line) else {
+          self?.inFlight -= 1
+          return
+        }
+        message = .commandFinished(output: try await executor.run(command), isError: false)
+      } catch {
+        message = .commandFinished(output: error.message, isError: true)
+      }
+      self?.inFlight -= 1
+      self?.send(message)
+    }
+  }
+
+  /// Marks of the month panel: one grouped read of the month, live.
+  private func observe(month: Date) {
+    monthObservation?.cancel()
+    let clock = environment.clock
+    let end = clock.calendar.date(byAdding: .month, value: 1, to: month) ?? clock.day(31, after: month)
+    let dao = self.dao
+    inFlight += 1
+    monthObservation = Task { [weak self] in
+      let stream = await dao.observeBusyDays(in: DateInterval(start: month, end: end))
+      self?.inFlight -= 1
+      for await snapshot in stream {
+        guard let self, !Task.isCancelled else { return }
+        self.forwardedSequence = max(self.forwardedSequence, snapshot.sequence)
+        let days = Dictionary(uniqueKeysWithValues: snapshot.items.map { ($0.id, $0.count) })
+        self.send(.busyDaysArrived(month: month, days: days))
+      }
+    }
+  }
+
+  private func startTicking() {
+    let clock = environment.clock
+    let interval = tickInterval
+    ticker = Task { [weak self] in
+      while !Task.isCancelled {
+        do {
+          try await Task.sleep(for: interval)
+        } catch {
+          return  // cancelled: the loop ended
+        }
+        self?.send(.clockTicked(clock.now))
+      }
     }
   }
 
@@ -121,7 +229,9 @@ public final class RenderLoop {
         if let failure = snapshot.failure {
           self.send(.storeFailed(failure.description))
         } else {
-          self.send(.snapshotArrived(day: day, appointments: snapshot.items))
+          self.send(
+            .snapshotArrived(day: day, appointments: snapshot.items, fromOtherProcess: snapshot.fromOtherProcess)
+          )
         }
       }
     }

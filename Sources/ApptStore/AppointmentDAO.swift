@@ -18,6 +18,17 @@ public struct AppointmentQuery: Hashable, Sendable {
   }
 }
 
+/// A local day (`Clock.dayNumber`) and how many scheduled appointments touch it.
+public struct BusyDay: Identifiable, Hashable, Sendable {
+  public let id: Int
+  public let count: Int
+
+  public init(id: Int, count: Int) {
+    self.id = id
+    self.count = count
+  }
+}
+
 /// The app's door to its appointments (the seed's `AppointmentDAO`), on `DatabaseActor`.
 ///
 /// Every method throws a `StoreError` a caller can show; none returns an empty list to hide a
@@ -132,7 +143,39 @@ extension AppointmentDAO {
     }
   }
 
+  /// How many scheduled appointments touch each local day of `range` (the month panel's
+  /// markers), live: a new snapshot after each commit that changes the counts.
+  public func observeBusyDays(in range: DateInterval) -> AsyncStream<CollectionSnapshot<BusyDay>> {
+    let clock = self.clock
+    return database.observe(tables: [Appointment.table.name]) { connection throws(StoreError) in
+      try Self.busyDays(in: range, clock: clock, connection: connection)
+    }
+  }
+
   // MARK: - Queries
+
+  /// Reads only the two times of each appointment in the window (the start index bounds the
+  /// scan) and counts per local day; a multi-day appointment marks every day it touches.
+  static func busyDays(in range: DateInterval, clock: Clock, connection: Connection) throws(StoreError) -> [BusyDay] {
+    let from = range.start.millisecondsSince1970
+    let to = range.end.millisecondsSince1970
+    let longest =
+      try connection.scalar("SELECT end_ms - start_ms FROM appointment ORDER BY end_ms - start_ms DESC LIMIT 1")?
+      .int64 ?? 0
+    let firstDay = clock.dayNumber(of: range.start)
+    let lastDay = clock.dayNumber(of: range.end.addingTimeInterval(-0.001))
+    var counts: [Int: Int] = [:]
+    try connection.query(
+      "SELECT start_ms, end_ms FROM appointment WHERE start_ms >= ? AND start_ms < ? AND end_ms > ? AND status = 'scheduled'",
+      [.integer(from - longest), .integer(to), .integer(from)]
+    ) { row throws(StoreError) in
+      let start = max(clock.dayNumber(of: row.date(at: 0)), firstDay)
+      let end = min(clock.dayNumber(of: row.date(at: 1).addingTimeInterval(-0.001)), lastDay)
+      guard start <= end else { return }
+      for day in start...end { counts[day, default: 0] += 1 }
+    }
+    return counts.keys.sorted().map { BusyDay(id: $0, count: counts[$0, default: 0]) }
+  }
 
   static let displayOrder = "start_ms, end_ms, title, id"
 

@@ -136,7 +136,7 @@ public final class NCursesTerminal: Terminal {
   // MARK: - Colours
 
   private enum Pair: Int16 {
-    case header = 1, status, selected, error, accent, field, focusedField
+    case header = 1, status, selected, error, accent, field, focusedField, today, marked
   }
 
   private func setUpColors() {
@@ -149,6 +149,8 @@ public final class NCursesTerminal: Terminal {
     init_pair(Pair.accent.rawValue, Int16(COLOR_CYAN), -1)
     init_pair(Pair.field.rawValue, -1, -1)
     init_pair(Pair.focusedField.rawValue, Int16(COLOR_BLACK), Int16(COLOR_WHITE))
+    init_pair(Pair.today.rawValue, Int16(COLOR_BLACK), Int16(COLOR_GREEN))
+    init_pair(Pair.marked.rawValue, Int16(COLOR_YELLOW), -1)
     colorsEnabled = true
   }
 
@@ -167,6 +169,8 @@ public final class NCursesTerminal: Terminal {
       case .accent: return appt_color_pair(Pair.accent.rawValue) | appt_A_BOLD
       case .field: return appt_A_UNDERLINE
       case .focusedField: return appt_color_pair(Pair.focusedField.rawValue)
+      case .today: return appt_color_pair(Pair.today.rawValue) | appt_A_BOLD
+      case .marked: return appt_color_pair(Pair.marked.rawValue) | appt_A_BOLD
       }
     }
     switch style {
@@ -176,6 +180,8 @@ public final class NCursesTerminal: Terminal {
     case .dim: return appt_A_DIM
     case .error, .accent: return appt_A_BOLD
     case .field: return appt_A_UNDERLINE
+    case .today: return appt_A_BOLD | appt_A_UNDERLINE
+    case .marked: return appt_A_BOLD
     }
   }
 

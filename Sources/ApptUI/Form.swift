@@ -48,7 +48,8 @@ public struct TextField: Equatable, Sendable {
   }
 }
 
-/// The add form: four fields, one focused, with per-field errors and what appt understood.
+/// The add and edit form: four fields, one focused, errors under the fields as you type,
+/// and what appt understood from Start and Duration.
 public struct Form: Equatable, Sendable {
   public enum Field: Int, CaseIterable, Sendable {
     case title, start, duration, note
@@ -63,15 +64,36 @@ public struct Form: Equatable, Sendable {
     }
   }
 
+  /// What the fields describe once they parse.
+  public struct Values: Equatable, Sendable {
+    public var title: String
+    public var start: Date
+    public var end: Date
+    public var note: String
+  }
+
   public var fields: [TextField]
   public var focus: Field = .title
   public var errors: [Field: String] = [:]
+  /// The appointment being edited; nil when adding.
+  public var editing: Appointment?
   /// True between Enter and the store's answer; keys are ignored meanwhile.
   public var isSaving = false
 
   /// A form for a new appointment on `day`: Start holds the day, ready for a time.
   public init(day: Date, formatter: AppointmentFormatter) {
     fields = [TextField(), TextField(formatter.isoDay(day) + " "), TextField("1h"), TextField()]
+  }
+
+  /// A form holding `appointment`'s fields, to edit it.
+  public init(editing appointment: Appointment, formatter: AppointmentFormatter) {
+    fields = [
+      TextField(appointment.title),
+      TextField("\(formatter.isoDay(appointment.start)) \(formatter.time(appointment.start))"),
+      TextField(DurationParser.format(appointment.duration)),
+      TextField(appointment.note),
+    ]
+    editing = appointment
   }
 
   public subscript(field: Field) -> TextField {
@@ -86,48 +108,60 @@ public struct Form: Equatable, Sendable {
     focus = Field(rawValue: (focus.rawValue + count - 1) % count) ?? .title
   }
 
-  /// The request the fields describe, or the errors that stop it (also stored in `errors`).
-  mutating func validate(clock: Clock) -> AddRequest? {
+  /// Parses every field; each problem is recorded in `errors`. `requireAll` also reports the
+  /// empty title and fields not filled in yet (on Enter); while typing, only what is wrong.
+  mutating func check(clock: Clock, requireAll: Bool) -> Values? {
     errors = [:]
     let title = self[.title].text.trimmingCharacters(in: .whitespaces)
-    if title.isEmpty { errors[.title] = "a title is needed" }
+    if title.isEmpty, requireAll { errors[.title] = "a title is needed" }
+    let startText = self[.start].text.trimmingCharacters(in: .whitespaces)
     var start: Date?
     do {
-      let when = try WhenParser(clock: clock).parse(self[.start].text.trimmingCharacters(in: .whitespaces))
+      let when = try WhenParser(clock: clock).parse(startText)
       if when.minutes == nil {
-        errors[.start] = "add a time, e.g. \(self[.start].text.trimmingCharacters(in: .whitespaces)) 10:00"
+        if requireAll { errors[.start] = "add a time, e.g. \(startText) 10:00" }
       } else {
         start = when.instant(in: clock)
       }
     } catch {
-      errors[.start] = error.message
+      if requireAll || !startText.isEmpty { errors[.start] = error.message }
     }
     var duration: TimeInterval?
+    let durationText = self[.duration].text.trimmingCharacters(in: .whitespaces)
     do {
-      duration = try DurationParser.parse(self[.duration].text.trimmingCharacters(in: .whitespaces))
+      duration = try DurationParser.parse(durationText)
     } catch {
-      errors[.duration] = error.message
+      if requireAll || !durationText.isEmpty { errors[.duration] = error.message }
     }
-    if let first = Field.allCases.first(where: { errors[$0] != nil }) { focus = first }
-    guard errors.isEmpty, let start, let duration else { return nil }
-    return AddRequest(title: title, start: start, end: start.addingTimeInterval(duration), note: self[.note].text)
+    if requireAll, let first = Field.allCases.first(where: { errors[$0] != nil }) { focus = first }
+    guard !title.isEmpty, let start, let duration, errors.isEmpty else { return nil }
+    return Values(title: title, start: start, end: start.addingTimeInterval(duration), note: self[.note].text)
   }
 
-  /// What appt understands from Start and Duration right now, in words; nil while either does
-  /// not parse (the field's error is reported on Enter, not while the user is still typing).
+  /// What appt understands from Start and Duration right now, in words; nil while they do
+  /// not parse.
   public func interpretation(environment: Environment) -> String? {
-    let clock = environment.clock
-    let when: When
-    let duration: TimeInterval
-    do {
-      when = try WhenParser(clock: clock).parse(self[.start].text.trimmingCharacters(in: .whitespaces))
-      duration = try DurationParser.parse(self[.duration].text.trimmingCharacters(in: .whitespaces))
-    } catch {
-      return nil
-    }
-    guard when.minutes != nil else { return nil }
-    let start = when.instant(in: clock)
-    let preview = Appointment(title: "", start: start, end: start.addingTimeInterval(duration), created: start)
+    guard let (start, end) = timeRange(clock: environment.clock) else { return nil }
+    let preview = Appointment(title: "", start: start, end: end, created: start)
     return "\(environment.formatter.day(start)), \(environment.formatter.timeRange(preview))"
+  }
+
+  /// The scheduled appointments among `others` that the form's time range overlaps (not the
+  /// one being edited): a warning, not a refusal.
+  public func overlaps(with others: [Appointment], clock: Clock) -> [Appointment] {
+    guard let (start, end) = timeRange(clock: clock) else { return [] }
+    return others.filter { !$0.isCancelled && $0.id != editing?.id && $0.overlaps(from: start, to: end) }
+  }
+
+  private func timeRange(clock: Clock) -> (Date, Date)? {
+    do {
+      let when = try WhenParser(clock: clock).parse(self[.start].text.trimmingCharacters(in: .whitespaces))
+      let duration = try DurationParser.parse(self[.duration].text.trimmingCharacters(in: .whitespaces))
+      guard when.minutes != nil else { return nil }
+      let start = when.instant(in: clock)
+      return (start, start.addingTimeInterval(duration))
+    } catch {
+      return nil  // a preview only: the field's own error is shown under it
+    }
   }
 }

@@ -57,30 +57,40 @@ extension Key {
 
 /// What a user can ask the calendar to do, whatever key they used.
 public enum Action: String, Hashable, Sendable, CaseIterable {
-  case nextAppointment, previousAppointment
+  case nextAppointment, previousAppointment, firstAppointment, lastAppointment
   case nextDay, previousDay, nextWeek, previousWeek, today
-  case addAppointment, cancelAppointment
-  case quit
+  case addAppointment, editAppointment, cancelAppointment, restoreAppointment, deleteAppointment
+  case undo, search, toggleCancelled, commandLine, help, quit
 
-  /// The words the help and the status line use.
+  /// The words the help overlay, the README and the man page use.
   public var summary: String {
     switch self {
     case .nextAppointment: "next appointment"
     case .previousAppointment: "previous appointment"
+    case .firstAppointment: "first appointment of the day"
+    case .lastAppointment: "last appointment of the day"
     case .nextDay: "next day"
     case .previousDay: "previous day"
     case .nextWeek: "next week"
     case .previousWeek: "previous week"
     case .today: "go to today"
     case .addAppointment: "add an appointment"
+    case .editAppointment: "edit the selected appointment"
     case .cancelAppointment: "cancel the selected appointment (asks y/n)"
+    case .restoreAppointment: "restore the selected cancelled appointment"
+    case .deleteAppointment: "delete the selected appointment for good (asks y/n)"
+    case .undo: "undo the last add, edit, cancel, restore or delete"
+    case .search: "filter the day as you type (enter keeps, esc clears)"
+    case .toggleCancelled: "show or hide cancelled appointments"
+    case .commandLine: "run a command (the script grammar)"
+    case .help: "show this help"
     case .quit: "quit"
     }
   }
 }
 
-/// The one table from keys to actions in the calendar view. The help, the README's key table
-/// and the tests all read it, so a binding is defined in exactly one place.
+/// The one table from keys to actions in the calendar view. The help overlay, the README's
+/// key table and the tests all read it, so a binding is defined in exactly one place.
 public struct KeyMap: Sendable {
   public struct Binding: Sendable, Equatable {
     public let keys: [Key]
@@ -92,13 +102,23 @@ public struct KeyMap: Sendable {
   public static let standard = KeyMap(bindings: [
     Binding(keys: [.character("j"), .down], action: .nextAppointment),
     Binding(keys: [.character("k"), .up], action: .previousAppointment),
+    Binding(keys: [.character("g"), .home], action: .firstAppointment),
+    Binding(keys: [.character("G"), .end], action: .lastAppointment),
     Binding(keys: [.character("l"), .right], action: .nextDay),
     Binding(keys: [.character("h"), .left], action: .previousDay),
     Binding(keys: [.pageDown], action: .nextWeek),
     Binding(keys: [.pageUp], action: .previousWeek),
     Binding(keys: [.character("t")], action: .today),
     Binding(keys: [.character("a")], action: .addAppointment),
+    Binding(keys: [.character("e"), .enter], action: .editAppointment),
     Binding(keys: [.character("c")], action: .cancelAppointment),
+    Binding(keys: [.character("r")], action: .restoreAppointment),
+    Binding(keys: [.character("D")], action: .deleteAppointment),
+    Binding(keys: [.character("u")], action: .undo),
+    Binding(keys: [.character("/")], action: .search),
+    Binding(keys: [.character("v")], action: .toggleCancelled),
+    Binding(keys: [.character(":")], action: .commandLine),
+    Binding(keys: [.character("?")], action: .help),
     Binding(keys: [.character("q"), .control("c")], action: .quit),
   ])
 

@@ -15,6 +15,8 @@ public struct Screen: Equatable, Sendable {
   /// How a cell looks, by meaning; the terminal maps roles to colours or attributes.
   public enum Style: Hashable, Sendable {
     case normal, header, status, selected, dim, error, accent, field, focusedField
+    /// The month panel: today, and days that have appointments.
+    case today, marked
   }
 
   public struct Cell: Equatable, Sendable {

@@ -5,10 +5,21 @@ import Foundation
 public struct State: Equatable, Sendable {
   public enum Mode: Equatable, Sendable {
     case browsing
-    /// The add form is open.
+    /// The add/edit form is open.
     case form(Form)
-    /// Waiting for y/n before cancelling this appointment.
-    case confirmCancel(Appointment)
+    /// Waiting for y/n.
+    case confirm(Confirmation)
+    /// Typing a filter on the status line (`/`); the agenda filters as it changes.
+    case search(TextField)
+    /// Typing a command of the script grammar on the status line (`:`).
+    case command(TextField)
+    /// The key overlay (`?`); any key closes it.
+    case help
+  }
+
+  public enum Confirmation: Equatable, Sendable {
+    case cancel(Appointment)
+    case delete(Appointment)
   }
 
   public struct StatusMessage: Equatable, Sendable {
@@ -16,10 +27,22 @@ public struct State: Equatable, Sendable {
     public var isError: Bool
   }
 
+  /// How to take back one change (`u`): the inverse operation, recorded when a change lands.
+  public enum UndoStep: Equatable, Sendable {
+    /// Undo an add: delete it.
+    case remove(Appointment)
+    /// Undo an edit or a delete: put this version back.
+    case put(Appointment)
+    /// Undo a cancel or a restore: set the status back.
+    case setStatus(Appointment, Appointment.Status)
+  }
+
   public var size: Screen.Size
   /// Local midnight of the day on screen.
   public var selectedDay: Date
-  /// The day's appointments as of the last snapshot, in display order.
+  /// The current time, advanced by clock ticks: drives "today" and the now marker.
+  public var now: Date
+  /// The day's appointments as of the last snapshot (cancelled included), in display order.
   public var appointments: [Appointment] = []
   /// False until the first snapshot of the selected day arrives.
   public var isLoaded = false
@@ -30,56 +53,98 @@ public struct State: Equatable, Sendable {
   /// Keys typed while the selected day was still loading, replayed when its snapshot comes:
   /// `l j` typed in one go must move in the new day's list, not in the empty one between.
   public var typeahead: [Key] = []
+  public var showsCancelled = true
+  /// The agenda shows only appointments whose title or note contains this (case-insensitive).
+  public var filter = ""
+  /// Newest last.
+  public var undoSteps: [UndoStep] = []
+  /// The first day of the month in the panel, and its busy days (`Clock.dayNumber` -> count).
+  public var month: Date
+  public var busyDays: [Int: Int] = [:]
 
-  public init(size: Screen.Size, selectedDay: Date) {
+  public init(size: Screen.Size, selectedDay: Date, now: Date, month: Date) {
     self.size = size
     self.selectedDay = selectedDay
+    self.now = now
+    self.month = month
   }
 
-  /// The index of the selected appointment in `appointments`, if any.
+  /// What the agenda lists: the day's appointments less hidden cancelled ones and the filter.
+  public var visible: [Appointment] {
+    guard !showsCancelled || !filter.isEmpty else { return appointments }
+    let needle = filter.lowercased()
+    return appointments.filter { appointment in
+      (showsCancelled || !appointment.isCancelled)
+        && (needle.isEmpty || appointment.title.lowercased().contains(needle)
+          || appointment.note.lowercased().contains(needle))
+    }
+  }
+
+  /// The index of the selected appointment in `visible`, if any.
   public var selectedIndex: Int? {
     guard let selectedID else { return nil }
-    return appointments.firstIndex { $0.id == selectedID }
+    return visible.firstIndex { $0.id == selectedID }
   }
 
-  public var selectedAppointment: Appointment? { selectedIndex.map { appointments[$0] } }
+  public var selectedAppointment: Appointment? { selectedIndex.map { visible[$0] } }
 
   // MARK: - Helpers shared by update (mutations, not extra messages)
 
-  /// Shows `day` and asks the runtime to observe it; the list empties until its snapshot comes.
-  mutating func selectDay(_ day: Date) -> [Effect] {
+  /// Shows `day` and asks the runtime to observe it (and its month, when that changes); the
+  /// list empties until the day's snapshot comes.
+  mutating func selectDay(_ day: Date, clock: Clock) -> [Effect] {
     guard day != selectedDay else { return [] }
     selectedDay = day
     appointments = []
     isLoaded = false
     selectedID = nil
-    return [.observeDay(day)]
+    var effects: [Effect] = [.observeDay(day)]
+    let newMonth = State.firstOfMonth(day, clock: clock)
+    if newMonth != month {
+      month = newMonth
+      busyDays = [:]
+      effects.append(.observeMonth(newMonth))
+    }
+    return effects
   }
 
-  /// Moves the selection by `offset`, stopping at the ends.
+  static func firstOfMonth(_ date: Date, clock: Clock) -> Date {
+    let calendar = clock.calendar
+    return calendar.date(from: calendar.dateComponents([.year, .month], from: date)) ?? clock.startOfDay(date)
+  }
+
+  /// Moves the selection by `offset` in the visible list, stopping at the ends.
   mutating func moveSelection(by offset: Int) {
-    guard !appointments.isEmpty else { return }
-    let current = selectedIndex ?? (offset > 0 ? -1 : appointments.count)
-    let next = min(max(current + offset, 0), appointments.count - 1)
-    selectedID = appointments[next].id
+    let list = visible
+    guard !list.isEmpty else { return }
+    let current = selectedIndex ?? (offset > 0 ? -1 : list.count)
+    let next = min(max(current + offset, 0), list.count - 1)
+    selectedID = list[next].id
   }
 
-  /// Replaces the list with a snapshot's, keeping the selection on the same appointment, or on
-  /// the same row when that appointment left the window.
+  /// Keeps a selection on screen after the list or the filter changed: the same appointment,
+  /// else the row it was on (`previousIndex`), else the first.
+  mutating func clampSelection(previousIndex: Int?) {
+    if selectedIndex != nil { return }
+    let list = visible
+    selectedID = list.isEmpty ? nil : list[min(previousIndex ?? 0, list.count - 1)].id
+  }
+
+  /// Replaces the list with a snapshot's.
   mutating func applySnapshot(_ items: [Appointment]) {
     let previousIndex = selectedIndex
     appointments = items
     isLoaded = true
-    if selectedIndex != nil { return }
-    guard !items.isEmpty else {
-      selectedID = nil
-      return
-    }
-    selectedID = items[min(previousIndex ?? 0, items.count - 1)].id
+    clampSelection(previousIndex: previousIndex)
   }
 
   mutating func report(_ text: String, isError: Bool = false) {
     status = StatusMessage(text: text, isError: isError)
+  }
+
+  mutating func recordUndo(_ step: UndoStep) {
+    undoSteps.append(step)
+    if undoSteps.count > 100 { undoSteps.removeFirst() }
   }
 }
 
@@ -87,10 +152,20 @@ public struct State: Equatable, Sendable {
 public enum Message: Sendable, Equatable {
   case keyPressed(Key)
   /// A snapshot of the observed window of `day` from the DAO's stream.
-  case snapshotArrived(day: Date, appointments: [Appointment])
+  case snapshotArrived(day: Date, appointments: [Appointment], fromOtherProcess: Bool = false)
+  /// The busy days of the month starting at `month`.
+  case busyDaysArrived(month: Date, days: [Int: Int])
   case terminalResized(Screen.Size)
+  case clockTicked(Date)
   case appointmentAdded(Appointment)
+  case appointmentUpdated(old: Appointment, new: Appointment)
   case appointmentCancelled(Appointment)
+  case appointmentRestored(Appointment)
+  case appointmentDeleted(Appointment)
+  /// An undo step was carried out; the text says what was undone.
+  case undone(String)
+  /// A `:` command finished; its output (or error) in words.
+  case commandFinished(output: String, isError: Bool)
   /// A store operation failed; the text says what and why.
   case storeFailed(String)
   /// The terminal was interrupted (SIGINT, SIGTERM, SIGHUP) or hung up.
@@ -102,8 +177,17 @@ public enum Effect: Equatable, Sendable {
   /// Observe the appointments of the day starting at this local midnight (replacing the
   /// current observation).
   case observeDay(Date)
+  /// Observe the busy days of the month starting here (replacing the current one).
+  case observeMonth(Date)
   case addAppointment(AddRequest)
-  case cancelAppointment(AppointmentID)
+  /// Save this new version of an existing appointment (the old one is kept for undo).
+  case updateAppointment(old: Appointment, new: Appointment)
+  case cancelAppointment(Appointment)
+  case restoreAppointment(Appointment)
+  case deleteAppointment(Appointment)
+  case undo(State.UndoStep)
+  /// Run one line of the script grammar.
+  case runCommand(String)
   case quit
 }
 

@@ -4,10 +4,13 @@ import Foundation
 /// The whole behaviour of the calendar: a pure function from a state and a message to the
 /// next state and the effects to carry out. No awaiting, no I/O, no terminal.
 public enum UI {
-  /// The first state and the effects that start the app (observe today).
+  /// The first state and the effects that start the app (observe today and its month).
   public static func start(size: Screen.Size, environment: Environment) -> (State, [Effect]) {
-    let today = environment.clock.today
-    return (State(size: size, selectedDay: today), [.observeDay(today)])
+    let clock = environment.clock
+    let today = clock.today
+    let month = State.firstOfMonth(today, clock: clock)
+    let state = State(size: size, selectedDay: today, now: clock.now, month: month)
+    return (state, [.observeDay(today), .observeMonth(month)])
   }
 
   public static func update(_ state: inout State, _ message: Message, environment: Environment) -> [Effect] {
@@ -15,28 +18,65 @@ public enum UI {
     case .keyPressed(let key):
       return handleKey(key, state: &state, environment: environment)
 
-    case .snapshotArrived(let day, let appointments):
+    case .snapshotArrived(let day, let appointments, let fromOtherProcess):
       guard day == state.selectedDay else { return [] }  // a late snapshot of a day we left
+      let wasLoaded = state.isLoaded
       state.applySnapshot(appointments)
+      if fromOtherProcess, wasLoaded, state.status?.isError != true {
+        state.report("Updated by another process")
+      }
       let typed = state.typeahead
       state.typeahead = []
       return typed.flatMap { handleKey($0, state: &state, environment: environment) }
+
+    case .busyDaysArrived(let month, let days):
+      if month == state.month { state.busyDays = days }
+      return []
 
     case .terminalResized(let size):
       state.size = size
       return []
 
+    case .clockTicked(let now):
+      state.now = now
+      return []
+
     case .appointmentAdded(let appointment):
       state.mode = .browsing
+      state.recordUndo(.remove(appointment))
       state.report("Added \"\(appointment.title)\" (\(appointment.id.short))")
-      // Show the day of the new appointment with it selected, whichever of this message and
-      // the snapshot that contains it arrives first.
-      let effects = state.selectDay(environment.clock.startOfDay(appointment.start))
-      state.selectedID = appointment.id
-      return effects
+      return show(appointment, state: &state, clock: environment.clock)
+
+    case .appointmentUpdated(let old, let new):
+      state.mode = .browsing
+      state.recordUndo(.put(old))
+      state.report("Saved \"\(new.title)\"")
+      return show(new, state: &state, clock: environment.clock)
 
     case .appointmentCancelled(let appointment):
-      state.report("Cancelled \"\(appointment.title)\"")
+      state.recordUndo(.setStatus(appointment, .scheduled))
+      state.report("Cancelled \"\(appointment.title)\" (u undoes)")
+      return []
+
+    case .appointmentRestored(let appointment):
+      state.recordUndo(.setStatus(appointment, .cancelled))
+      state.report("Restored \"\(appointment.title)\"")
+      return []
+
+    case .appointmentDeleted(let appointment):
+      state.recordUndo(.put(appointment))
+      state.report("Deleted \"\(appointment.title)\" (u undoes)")
+      return []
+
+    case .undone(let what):
+      state.report("Undid: \(what)")
+      return []
+
+    case .commandFinished(let output, let isError):
+      let lines = output.split(separator: "\n", omittingEmptySubsequences: true)
+      var text = lines.first.map(String.init) ?? (isError ? "failed" : "done")
+      if lines.count > 1 { text += "  (+\(lines.count - 1) more lines)" }
+      state.report(text, isError: isError)
       return []
 
     case .interrupted:
@@ -54,6 +94,14 @@ public enum UI {
     }
   }
 
+  /// Shows the day of `appointment` with it selected, whichever of the result message and the
+  /// snapshot that contains it arrives first.
+  private static func show(_ appointment: Appointment, state: inout State, clock: Clock) -> [Effect] {
+    let effects = state.selectDay(clock.startOfDay(appointment.start), clock: clock)
+    state.selectedID = appointment.id
+    return effects
+  }
+
   // MARK: - Keys
 
   private static func handleKey(_ key: Key, state: inout State, environment: Environment) -> [Effect] {
@@ -64,19 +112,33 @@ public enum UI {
       let effects = handleFormKey(key, form: &form, state: &state, environment: environment)
       if case .form = state.mode { state.mode = .form(form) }
       return effects
-    case .confirmCancel(let appointment):
+    case .confirm(let confirmation):
+      return handleConfirmation(key, confirmation, state: &state)
+    case .search(var field):
+      return handleSearchKey(key, field: &field, state: &state)
+    case .command(var field):
+      return handleCommandKey(key, field: &field, state: &state)
+    case .help:
       state.mode = .browsing
-      if key == .character("y") || key == .character("Y") {
-        state.report("Cancelling \"\(appointment.title)\"…")
-        return [.cancelAppointment(appointment.id)]
-      }
-      state.report("Kept \"\(appointment.title)\"")
-      return []
+      return key == .control("c") ? quit(&state) : []
     }
   }
 
+  private static func quit(_ state: inout State) -> [Effect] {
+    state.isQuitting = true
+    return [.quit]
+  }
+
   private static func handleBrowsingKey(_ key: Key, state: inout State, environment: Environment) -> [Effect] {
-    guard let action = environment.keyMap.action(for: key) else { return [] }
+    if key == .escape, !state.filter.isEmpty {
+      state.filter = ""
+      state.report("Filter cleared")
+      return []
+    }
+    guard let action = environment.keyMap.action(for: key) else {
+      state.report("\(key) does nothing here; ? shows the keys")
+      return []
+    }
     if !state.isLoaded, action != .quit {
       state.typeahead.append(key)
       return []
@@ -86,28 +148,88 @@ public enum UI {
     switch action {
     case .nextAppointment: state.moveSelection(by: 1)
     case .previousAppointment: state.moveSelection(by: -1)
-    case .nextDay: return state.selectDay(clock.day(1, after: state.selectedDay))
-    case .previousDay: return state.selectDay(clock.day(-1, after: state.selectedDay))
-    case .nextWeek: return state.selectDay(clock.day(7, after: state.selectedDay))
-    case .previousWeek: return state.selectDay(clock.day(-7, after: state.selectedDay))
-    case .today: return state.selectDay(clock.today)
+    case .firstAppointment: state.moveSelection(by: -state.visible.count)
+    case .lastAppointment: state.moveSelection(by: state.visible.count)
+    case .nextDay: return state.selectDay(clock.day(1, after: state.selectedDay), clock: clock)
+    case .previousDay: return state.selectDay(clock.day(-1, after: state.selectedDay), clock: clock)
+    case .nextWeek: return state.selectDay(clock.day(7, after: state.selectedDay), clock: clock)
+    case .previousWeek: return state.selectDay(clock.day(-7, after: state.selectedDay), clock: clock)
+    case .today: return state.selectDay(clock.startOfDay(state.now), clock: clock)
     case .addAppointment:
       state.mode = .form(Form(day: state.selectedDay, formatter: environment.formatter))
+    case .editAppointment:
+      guard let appointment = selected(&state, for: "edit") else { return [] }
+      state.mode = .form(Form(editing: appointment, formatter: environment.formatter))
     case .cancelAppointment:
-      guard let appointment = state.selectedAppointment else {
-        state.report("Nothing selected to cancel", isError: true)
-        return []
-      }
+      guard let appointment = selected(&state, for: "cancel") else { return [] }
       guard !appointment.isCancelled else {
-        state.report("\"\(appointment.title)\" is already cancelled")
+        state.report("\"\(appointment.title)\" is already cancelled; r restores it")
         return []
       }
-      state.mode = .confirmCancel(appointment)
+      state.mode = .confirm(.cancel(appointment))
+    case .restoreAppointment:
+      guard let appointment = selected(&state, for: "restore") else { return [] }
+      guard appointment.isCancelled else {
+        state.report("\"\(appointment.title)\" is not cancelled")
+        return []
+      }
+      return [.restoreAppointment(appointment)]
+    case .deleteAppointment:
+      guard let appointment = selected(&state, for: "delete") else { return [] }
+      state.mode = .confirm(.delete(appointment))
+    case .undo:
+      guard let step = state.undoSteps.popLast() else {
+        state.report("Nothing to undo")
+        return []
+      }
+      return [.undo(step)]
+    case .search:
+      state.mode = .search(TextField(state.filter))
+    case .toggleCancelled:
+      let previous = state.selectedIndex
+      state.showsCancelled.toggle()
+      state.clampSelection(previousIndex: previous)
+      state.report(state.showsCancelled ? "Showing cancelled appointments" : "Hiding cancelled appointments")
+    case .commandLine:
+      state.mode = .command(TextField())
+    case .help:
+      state.mode = .help
     case .quit:
-      state.isQuitting = true
-      return [.quit]
+      return quit(&state)
     }
     return []
+  }
+
+  /// The selected appointment, or a message saying there is none to act on.
+  private static func selected(_ state: inout State, for verb: String) -> Appointment? {
+    guard let appointment = state.selectedAppointment else {
+      state.report("Nothing selected to \(verb)", isError: true)
+      return nil
+    }
+    return appointment
+  }
+
+  private static func handleConfirmation(_ key: Key, _ confirmation: State.Confirmation, state: inout State) -> [Effect]
+  {
+    state.mode = .browsing
+    if key == .control("c") { return quit(&state) }
+    let confirmed = key == .character("y") || key == .character("Y")
+    switch confirmation {
+    case .cancel(let appointment):
+      guard confirmed else {
+        state.report("Kept \"\(appointment.title)\"")
+        return []
+      }
+      state.report("Cancelling \"\(appointment.title)\"…")
+      return [.cancelAppointment(appointment)]
+    case .delete(let appointment):
+      guard confirmed else {
+        state.report("Kept \"\(appointment.title)\"")
+        return []
+      }
+      state.report("Deleting \"\(appointment.title)\"…")
+      return [.deleteAppointment(appointment)]
+    }
   }
 
   private static func handleFormKey(
@@ -116,30 +238,76 @@ public enum UI {
     state: inout State,
     environment: Environment
   ) -> [Effect] {
-    if key == .control("c") {
-      state.isQuitting = true
-      return [.quit]
-    }
+    if key == .control("c") { return quit(&state) }
     guard !form.isSaving else { return [] }
     switch key {
     case .escape:
       state.mode = .browsing
-      state.report("Discarded the new appointment")
+      state.report(form.editing == nil ? "Discarded the new appointment" : "Discarded the changes")
     case .tab, .down:
       form.focusNext()
     case .backTab, .up:
       form.focusPrevious()
     case .enter:
       state.status = nil
-      guard let request = form.validate(clock: environment.clock) else { return [] }
+      guard let values = form.check(clock: environment.clock, requireAll: true) else { return [] }
       form.isSaving = true
-      return [.addAppointment(request)]
+      guard let old = form.editing else {
+        return [
+          .addAppointment(AddRequest(title: values.title, start: values.start, end: values.end, note: values.note))
+        ]
+      }
+      var new = old
+      new.title = values.title
+      new.start = values.start
+      new.end = values.end
+      new.note = values.note
+      new.updated = environment.clock.now
+      return [.updateAppointment(old: old, new: new)]
     default:
       var field = form[form.focus]
       if field.apply(key) {
         form[form.focus] = field
-        form.errors[form.focus] = nil
+        _ = form.check(clock: environment.clock, requireAll: false)
       }
+    }
+    return []
+  }
+
+  private static func handleSearchKey(_ key: Key, field: inout TextField, state: inout State) -> [Effect] {
+    switch key {
+    case .control("c"):
+      return quit(&state)
+    case .escape:
+      state.mode = .browsing
+      state.filter = ""
+      state.clampSelection(previousIndex: nil)
+    case .enter:
+      state.mode = .browsing
+      if !state.filter.isEmpty { state.report("Filter \"\(state.filter)\" (esc clears)") }
+    default:
+      guard field.apply(key) else { return [] }
+      state.mode = .search(field)
+      state.filter = field.text
+      state.clampSelection(previousIndex: nil)
+    }
+    return []
+  }
+
+  private static func handleCommandKey(_ key: Key, field: inout TextField, state: inout State) -> [Effect] {
+    switch key {
+    case .control("c"):
+      return quit(&state)
+    case .escape:
+      state.mode = .browsing
+    case .enter:
+      state.mode = .browsing
+      let line = field.text.trimmingCharacters(in: .whitespaces)
+      guard !line.isEmpty else { return [] }
+      state.report("Running \(line)…")
+      return [.runCommand(line)]
+    default:
+      if field.apply(key) { state.mode = .command(field) }
     }
     return []
   }

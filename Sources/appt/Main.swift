@@ -30,18 +30,29 @@ struct Appt {
 
     let clock = Clock.system
     let dao = AppointmentDAO(file: options.databaseURL, clock: clock)
-    let runner = CommandRunner(dao: dao, clock: clock, json: options.json)
+    let executor = CommandExecutor(dao: dao, clock: clock, json: options.json)
 
     let status: ExitStatus
     if let words = options.commandWords {
-      status = await runner.runOneShot(words)
+      status = await runOneShot(words, executor: executor)
     } else if isatty(0) == 1, isatty(1) == 1 {
       status = await runFullScreen(dao: dao, clock: clock, environment: environment)
     } else {
-      status = await ScriptMode(runner: runner, bail: options.bail).run()
+      status = await ScriptMode(executor: executor, bail: options.bail).run()
     }
     await dao.database.close()
     exit(status.rawValue)
+  }
+
+  /// `appt COMMAND ARGS...`: one command from the process arguments.
+  static func runOneShot(_ words: [String], executor: CommandExecutor) async -> ExitStatus {
+    do throws(CommandExecutor.Failure) {
+      Output.write(try await executor.run(try executor.parse(words: words)))
+      return .ok
+    } catch {
+      Output.error("appt: \(error.message)")
+      return ExitStatus(error.kind)
+    }
   }
 
   /// The full-screen UI. The database is opened first so a file that is not appt's is
@@ -84,4 +95,12 @@ enum ExitStatus: Int32, Comparable {
   case storage = 3
 
   static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+
+  init(_ kind: CommandExecutor.Failure.Kind) {
+    switch kind {
+    case .usage: self = .usage
+    case .invalid: self = .failure
+    case .storage: self = .storage
+    }
+  }
 }

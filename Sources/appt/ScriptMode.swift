@@ -1,4 +1,5 @@
 import ApptCore
+import ApptRuntime
 import Foundation
 
 /// Commands from stdin, one per line, in the same grammar as the command line.
@@ -8,7 +9,7 @@ import Foundation
 /// written as soon as its command has committed, so a program driving appt through a pipe
 /// sees it at once.
 struct ScriptMode {
-  let runner: CommandRunner
+  let executor: CommandExecutor
   let bail: Bool
 
   func run() async -> ExitStatus {
@@ -16,13 +17,14 @@ struct ScriptMode {
     var number = 0
     while let line = readLine(strippingNewline: true) {
       number += 1
-      do throws(CommandRunner.Failure) {
-        guard let command = try runner.parse(line: line) else { continue }
-        Output.write(try await runner.run(command))
+      do throws(CommandExecutor.Failure) {
+        guard let command = try executor.parse(line: line) else { continue }
+        Output.write(try await executor.run(command))
       } catch {
         Output.error("line \(number): \(error.message)")
-        worst = max(worst, error.status)
-        if bail || error.isFatal { break }
+        worst = max(worst, ExitStatus(error.kind))
+        // A storage failure is about the file itself: no later line can succeed either.
+        if bail || error.kind == .storage { break }
       }
     }
     return worst

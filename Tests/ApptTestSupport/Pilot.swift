@@ -59,6 +59,15 @@ public final class Pilot {
   public var rows: [String] { terminal.screen.rows.map { String($0.reversed().drop { $0 == " " }.reversed()) } }
   public var state: State { loop.state }
 
+  /// The rows right of the month panel (when the terminal is wide enough to have one), so
+  /// agenda assertions do not depend on which panels the layout shows.
+  public var agenda: [String] {
+    rows.map { row in
+      guard row.count > 24, row.dropFirst(23).first == "│" else { return row }
+      return String(row.dropFirst(24))
+    }
+  }
+
   /// Whether any row contains `text`.
   public func shows(_ text: String) -> Bool { rows.contains { $0.contains(text) } }
 }

@@ -31,7 +31,7 @@ import Testing
   @Test func startsOnTodayAndObservesIt() {
     let (state, effects) = UI.start(size: Screen.Size(rows: 24, columns: 80), environment: environment)
     #expect(state.selectedDay == today)
-    #expect(effects == [.observeDay(today)])
+    #expect(effects == [.observeDay(today), .observeMonth(TestClock.date(2026, 11, 1))])
     #expect(!state.isLoaded)
   }
 
@@ -70,9 +70,17 @@ import Testing
     arrive(&state)
     #expect(press("left", on: &state) == [.observeDay(clock.day(-1, after: today))])
     arrive(&state)
-    #expect(press("pgdown", on: &state) == [.observeDay(clock.day(6, after: today))])
+    #expect(
+      press("pgdown", on: &state) == [
+        .observeDay(clock.day(6, after: today)), .observeMonth(TestClock.date(2026, 12, 1)),
+      ]
+    )
     arrive(&state)
-    #expect(press("pgup", on: &state) == [.observeDay(clock.day(-1, after: today))])
+    #expect(
+      press("pgup", on: &state) == [
+        .observeDay(clock.day(-1, after: today)), .observeMonth(TestClock.date(2026, 11, 1)),
+      ]
+    )
     arrive(&state)
     #expect(press("t", on: &state) == [.observeDay(today)])
     arrive(&state)
@@ -89,7 +97,7 @@ import Testing
     #expect(state.mode == .browsing)
     _ = UI.update(&state, .snapshotArrived(day: tomorrow, appointments: [first, second]), environment: environment)
     #expect(state.typeahead.isEmpty)
-    #expect(state.mode == .confirmCancel(second))
+    #expect(state.mode == .confirm(.cancel(second)))
   }
 
   @Test func typeaheadAcrossSeveralDaysWaitsForEach() {
@@ -98,7 +106,7 @@ import Testing
     let dayAfter = TestClock.clock.day(2, after: today)
     #expect(press("l", "l", "j", on: &state) == [.observeDay(tomorrow)])
     let effects = UI.update(&state, .snapshotArrived(day: tomorrow, appointments: []), environment: environment)
-    #expect(effects == [.observeDay(dayAfter)])
+    #expect(effects == [.observeDay(dayAfter), .observeMonth(TestClock.date(2026, 12, 1))])
     #expect(state.typeahead == [.character("j")])
   }
 
@@ -198,7 +206,7 @@ import Testing
     var state = loaded([])
     let later = TestStore.appointment("Later", TestClock.date(2026, 12, 3, 9))
     let effects = UI.update(&state, .appointmentAdded(later), environment: environment)
-    #expect(effects == [.observeDay(TestClock.date(2026, 12, 3))])
+    #expect(effects == [.observeDay(TestClock.date(2026, 12, 3)), .observeMonth(TestClock.date(2026, 12, 1))])
     #expect(state.mode == .browsing)
     _ = UI.update(
       &state,
@@ -212,8 +220,8 @@ import Testing
     var state = loaded([dentist, lunch])
     _ = press("j", on: &state)
     #expect(press("c", on: &state) == [])
-    #expect(state.mode == .confirmCancel(lunch))
-    #expect(press("y", on: &state) == [.cancelAppointment(lunch.id)])
+    #expect(state.mode == .confirm(.cancel(lunch)))
+    #expect(press("y", on: &state) == [.cancelAppointment(lunch)])
     #expect(state.mode == .browsing)
   }
 

@@ -23,28 +23,109 @@ import Testing
     }
   }
 
-  var dentist: Appointment { TestStore.appointment("Dentist", TestClock.date(2026, 11, 29, 10), minutes: 45) }
+  /// Fixed ids, so whole screens (the detail pane shows the id) are the same every run.
+  func withID(_ appointment: Appointment, _ uuid: String) -> Appointment {
+    var copy = appointment
+    if let id = AppointmentID(string: uuid) { copy.id = id }
+    return copy
+  }
+
+  var dentist: Appointment {
+    withID(
+      TestStore.appointment("Dentist", TestClock.date(2026, 11, 29, 10), minutes: 45, note: "bring the x-rays"),
+      "1a2b3c4d-0000-4000-8000-000000000001"
+    )
+  }
   var cancelled: Appointment {
-    TestStore.appointment("Standup", TestClock.date(2026, 11, 29, 9), minutes: 15, status: .cancelled)
+    withID(
+      TestStore.appointment("Standup", TestClock.date(2026, 11, 29, 9), minutes: 15, status: .cancelled),
+      "5e6f7a8b-0000-4000-8000-000000000002"
+    )
   }
 
   @Test func agendaAt80x24() {
-    let state = state(size: Screen.Size(rows: 24, columns: 80), items: [cancelled, dentist])
-    let blank = Array(repeating: "", count: 19).joined(separator: "\n")
+    var state = state(size: Screen.Size(rows: 24, columns: 80), items: [cancelled, dentist])
+    state.busyDays = [TestClock.clock.dayNumber(of: TestClock.date(2026, 11, 30)): 2]
     expectScreen(
       state,
       """
        appt  Sun 29 Nov 2026  (today)                                  2 appointments
-
-        09:00-09:15  Standup  (cancelled)
-        10:00-10:45  Dentist
-      \(blank)
-       j/k move  h/l day  t today  a add  c cancel  q quit
+       November 2026         │
+       Mo Tu We Th Fr Sa Su  │  09:00-09:15  Standup  (cancelled)
+                          1  │  10:00-10:45  Dentist
+        2  3  4  5  6  7  8  │  ── now 15:00 ─────────────────────────────────────────
+        9 10 11 12 13 14 15  │
+       16 17 18 19 20 21 22  │
+       23 24 25 26 27 28 29  │
+       30                    │
+                             │
+       ▪ busy  ▪ today       │
+                             │
+                             │
+                             │
+                             │
+                             │
+                             │
+                             │────────────────────────────────────────────────────────
+                             │ Standup
+                             │ Sun 29 Nov 2026, 09:00-09:15 (15m)  cancelled
+                             │ id 5e6f7a · created Sun 2026-11-29 15:00 · updated Sun…
+                             │
+                             │
+       j/k move  h/l day  a add  e edit  c cancel  u undo  / search  ? help  q quit
       """
     )
     let screen = Views.render(state, environment: environment)
-    #expect(screen[2, 2].style == .selected, "the first appointment is selected")
-    #expect(screen[3, 2].style == .normal)
+    #expect(screen[2, 26].style == .selected, "the first appointment is selected")
+    #expect(screen[3, 26].style == .normal)
+    #expect(screen[8, 1].style == .marked, "30 Nov has appointments")
+    #expect(screen[7, 19].style == .selected, "the selected day (today here) is inverted")
+    #expect(screen[7, 4].style == .normal)
+  }
+
+  @Test func narrowTerminalsDropTheMonthPanelThenTheDetail() {
+    let narrow = Views.render(
+      state(size: Screen.Size(rows: 24, columns: 50), items: [dentist]),
+      environment: environment
+    )
+    #expect(narrow.rows[2].hasPrefix("  10:00-10:45  Dentist"))
+    #expect(narrow.rows.contains { $0.hasPrefix(" Dentist") }, "the detail pane is still there")
+    let short = Views.render(
+      state(size: Screen.Size(rows: 12, columns: 50), items: [dentist]),
+      environment: environment
+    )
+    #expect(!short.rows.contains { $0.hasPrefix(" Dentist") }, "no room for the detail pane")
+    #expect(!short.rows.joined().contains("Mo Tu"))
+  }
+
+  @Test func conflictsAreMarked() {
+    let overlapping = TestStore.appointment("Call", TestClock.date(2026, 11, 29, 10, 30))
+    let later = TestStore.appointment("Later", TestClock.date(2026, 11, 29, 17))
+    let rows = Views.render(
+      state(size: Screen.Size(rows: 10, columns: 40), items: [dentist, overlapping, later]),
+      environment: environment
+    ).rows
+    #expect(rows[2] == "! 10:00-10:45  Dentist" + String(repeating: " ", count: 18))
+    #expect(rows[3].hasPrefix("! 10:30-11:30  Call"))
+    #expect(rows[5].hasPrefix("  17:00-18:00  Later"), "after the now marker, and no conflict")
+  }
+
+  @Test func helpOverlayListsExactlyTheKeyMap() {
+    var state = state(size: Screen.Size(rows: 30, columns: 90), items: [dentist])
+    _ = UI.update(&state, .keyPressed(.character("?")), environment: environment)
+    let rows = Views.render(state, environment: environment).rows.map {
+      String($0.reversed().drop { $0 == " " }.reversed())
+    }
+    let listed = rows.filter { row in
+      KeyMap.standard.bindings.contains {
+        row.hasPrefix("  " + $0.keys.map(\.description).joined(separator: " ") + " ")
+      }
+    }
+    #expect(listed == HelpView.lines(.standard).map { "  " + $0 })
+    #expect(listed.count == KeyMap.standard.bindings.count)
+    for binding in KeyMap.standard.bindings {
+      #expect(rows.contains { $0.contains(binding.action.summary) }, "\(binding.action) missing from the help")
+    }
   }
 
   @Test func emptyDayInvitesToAdd() {
@@ -64,7 +145,7 @@ import Testing
        appt  Sun 29 Nov 2…
 
         10:00-10:45  Dent…
-
+        ── now 15:00 ─────
        j/k move  h/l day …
       """
     )
@@ -160,7 +241,7 @@ import Testing
   }
 
   @Test func hintsComeFromTheKeyMap() {
-    #expect(Views.hints(.standard) == "j/k move  h/l day  t today  a add  c cancel  q quit")
+    #expect(Views.hints(.standard) == "j/k move  h/l day  a add  e edit  c cancel  u undo  / search  ? help  q quit")
   }
 }
 

@@ -2,15 +2,16 @@ import ApptCore
 import ApptStore
 import Foundation
 
-/// Carries out one command against the DAO and prints its result, as text or JSON Lines.
-struct CommandRunner {
-  let dao: AppointmentDAO
-  let clock: Clock
-  let json: Bool
+/// Carries out one command of the script grammar against the DAO and returns what to print,
+/// as text or JSON Lines. Shared by one-shot commands, stdin scripts and the TUI's `:` line.
+public struct CommandExecutor: Sendable {
+  public let dao: AppointmentDAO
+  public let clock: Clock
+  public let json: Bool
   private let formatter: AppointmentFormatter
   private let parser: CommandParser
 
-  init(dao: AppointmentDAO, clock: Clock, json: Bool) {
+  public init(dao: AppointmentDAO, clock: Clock, json: Bool) {
     self.dao = dao
     self.clock = clock
     self.json = json
@@ -18,45 +19,43 @@ struct CommandRunner {
     parser = CommandParser(clock: clock)
   }
 
-  /// A failed command: what to print and how bad it is.
-  struct Failure: Error {
-    let message: String
-    let status: ExitStatus
+  /// A failed command: what to say and what kind of failure it was.
+  public struct Failure: Error, Equatable {
+    public enum Kind: Sendable, Equatable {
+      /// Unknown command or option, missing argument (exit 2).
+      case usage
+      /// Bad input, not found, ambiguous id (exit 1).
+      case invalid
+      /// The database file failed (exit 3).
+      case storage
+    }
+
+    public let message: String
+    public let kind: Kind
 
     init(_ error: CommandError) {
       message = error.message
-      status = error.kind == .usage ? .usage : .failure
+      kind = error.kind == .usage ? .usage : .invalid
     }
 
     init(_ error: StoreError) {
       message = error.description
-      status = error.isStorageFailure ? .storage : .failure
-    }
-
-    /// Errors after which no later command can work either (the file itself is the problem).
-    var isFatal: Bool { status == .storage }
-  }
-
-  /// `appt COMMAND ARGS...`: one command from the process arguments.
-  func runOneShot(_ words: [String]) async -> ExitStatus {
-    do throws(Failure) {
-      let command: Command
-      do throws(CommandError) { command = try parser.parse(words: words) } catch { throw Failure(error) }
-      Output.write(try await run(command))
-      return .ok
-    } catch {
-      Output.error("appt: \(error.message)")
-      return error.status
+      kind = error.isStorageFailure ? .storage : .invalid
     }
   }
 
   /// Parses one script line; nil for blank lines and comments.
-  func parse(line: String) throws(Failure) -> Command? {
+  public func parse(line: String) throws(Failure) -> Command? {
     do throws(CommandError) { return try parser.parse(line: line) } catch { throw Failure(error) }
   }
 
+  /// Parses the words of a one-shot command.
+  public func parse(words: [String]) throws(Failure) -> Command {
+    do throws(CommandError) { return try parser.parse(words: words) } catch { throw Failure(error) }
+  }
+
   /// Runs `command` and returns the text to print (already terminated by newlines).
-  func run(_ command: Command) async throws(Failure) -> String {
+  public func run(_ command: Command) async throws(Failure) -> String {
     do throws(StoreError) {
       switch command {
       case .add(let request):

@@ -1,0 +1,169 @@
+import ApptCore
+import Foundation
+
+/// The selected day's appointments, with conflict and "now" markers, and the detail pane.
+enum AgendaView {
+  /// One row of the agenda list.
+  enum Row: Equatable {
+    case appointment(Int)
+    case now
+  }
+
+  static func draw(_ state: State, environment: Environment, in area: Views.Area, into screen: inout Screen) {
+    let x = area.columns.lowerBound
+    let top = area.rows.lowerBound + 1  // one blank row under the header
+    guard state.isLoaded else {
+      screen.put("  Loading…", row: top, column: x, width: area.width, style: .dim)
+      return
+    }
+    let visible = state.visible
+    guard !visible.isEmpty else {
+      let text =
+        state.filter.isEmpty ? "  Nothing on this day. Press a to add an appointment." : "  Nothing matches the filter."
+      screen.put(text, row: top, column: x, width: area.width, style: .dim)
+      return
+    }
+    let rows = self.rows(visible, day: state.selectedDay, now: state.now, clock: environment.clock)
+    let conflicts = Conflicts.overlapping(visible)
+    let height = area.rows.upperBound - top
+    guard height > 0 else { return }
+    let selectedRow = rows.firstIndex(of: .appointment(state.selectedIndex ?? 0)) ?? 0
+    let first = max(0, min(selectedRow - height + 1, rows.count - height))
+    for (offset, row) in rows[first..<min(rows.count, first + height)].enumerated() {
+      let y = top + offset
+      switch row {
+      case .now:
+        let label = "── now \(environment.formatter.time(state.now)) "
+        let line = label + String(repeating: "─", count: max(0, area.width - 2 - TextWidth.of(label)))
+        screen.put("  " + line, row: y, column: x, width: area.width, style: .accent)
+      case .appointment(let index):
+        let appointment = visible[index]
+        let isSelected = index == state.selectedIndex
+        let style: Screen.Style = isSelected ? .selected : (appointment.isCancelled ? .dim : .normal)
+        if isSelected { screen.fill(row: y, column: x, count: area.width, style: .selected) }
+        let marker = conflicts.contains(appointment.id) ? "! " : "  "
+        var line = "\(marker)\(environment.formatter.timeRange(appointment))  \(appointment.title)"
+        if appointment.isCancelled { line += "  (cancelled)" }
+        screen.put(line, row: y, column: x, width: area.width, style: style)
+      }
+    }
+  }
+
+  /// The list's rows: the appointments, with the now marker before the first one that has
+  /// not started yet when the day is today.
+  static func rows(_ visible: [Appointment], day: Date, now: Date, clock: Clock) -> [Row] {
+    var rows = visible.indices.map(Row.appointment)
+    guard clock.startOfDay(now) == day else { return rows }
+    let position = visible.firstIndex { $0.start > now } ?? visible.count
+    rows.insert(.now, at: position)
+    return rows
+  }
+
+  static func drawDetail(
+    _ appointment: Appointment?,
+    environment: Environment,
+    in area: Views.Area,
+    into screen: inout Screen
+  ) {
+    let x = area.columns.lowerBound
+    var y = area.rows.lowerBound
+    screen.put(String(repeating: "─", count: area.width), row: y, column: x, style: .dim)
+    y += 1
+    guard let appointment else { return }
+    let formatter = environment.formatter
+    var lines: [(String, Screen.Style)] = [
+      (" " + appointment.title, .accent),
+      (
+        " \(formatter.longDay(appointment.start)), \(formatter.timeRange(appointment))"
+          + " (\(DurationParser.format(appointment.duration)))  \(appointment.status.rawValue)", .normal
+      ),
+    ]
+    let note = appointment.note.split(whereSeparator: \.isNewline).joined(separator: " / ")
+    if !note.isEmpty { lines.append((" Note: " + note, .normal)) }
+    lines.append(
+      (
+        " id \(appointment.id.short) · created \(formatter.dayAndTime(appointment.created))"
+          + " · updated \(formatter.dayAndTime(appointment.updated))", .dim
+      )
+    )
+    for (text, style) in lines where y < area.rows.upperBound {
+      screen.put(text, row: y, column: x, width: area.width, style: style)
+      y += 1
+    }
+  }
+}
+
+/// The month of the selected day: today highlighted, the selected day inverted, days with
+/// appointments marked.
+enum MonthView {
+  static func draw(_ state: State, environment: Environment, in area: Views.Area, into screen: inout Screen) {
+    let clock = environment.clock
+    let calendar = clock.calendar
+    let x = area.columns.lowerBound
+    var y = area.rows.lowerBound
+    guard let days = calendar.range(of: .day, in: .month, for: state.month) else { return }
+    screen.put(" " + monthTitle(state.month, environment: environment), row: y, column: x, style: .accent)
+    y += 1
+    screen.put(" Mo Tu We Th Fr Sa Su", row: y, column: x, style: .dim)
+    y += 1
+    let todayNumber = clock.dayNumber(of: state.now)
+    let selectedNumber = clock.dayNumber(of: state.selectedDay)
+    let firstNumber = clock.dayNumber(of: state.month)
+    // Monday = 0 ... Sunday = 6; 1970-01-01 (day 0) was a Thursday.
+    let firstWeekday = ((firstNumber + 3) % 7 + 7) % 7
+    for day in days {
+      let number = firstNumber + day - 1
+      let cell = firstWeekday + day - 1
+      let row = y + cell / 7
+      guard row < area.rows.upperBound else { break }
+      let column = x + 1 + (cell % 7) * 3
+      let style: Screen.Style =
+        number == selectedNumber
+        ? .selected : number == todayNumber ? .today : state.busyDays[number] != nil ? .marked : .normal
+      screen.put(day < 10 ? " \(day)" : "\(day)", row: row, column: column, style: style)
+    }
+    if y + 7 < area.rows.upperBound {
+      screen.put(" ", row: y + 7, column: x)
+      screen.put("▪", row: y + 7, column: x + 1, style: .marked)
+      screen.put(" busy  ", row: y + 7, column: x + 2, style: .dim)
+      screen.put("▪", row: y + 7, column: x + 9, style: .today)
+      screen.put(" today", row: y + 7, column: x + 10, style: .dim)
+    }
+    let separatorColumn = area.columns.upperBound
+    for row in area.rows where separatorColumn < screen.size.columns {
+      screen.put("│", row: row, column: separatorColumn, style: .dim)
+    }
+  }
+
+  static let monthNames = [
+    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+    "November", "December",
+  ]
+
+  /// "November 2026".
+  static func monthTitle(_ month: Date, environment: Environment) -> String {
+    let components = environment.clock.calendar.dateComponents([.year, .month], from: month)
+    let name = monthNames[max(0, min(11, (components.month ?? 1) - 1))]
+    return "\(name) \(components.year ?? 0)"
+  }
+}
+
+/// The key overlay: exactly the bindings of the key map, then the form's keys.
+enum HelpView {
+  static func lines(_ keyMap: KeyMap) -> [String] {
+    keyMap.bindings.map { binding in
+      TextWidth.pad(binding.keys.map(\.description).joined(separator: " "), to: 14) + binding.action.summary
+    }
+  }
+
+  static func draw(_ keyMap: KeyMap, in area: Views.Area, into screen: inout Screen) {
+    var y = area.rows.lowerBound + 1
+    screen.put("  Keys", row: y, column: 0, style: .accent)
+    y += 1
+    let formKeys = "  In forms: tab/shift+tab fields, enter save, esc discard, ctrl+u clear, ctrl+w word"
+    for line in lines(keyMap).map({ "  " + $0 }) + ["", formKeys] where y < area.rows.upperBound {
+      screen.put(line, row: y, column: 0)
+      y += 1
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import ApptCore
+import Foundation
+
+/// The add/edit form: labelled fields, the error under a bad one, what appt understood, and a
+/// warning when the time overlaps another appointment.
+enum FormView {
+  static let labelWidth = 12
+
+  static func fieldWidth(_ area: Views.Area) -> Int { max(1, min(60, area.width - labelWidth - 2)) }
+
+  static func draw(_ form: Form, state: State, environment: Environment, in area: Views.Area, into screen: inout Screen)
+  {
+    let x = area.columns.lowerBound
+    var row = area.rows.lowerBound + 1
+    screen.put(form.editing == nil ? "  New appointment" : "  Edit appointment", row: row, column: x, style: .accent)
+    row += 2
+    let width = fieldWidth(area)
+    for field in Form.Field.allCases where row < area.rows.upperBound {
+      let focused = field == form.focus
+      screen.put("  \(field.label)", row: row, column: x, style: focused ? .accent : .normal)
+      screen.fill(row: row, column: x + labelWidth, count: width, style: focused ? .focusedField : .field)
+      screen.put(
+        visibleText(of: form[field], width: width),
+        row: row,
+        column: x + labelWidth,
+        width: width,
+        style: focused ? .focusedField : .field
+      )
+      row += 1
+      if let error = form.errors[field], row < area.rows.upperBound {
+        screen.put(error, row: row, column: x + labelWidth, width: area.width - labelWidth, style: .error)
+        row += 1
+      }
+    }
+    row += 1
+    if row < area.rows.upperBound, let meaning = form.interpretation(environment: environment) {
+      screen.put("  → \(meaning)", row: row, column: x, width: area.width, style: .accent)
+      row += 1
+    }
+    let overlaps = form.overlaps(with: state.appointments, clock: environment.clock)
+    if row < area.rows.upperBound, !overlaps.isEmpty {
+      let names = overlaps.map { "\($0.title) \(environment.formatter.timeRange($0))" }.joined(separator: ", ")
+      screen.put("  ! overlaps \(names)", row: row, column: x, width: area.width, style: .error)
+    }
+  }
+
+  /// The start of the part of a field that fits, scrolled so the cursor stays visible.
+  static func scrollOffset(of field: TextField, width: Int) -> Int {
+    var start = 0
+    while start < field.cursor, TextWidth.of(String(field.characters[start..<field.cursor])) >= width { start += 1 }
+    return start
+  }
+
+  static func visibleText(of field: TextField, width: Int) -> String {
+    String(field.characters[scrollOffset(of: field, width: width)...])
+  }
+
+  static func cursorPosition(_ form: Form, in area: Views.Area) -> (row: Int, column: Int)? {
+    var row = area.rows.lowerBound + 3
+    for field in Form.Field.allCases {
+      if field == form.focus { break }
+      row += form.errors[field] == nil ? 1 : 2
+    }
+    guard row < area.rows.upperBound else { return nil }
+    let field = form[form.focus]
+    let start = scrollOffset(of: field, width: fieldWidth(area))
+    return (row, area.columns.lowerBound + labelWidth + TextWidth.of(String(field.characters[start..<field.cursor])))
+  }
+}

@@ -1,0 +1,223 @@
+import ApptCore
+import ApptTestSupport
+import Foundation
+import Testing
+
+@testable import ApptUI
+
+/// The calendar's keys beyond moving around: edit, restore, delete, undo, search, the command
+/// line, help; each a state, some keys, and the effects and state that must follow.
+@Suite struct FeatureTests {
+  let environment = Environment(clock: TestClock.clock)
+  let today = TestClock.clock.today
+  let dentist = TestStore.appointment("Dentist", TestClock.date(2026, 11, 29, 10), minutes: 45, note: "x-rays")
+  let lunch = TestStore.appointment("Lunch", TestClock.date(2026, 11, 29, 12, 30))
+  let standup = TestStore.appointment("Standup", TestClock.date(2026, 11, 29, 9), minutes: 15, status: .cancelled)
+
+  func loaded(_ items: [Appointment]) -> State {
+    var state = UI.start(size: Screen.Size(rows: 24, columns: 80), environment: environment).0
+    _ = UI.update(&state, .snapshotArrived(day: today, appointments: items), environment: environment)
+    return state
+  }
+
+  @discardableResult
+  func press(_ spellings: String..., on state: inout State) -> [Effect] {
+    spellings.flatMap { spelling -> [Effect] in
+      guard let key = Key(spelling: spelling) else {
+        Issue.record("no key \(spelling)")
+        return []
+      }
+      return UI.update(&state, .keyPressed(key), environment: environment)
+    }
+  }
+
+  func type(_ text: String, on state: inout State) {
+    for character in text { _ = UI.update(&state, .keyPressed(.character(character)), environment: environment) }
+  }
+
+  func form(_ state: State) -> Form? {
+    if case .form(let form) = state.mode { return form }
+    return nil
+  }
+
+  @Test func editOpensTheFormWithTheAppointmentsFields() throws {
+    var state = loaded([dentist])
+    press("e", on: &state)
+    let form = try #require(self.form(state))
+    #expect(form.editing == dentist)
+    #expect(form.fields.map(\.text) == ["Dentist", "2026-11-29 10:00", "45m", "x-rays"])
+    press("esc", on: &state)
+    press("enter", on: &state)
+    #expect(self.form(state)?.editing == dentist, "enter edits too")
+  }
+
+  @Test func savingAnEditSendsTheNewVersionAndRemembersTheOld() throws {
+    var state = loaded([dentist])
+    press("e", "ctrl+u", on: &state)
+    type("Dentist (moved)", on: &state)
+    press("tab", "ctrl+w", on: &state)
+    type("11:00", on: &state)
+    let effects = press("enter", on: &state)
+    var moved = dentist
+    moved.title = "Dentist (moved)"
+    moved.start = TestClock.date(2026, 11, 29, 11)
+    moved.end = TestClock.date(2026, 11, 29, 11, 45)
+    moved.updated = TestClock.now
+    #expect(effects == [.updateAppointment(old: dentist, new: moved)])
+    UI.update(&state, .appointmentUpdated(old: dentist, new: moved), environment: environment).forEach { _ in }
+    #expect(state.mode == .browsing)
+    #expect(state.undoSteps == [.put(dentist)])
+    #expect(state.selectedID == dentist.id)
+  }
+
+  @Test func errorsShowAsYouTypeAndGoWhenFixed() throws {
+    var state = loaded([])
+    press("a", "tab", on: &state)
+    type("25:", on: &state)
+    #expect(form(state)?.errors[.start] != nil, "25: is already wrong")
+    #expect(form(state)?.errors[.title] == nil, "an empty title is only reported on enter")
+    press("backspace", "backspace", "backspace", on: &state)
+    type("10:00", on: &state)
+    #expect(form(state)?.errors.isEmpty == true)
+  }
+
+  @Test func anOverlapIsAWarningNotARefusal() throws {
+    var state = loaded([dentist])
+    press("a", on: &state)
+    type("Call", on: &state)
+    press("tab", on: &state)
+    type("10:30", on: &state)
+    let form = try #require(self.form(state))
+    #expect(form.overlaps(with: state.appointments, clock: TestClock.clock) == [dentist])
+    let rows = Views.render(state, environment: environment).rows
+    #expect(rows.contains { $0.contains("! overlaps Dentist 10:00-10:45") })
+    #expect(press("enter", on: &state).count == 1, "it still saves")
+  }
+
+  @Test func restoreOnlyAppliesToCancelledOnes() {
+    var state = loaded([standup, dentist])
+    #expect(press("r", on: &state) == [.restoreAppointment(standup)])
+    press("j", on: &state)
+    #expect(press("r", on: &state) == [])
+    #expect(state.status?.text == "\"Dentist\" is not cancelled")
+    _ = UI.update(&state, .appointmentRestored(standup), environment: environment)
+    #expect(state.undoSteps == [.setStatus(standup, .cancelled)])
+  }
+
+  @Test func deleteAsksAndThenDeletes() {
+    var state = loaded([dentist])
+    press("D", on: &state)
+    #expect(state.mode == .confirm(.delete(dentist)))
+    #expect(Views.render(state, environment: environment).rows[23].hasPrefix(" Delete \"Dentist\" for good? (y/n)"))
+    #expect(press("y", on: &state) == [.deleteAppointment(dentist)])
+    _ = UI.update(&state, .appointmentDeleted(dentist), environment: environment)
+    #expect(state.undoSteps == [.put(dentist)])
+  }
+
+  @Test func undoTakesBackTheLastChangeRepeatedly() {
+    var state = loaded([dentist])
+    #expect(press("u", on: &state) == [])
+    #expect(state.status?.text == "Nothing to undo")
+    _ = UI.update(&state, .appointmentAdded(lunch), environment: environment)
+    _ = UI.update(&state, .appointmentCancelled(dentist), environment: environment)
+    #expect(press("u", on: &state) == [.undo(.setStatus(dentist, .scheduled))])
+    #expect(press("u", on: &state) == [.undo(.remove(lunch))])
+    #expect(press("u", on: &state) == [])
+    _ = UI.update(&state, .undone("added \"Lunch\""), environment: environment)
+    #expect(state.status?.text == "Undid: added \"Lunch\"")
+  }
+
+  @Test func searchFiltersAsYouTypeEnterKeepsEscClears() {
+    var state = loaded([dentist, lunch])
+    press("/", on: &state)
+    type("LUN", on: &state)
+    #expect(state.visible == [lunch])
+    #expect(state.selectedID == lunch.id, "the selection follows the filter")
+    #expect(Views.render(state, environment: environment).rows[23].hasPrefix(" /LUN"))
+    press("enter", on: &state)
+    #expect(state.mode == .browsing)
+    #expect(state.filter == "LUN")
+    #expect(Views.render(state, environment: environment).rows[0].contains("filter: LUN"))
+    press("esc", on: &state)
+    #expect(state.filter.isEmpty)
+    #expect(state.visible == [dentist, lunch])
+    press("/", on: &state)
+    type("x-ray", on: &state)
+    #expect(state.visible == [dentist], "the note is searched too")
+    press("esc", on: &state)
+    #expect(state.filter.isEmpty && state.mode == .browsing)
+  }
+
+  @Test func vHidesAndShowsCancelledOnes() {
+    var state = loaded([standup, dentist])
+    #expect(state.selectedID == standup.id)
+    press("v", on: &state)
+    #expect(state.visible == [dentist])
+    #expect(state.selectedID == dentist.id)
+    press("v", on: &state)
+    #expect(state.visible == [standup, dentist])
+  }
+
+  @Test func gAndGJumpToTheEnds() {
+    var state = loaded([standup, dentist, lunch])
+    press("G", on: &state)
+    #expect(state.selectedID == lunch.id)
+    press("g", on: &state)
+    #expect(state.selectedID == standup.id)
+    press("end", on: &state)
+    #expect(state.selectedID == lunch.id)
+  }
+
+  @Test func theCommandLineRunsTheScriptGrammar() {
+    var state = loaded([])
+    press(":", on: &state)
+    type("list --all", on: &state)
+    #expect(Views.render(state, environment: environment).rows[23].hasPrefix(" :list --all"))
+    #expect(Views.cursorPosition(state)?.row == 23)
+    #expect(press("enter", on: &state) == [.runCommand("list --all")])
+    _ = UI.update(&state, .commandFinished(output: "a\nb\nc\n", isError: false), environment: environment)
+    #expect(state.status == State.StatusMessage(text: "a  (+2 more lines)", isError: false))
+    press(":", "esc", on: &state)
+    #expect(state.mode == .browsing)
+    _ = UI.update(&state, .commandFinished(output: "unknown command \"x\"", isError: true), environment: environment)
+    #expect(state.status?.isError == true)
+  }
+
+  @Test func helpOpensAndAnyKeyClosesIt() {
+    var state = loaded([dentist])
+    press("?", on: &state)
+    #expect(state.mode == .help)
+    #expect(press("j", on: &state) == [])
+    #expect(state.mode == .browsing)
+    #expect(state.selectedID == dentist.id, "the closing key does nothing else")
+  }
+
+  @Test func anotherProcessesChangeIsAnnounced() {
+    var state = loaded([dentist])
+    _ = UI.update(
+      &state,
+      .snapshotArrived(day: today, appointments: [dentist, lunch], fromOtherProcess: true),
+      environment: environment
+    )
+    #expect(state.status?.text == "Updated by another process")
+  }
+
+  @Test func unboundKeysPointToTheHelp() {
+    var state = loaded([])
+    press("z", on: &state)
+    #expect(state.status?.text == "z does nothing here; ? shows the keys")
+  }
+
+  @Test func theNowMarkerMovesWithTheClock() {
+    var state = loaded([dentist, lunch])
+    #expect(AgendaView.rows(state.visible, day: today, now: state.now, clock: TestClock.clock).last == .now)
+    _ = UI.update(&state, .clockTicked(TestClock.date(2026, 11, 29, 11)), environment: environment)
+    #expect(
+      AgendaView.rows(state.visible, day: today, now: state.now, clock: TestClock.clock) == [
+        .appointment(0), .now, .appointment(1),
+      ]
+    )
+    let tomorrow = TestClock.clock.day(1, after: today)
+    #expect(!AgendaView.rows(state.visible, day: tomorrow, now: state.now, clock: TestClock.clock).contains(.now))
+  }
+}
