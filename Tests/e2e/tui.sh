@@ -314,9 +314,109 @@ $(tmux_screen)"
     quit_ok
 }
 
+edit_via_form() {
+    add_today "Dentist" 10:00
+    start_and_wait || return
+    wait_for_text "10:00-11:00  Dentist" || return
+    tmux_keys e
+    wait_for_text "Edit appointment" || return
+    tmux_keys C-u
+    tmux_type "Orthodontist"
+    tmux_keys Tab C-w
+    tmux_type "14:15"
+    tmux_keys Enter
+    wait_for_text "14:15-15:15  Orthodontist" || return
+    run_appt --db "$T/db.sqlite3" list
+    check_contains "$OUT" "14:15-15:15  Orthodontist" "the edit is in the file"
+    quit_ok
+}
+
+cancel_then_undo() {
+    add_today "Dentist" 10:00
+    start_and_wait || return
+    wait_for_text "10:00-11:00  Dentist" || return
+    tmux_keys c
+    wait_for_text "(y/n)" || return
+    tmux_keys y
+    wait_for_text "Dentist  (cancelled)" || return
+    tmux_keys u
+    wait_for_text "Undid: cancelled" || return
+    check_not_contains "$(tmux_screen)" "(cancelled)" "undo restored it on screen"
+    run_appt --db "$T/db.sqlite3" --json list --all --include-cancelled
+    check_contains "$OUT" '"status":"scheduled"' "undo restored it in the file"
+    quit_ok
+}
+
+delete_then_undo() {
+    add_today "Dentist" 10:00 --note "keep me"
+    start_and_wait || return
+    wait_for_text "10:00-11:00  Dentist" || return
+    tmux_keys D
+    wait_for_text "for good? (y/n)" || return
+    tmux_keys y
+    wait_for_text "Nothing on this day" || return
+    run_appt --db "$T/db.sqlite3" list --all --include-cancelled
+    check_eq "" "$OUT" "deleted from the file"
+    tmux_keys u
+    wait_for_text "10:00-11:00  Dentist" || return
+    run_appt --db "$T/db.sqlite3" --json list --all
+    check_contains "$OUT" '"note":"keep me"' "undo put it back whole"
+    quit_ok
+}
+
+search_filters_live() {
+    add_today "Dentist" 10:00
+    add_today "Lunch with Sam" 12:00
+    start_and_wait || return
+    wait_for_text "12:00-13:00  Lunch with Sam" || return
+    tmux_keys /
+    tmux_type "lun"
+    wait_for_no_text "Dentist" || return
+    check_contains "$(tmux_screen)" "Lunch with Sam" "the match stays"
+    tmux_keys Enter
+    wait_for_text "filter: lun" || return
+    tmux_keys Escape
+    wait_for_text "10:00-11:00  Dentist" || return
+    quit_ok
+}
+
+help_overlay() {
+    start_and_wait || return
+    tmux_keys '?'
+    wait_for_text "undo the last add, edit, cancel, restore or delete" || return
+    check_contains "$(tmux_screen)" "show or hide cancelled appointments"
+    tmux_keys x
+    wait_for_no_text "show or hide cancelled appointments" || return
+    quit_ok
+}
+
+command_line() {
+    start_and_wait || return
+    tmux_keys :
+    tmux_type "add Standup --at 09:00 --for 15m"
+    tmux_keys Enter
+    wait_for_text "09:00-09:15  Standup" || return
+    check_contains "$(screen_line 30)" "added" "the command's output on the status line"
+    tmux_keys :
+    tmux_type "frobnicate"
+    tmux_keys Enter
+    wait_for_text 'unknown command "frobnicate"' || return
+    quit_ok
+}
+
+dumb_terminal_exits_2() {
+    # stderr goes to a file: tmux may drop what a pane prints just before it dies.
+    tmux_start sh -c 'TERM=dumb "$1" --db "$2" 2>"$3"' sh "$APPT" "$T/db.sqlite3" "$T/dumb.err" || return
+    wait_for_exit || return
+    check_eq 2 "$PANE_STATUS" "exit status on TERM=dumb"
+    check_contains "$(cat "$T/dumb.err")" "TERM=dumb cannot show the full-screen UI" "the message says why"
+    [[ ! -e $T/db.sqlite3 ]] || fail "the database was touched before the terminal check"
+}
+
 for s in starts_with_header_and_status shows_preadded add_via_form form_escape_discards \
     cancel_yes cancel_no jk_selects typeahead_after_day_change quit_with_q quit_with_ctrl_c day_navigation \
-    sees_other_process survives_resize escaped_title cjk_alignment; do
+    sees_other_process survives_resize escaped_title cjk_alignment edit_via_form cancel_then_undo \
+    delete_then_undo search_filters_live help_overlay command_line dumb_terminal_exits_2; do
     run_scenario "$s"
 done
 e2e_finish "e2e tui"
