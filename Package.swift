@@ -54,7 +54,12 @@ let package = Package(
       resources: [.copy("Fixtures")],
       swiftSettings: strict
     ),
-    .testTarget(name: "ApptUITests", dependencies: ["ApptCore", "ApptUI", "ApptTestSupport"], swiftSettings: strict),
+    .testTarget(
+      name: "ApptUITests",
+      dependencies: ["ApptCore", "ApptUI", "ApptTestSupport"],
+      exclude: ["Snapshots"],  // read through #filePath, so they can be re-recorded in place
+      swiftSettings: strict
+    ),
     .testTarget(
       name: "IntegrationTests",
       dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal", "ApptRuntime", "ApptTestSupport"],

@@ -347,14 +347,22 @@ public struct CommandParser: Sendable {
             candidates = [words[index]]
             index += 1
           }
-          if index < words.count { candidates.append(words[index]) }
+          // A WHEN may take up to two more words (`dec 1 10:00`, `2026-12-01 10:00`).
+          let inlineCount = candidates.count
+          for offset in 0..<2 where index + offset < words.count && !words[index + offset].hasPrefix("--") {
+            candidates.append(words[index + offset])
+          }
           do {
             let (parts, consumed) = try whenParser.parseParts(words: candidates)
-            if consumed == 2 { index += 1 }
+            index += consumed - inlineCount
             scan.whens[name] = (parts, candidates.prefix(consumed).joined(separator: " "))
           } catch {
             // Skip what the value would have taken, and report it once usage is checked.
-            if candidates.count == 2, WhenParser.takesTimeWord(candidates[0], candidates[1]) { index += 1 }
+            if candidates.count >= 2, WhenParser.isDayPhrase(candidates[0].lowercased(), candidates[1].lowercased()) {
+              index += min(candidates.count, 3) - inlineCount
+            } else if candidates.count >= 2, WhenParser.takesTimeWord(candidates[0], candidates[1]) {
+              index += 2 - inlineCount
+            }
             scan.deferredError = scan.deferredError ?? error
           }
         }

@@ -51,7 +51,7 @@ public struct WhenParser: Sendable {
   }
 
   /// The suggestion appended to "cannot understand" errors.
-  static let dateHint = "try 2026-12-01 10:00, today, tomorrow, mon, +3d"
+  static let dateHint = "try 2026-12-01 10:00, today, tomorrow, mon, next fri, dec 1, +3d, in 2h"
   static let timeHint = "try 10:00, 9am, 3:30pm, noon"
 
   /// What the text said, before a missing date is defaulted to today.
@@ -80,6 +80,11 @@ public struct WhenParser: Sendable {
   /// `parse(words:)` keeping the knowledge of whether a date was given (for `--until`).
   func parseParts(words: [String]) throws(CommandError) -> (Parts, consumed: Int) {
     guard let first = words.first else { throw .invalid("missing date: \(Self.dateHint)") }
+    // Two-word day phrases (`next mon`, `dec 1`, `1 dec`, `in 2h`), maybe followed by a time.
+    if words.count > 1, Self.isDayPhrase(first.lowercased(), words[1].lowercased()) {
+      let length = words.count > 2 && Self.looksLikeTime(words[2]) && first.lowercased() != "in" ? 3 : 2
+      return (try parseParts(words[0..<length].joined(separator: " ")), length)
+    }
     if words.count > 1, Self.takesTimeWord(first, words[1]) {
       return (try parseParts(first + " " + words[1]), 2)
     }
@@ -108,6 +113,21 @@ public struct WhenParser: Sendable {
       let timePart = String(pieces[0][pieces[0].index(after: tIndex)...])
       guard !timePart.isEmpty else { throw Self.notUnderstood(input) }
       pieces = [datePart, timePart]
+    }
+    if pieces.first == "in" { return try parseFromNow(pieces, input: input) }
+    if pieces.count >= 2, Self.isDayPhrase(pieces[0], pieces[1]) {
+      let day = try parseDayPhrase(pieces[0], pieces[1], input: input)
+      switch pieces.count {
+      case 2: return Parts(day: day, minutes: nil)
+      case 3:
+        guard let minutes = try Self.parseTime(pieces[2], input: input, context: "date") else {
+          throw .invalid(
+            "understood \(Self.quoted(pieces[0] + " " + pieces[1])) as a day but not \(Self.quoted(pieces[2])) as a time: \(Self.timeHint)"
+          )
+        }
+        return Parts(day: day, minutes: minutes)
+      default: throw Self.notUnderstood(input)
+      }
     }
     switch pieces.count {
     case 0:
@@ -169,6 +189,78 @@ public struct WhenParser: Sendable {
       throw .invalid("invalid date \(Self.quoted(input)): \(word) is too far away")
     }
     return try offset(days: sign * count * (unit == "w" ? 7 : 1), input: input)
+  }
+
+  /// Whether two lower-cased words form a day phrase: `next mon`, `dec 1`, `1 dec`, `in 2h`.
+  static func isDayPhrase(_ first: String, _ second: String) -> Bool {
+    if first == "in" { return true }
+    if first == "next" { return weekdays[second] != nil }
+    if month(named: first) != nil { return Int(second) != nil }
+    if Int(first) != nil { return month(named: second) != nil }
+    return false
+  }
+
+  /// `next mon`: the first such weekday strictly after today (so on a Monday, a week ahead);
+  /// `dec 1` / `1 dec`: the next 1 December, today included (this year, else next year).
+  private func parseDayPhrase(_ first: String, _ second: String, input: String) throws(CommandError) -> Date {
+    if first == "next", let weekday = Self.weekdays[second] {
+      let current = clock.calendar.component(.weekday, from: clock.today)
+      let ahead = (weekday - current + 7) % 7
+      return try offset(days: ahead == 0 ? 7 : ahead, input: input)
+    }
+    let (monthWord, dayWord) = Self.month(named: first) != nil ? (first, second) : (second, first)
+    guard let month = Self.month(named: monthWord), let day = Int(dayWord) else { throw Self.notUnderstood(input) }
+    let calendar = clock.calendar
+    let thisYear = calendar.component(.year, from: clock.today)
+    guard (1...31).contains(day), day <= Self.daysIn(month: month, year: 2000) else {
+      let name = Self.monthNames[month - 1]
+      throw .invalid("invalid date \(Self.quoted(input)): \(name) has no day \(day)")
+    }
+    // 29 Feb waits for the next leap year; any other date for its next occurrence.
+    for year in thisYear...(thisYear + 8) where day <= Self.daysIn(month: month, year: year) {
+      guard let date = calendar.date(from: DateComponents(year: year, month: month, day: day)) else { continue }
+      if date >= clock.today { return calendar.startOfDay(for: date) }
+    }
+    throw .invalid("invalid date \(Self.quoted(input)): no such day ahead")
+  }
+
+  /// `in 2h`, `in 90m`, `in 3d`, `in 2w`: that long from now; hours and minutes keep the
+  /// time of day (rounded down to the minute), days and weeks give a day.
+  private func parseFromNow(_ pieces: [String], input: String) throws(CommandError) -> Parts {
+    guard pieces.count == 2, let unit = pieces[1].last, "mhdw".contains(unit) else {
+      throw .invalid("cannot understand \(Self.quoted(input)): after \"in\" give an amount like 2h, 30m, 3d or 2w")
+    }
+    let digits = pieces[1].dropLast()
+    guard !digits.isEmpty, digits.count <= 6, digits.allSatisfy(Self.isASCIIDigit), let amount = Int(digits) else {
+      throw .invalid(
+        "cannot understand \(Self.quoted(input)): \(Self.quoted(pieces[1])) is not an amount like 2h or 3d"
+      )
+    }
+    switch unit {
+    case "d", "w":
+      return Parts(day: try offset(days: amount * (unit == "w" ? 7 : 1), input: input), minutes: nil)
+    default:
+      let seconds = Double(amount) * (unit == "h" ? 3600 : 60)
+      let target = clock.now.addingTimeInterval(seconds)
+      let calendar = clock.calendar
+      let day = calendar.startOfDay(for: target)
+      let components = calendar.dateComponents([.hour, .minute], from: target)
+      let year = calendar.component(.year, from: day)
+      guard Self.years.contains(year) else {
+        throw .invalid("invalid date \(Self.quoted(input)): year \(year) is out of range (1970-9999)")
+      }
+      return Parts(day: day, minutes: (components.hour ?? 0) * 60 + (components.minute ?? 0))
+    }
+  }
+
+  /// The month a (lower-cased) name or three-letter abbreviation means, 1...12.
+  static func month(named word: String) -> Int? {
+    guard word.count >= 3 else { return nil }
+    return monthNames.firstIndex { name in
+      let lowered = name.lowercased()
+      return lowered == word || (word.count == 3 && lowered.hasPrefix(word))
+        || (word == "sept" && lowered == "september")
+    }.map { $0 + 1 }
   }
 
   /// Today plus `days`, checked against the supported years.

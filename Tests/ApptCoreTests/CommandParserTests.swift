@@ -169,7 +169,7 @@ struct CommandParserTests {
       ("add '  ' --at today", "add: the title is empty"),
       (
         "add Dentist --at fooday",
-        #"cannot understand "fooday" as a date: try 2026-12-01 10:00, today, tomorrow, mon, +3d"#
+        #"cannot understand "fooday" as a date: try 2026-12-01 10:00, today, tomorrow, mon, next fri, dec 1, +3d, in 2h"#
       ),
       (
         "add Dentist --at 2026-02-30 10:00",

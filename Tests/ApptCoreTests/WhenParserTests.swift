@@ -127,7 +127,9 @@ struct WhenParserTests {
   func unknown(text: String) {
     #expect(
       failure(text)
-        == .invalid("cannot understand \"\(text)\" as a date: try 2026-12-01 10:00, today, tomorrow, mon, +3d")
+        == .invalid(
+          "cannot understand \"\(text)\" as a date: try 2026-12-01 10:00, today, tomorrow, mon, next fri, dec 1, +3d, in 2h"
+        )
     )
   }
 
@@ -152,7 +154,7 @@ struct WhenParserTests {
   func escapedInput() {
     #expect(
       failure("to\u{1B}day")?.message
-        == "cannot understand \"to^[day\" as a date: try 2026-12-01 10:00, today, tomorrow, mon, +3d"
+        == "cannot understand \"to^[day\" as a date: try 2026-12-01 10:00, today, tomorrow, mon, next fri, dec 1, +3d, in 2h"
     )
   }
 }
