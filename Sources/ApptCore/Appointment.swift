@@ -54,6 +54,20 @@ public struct Appointment: Hashable, Sendable, Identifiable {
   public var status: Status
   public var created: Date
   public var updated: Date
+  /// The zone it was entered in (an IANA identifier; "" when unknown): a series repeats at
+  /// the same wall-clock time there.
+  public var timeZone: String
+  /// A whole-day appointment: `start` and `end` are midnights in `timeZone`.
+  public var isAllDay: Bool
+  /// How it repeats; nil for a one-off.
+  public var recurrence: Recurrence?
+  /// Starts of occurrences cancelled one by one (EXDATE), sorted.
+  public var exceptions: [Date]
+  /// For one occurrence of a series listed in a window: which one (its start). Nil for a
+  /// one-off and for a series as stored.
+  public var occurrence: Date?
+  /// The iCalendar UID it was imported with (or exported as), so a re-import updates it.
+  public var uid: String?
 
   public init(
     id: AppointmentID = AppointmentID(),
@@ -63,7 +77,13 @@ public struct Appointment: Hashable, Sendable, Identifiable {
     note: String = "",
     status: Status = .scheduled,
     created: Date,
-    updated: Date? = nil
+    updated: Date? = nil,
+    timeZone: String = "",
+    isAllDay: Bool = false,
+    recurrence: Recurrence? = nil,
+    exceptions: [Date] = [],
+    occurrence: Date? = nil,
+    uid: String? = nil
   ) {
     self.id = id
     self.title = title
@@ -73,7 +93,45 @@ public struct Appointment: Hashable, Sendable, Identifiable {
     self.status = status
     self.created = created
     self.updated = updated ?? created
+    self.timeZone = timeZone
+    self.isAllDay = isAllDay
+    self.recurrence = recurrence
+    self.exceptions = exceptions.sorted()
+    self.occurrence = occurrence
+    self.uid = uid
   }
+
+  /// The zone the series repeats in (its own, else `fallback`).
+  public func zone(fallback: TimeZone) -> TimeZone {
+    timeZone.isEmpty ? fallback : TimeZone(identifier: timeZone) ?? fallback
+  }
+
+  /// The occurrences of this appointment that intersect `window`: itself for a one-off, else
+  /// one copy per occurrence (with `occurrence` set). Occurrences cancelled one by one are
+  /// included only when `includeCancelled`, marked cancelled.
+  public func occurrences(in window: DateInterval, fallbackZone: TimeZone, includeCancelled: Bool) -> [Appointment] {
+    guard let recurrence else {
+      return overlaps(from: window.start, to: window.end) && (includeCancelled || !isCancelled) ? [self] : []
+    }
+    let excluded = Set(exceptions)
+    return recurrence.occurrences(start: start, duration: duration, zone: zone(fallback: fallbackZone), in: window)
+      .compactMap { occurrenceStart in
+        var copy = self
+        copy.start = occurrenceStart
+        copy.end = occurrenceStart.addingTimeInterval(duration)
+        copy.occurrence = occurrenceStart
+        if excluded.contains(occurrenceStart) { copy.status = .cancelled }
+        return includeCancelled || !copy.isCancelled ? copy : nil
+      }
+  }
+
+  /// What a window's change set matches appointments by: the id, and the occurrence.
+  public struct Key: Hashable, Sendable {
+    public let id: AppointmentID
+    public let occurrence: Date?
+  }
+
+  public var key: Key { Key(id: id, occurrence: occurrence) }
 
   public var duration: TimeInterval { end.timeIntervalSince(start) }
   public var isCancelled: Bool { status == .cancelled }

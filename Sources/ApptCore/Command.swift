@@ -7,8 +7,9 @@ public enum Command: Equatable, Sendable {
   case list(ListRequest)
   case show(id: String)
   case edit(EditRequest)
-  case cancel(id: String)
-  case restore(id: String)
+  /// The whole appointment, or with `occurrence` (a local midnight) one occurrence of a series.
+  case cancel(id: String, occurrence: Date? = nil)
+  case restore(id: String, occurrence: Date? = nil)
   case delete(id: String)
   /// Checks the database file's integrity and reports.
   case doctor
@@ -23,12 +24,24 @@ public struct AddRequest: Equatable, Sendable {
   public var start: Date
   public var end: Date
   public var note: String
+  /// Whole days: `start` and `end` are local midnights.
+  public var isAllDay: Bool
+  public var recurrence: Recurrence?
 
-  public init(title: String, start: Date, end: Date, note: String = "") {
+  public init(
+    title: String,
+    start: Date,
+    end: Date,
+    note: String = "",
+    isAllDay: Bool = false,
+    recurrence: Recurrence? = nil
+  ) {
     self.title = title
     self.start = start
     self.end = end
     self.note = note
+    self.isAllDay = isAllDay
+    self.recurrence = recurrence
   }
 }
 
@@ -39,14 +52,24 @@ public struct EditRequest: Equatable, Sendable {
   public var start: Date?
   public var duration: TimeInterval?
   public var note: String?
+  /// Edit only the occurrence of a series on this day (a local midnight): it becomes an
+  /// appointment of its own and the series skips that day.
+  public var occurrence: Date?
 
-  public init(id: String, title: String? = nil, start: Date? = nil, duration: TimeInterval? = nil, note: String? = nil)
-  {
+  public init(
+    id: String,
+    title: String? = nil,
+    start: Date? = nil,
+    duration: TimeInterval? = nil,
+    note: String? = nil,
+    occurrence: Date? = nil
+  ) {
     self.id = id
     self.title = title
     self.start = start
     self.duration = duration
     self.note = note
+    self.occurrence = occurrence
   }
 }
 

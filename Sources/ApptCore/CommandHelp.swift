@@ -6,12 +6,18 @@ public enum CommandHelp {
   /// One entry per command, in the order the overview lists them.
   private static let commands: [(name: String, usage: String, details: [String])] = [
     (
-      "add", "add TITLE --at WHEN [--for DURATION | --until TIME] [--note TEXT]",
+      "add",
+      "add TITLE --at WHEN [--for DURATION | --until TIME] [--note TEXT] [--all-day]"
+        + " [--repeat daily|weekly|monthly|yearly [--every N] [--on DAYS] [--count N | --until-date DATE]]",
       [
         "Adds an appointment. The words of TITLE need no quotes: all words that are",
         "not options are joined with spaces. It lasts 1h unless --for or --until says",
         "otherwise. --until takes a time on the start's day (11:30, 3pm) or a full WHEN;",
         "a date alone means up to the end of that day.",
+        "A date without a time (or --all-day) makes a whole-day appointment: --for 3d or",
+        "--until DATE for several days. --repeat makes a series: --every 2 (weeks...),",
+        "--on mon,wed (weekly), and --count N or --until-date DATE to end it. Occurrences",
+        "keep their local time across daylight-saving changes.",
       ]
     ),
     (
@@ -26,14 +32,24 @@ public enum CommandHelp {
     ),
     ("show", "show ID", ["Prints every field of one appointment."]),
     (
-      "edit", "edit ID [--title T] [--at WHEN] [--for DURATION] [--note TEXT]",
+      "edit", "edit ID [--occurrence DATE] [--title T] [--at WHEN] [--for DURATION] [--note TEXT]",
       [
         "Changes the fields given and keeps the others. At least one option is needed.",
-        "--at moves the start; --note \"\" clears the note.",
+        "--at moves the start; --note \"\" clears the note. With --occurrence, only that",
+        "day's occurrence of a series changes: it becomes an appointment of its own.",
       ]
     ),
-    ("cancel", "cancel ID", ["Marks an appointment cancelled; it is kept and can be restored."]),
-    ("restore", "restore ID", ["Makes a cancelled appointment scheduled again."]),
+    (
+      "cancel", "cancel ID [--occurrence DATE]",
+      [
+        "Marks an appointment cancelled; it is kept and can be restored. With",
+        "--occurrence, only that day's occurrence of a series.",
+      ]
+    ),
+    (
+      "restore", "restore ID [--occurrence DATE]",
+      ["Makes a cancelled appointment (or one cancelled occurrence) scheduled again."]
+    ),
     ("delete", "delete ID", ["Deletes an appointment for good."]),
     (
       "doctor", "doctor",

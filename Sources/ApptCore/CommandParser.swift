@@ -39,8 +39,8 @@ public struct CommandParser: Sendable {
     case "add": return try parseAdd(rest)
     case "list": return try parseList(rest)
     case "show": return try parseIDCommand("show", rest, Command.show(id:))
-    case "cancel": return try parseIDCommand("cancel", rest, Command.cancel(id:))
-    case "restore": return try parseIDCommand("restore", rest, Command.restore(id:))
+    case "cancel": return try parseOccurrenceCommand("cancel", rest) { .cancel(id: $0, occurrence: $1) }
+    case "restore": return try parseOccurrenceCommand("restore", rest) { .restore(id: $0, occurrence: $1) }
     case "delete": return try parseIDCommand("delete", rest, Command.delete(id:))
     case "edit": return try parseEdit(rest)
     case "doctor": return try parseDoctor(rest)
@@ -53,7 +53,10 @@ public struct CommandParser: Sendable {
   // MARK: - Commands
 
   private func parseAdd(_ words: [String]) throws(CommandError) -> Command {
-    let options: [String: OptionKind] = ["--at": .when, "--for": .text, "--until": .when, "--note": .text]
+    let options: [String: OptionKind] = [
+      "--at": .when, "--for": .text, "--until": .when, "--note": .text, "--all-day": .flag,
+      "--repeat": .text, "--every": .text, "--on": .text, "--count": .text, "--until-date": .when,
+    ]
     let scan = try scanOptions("add", options, words)
     if scan.help { return .help(topic: "add") }
     guard !scan.positional.isEmpty else { throw .usage("add: missing TITLE") }
@@ -61,13 +64,37 @@ public struct CommandParser: Sendable {
     if scan.given.contains("--for"), scan.given.contains("--until") {
       throw .usage("add: give --for or --until, not both")
     }
+    for option in ["--every", "--on", "--count", "--until-date"] where scan.given.contains(option) {
+      guard scan.given.contains("--repeat") else { throw .usage("add: \(option) needs --repeat") }
+    }
+    if scan.given.contains("--count"), scan.given.contains("--until-date") {
+      throw .usage("add: give --count or --until-date, not both")
+    }
     if let error = scan.deferredError { throw error }
     guard let at = scan.whens["--at"] else { throw .usage("add: missing --at WHEN") }
 
     let title = scan.positional.joined(separator: " ").trimmingCharacters(in: .whitespacesAndNewlines)
     guard !title.isEmpty else { throw .invalid("add: the title is empty") }
-    let start = instant(of: at.parts)
+    // A date without a time is a whole-day appointment, as in calcurse and khal.
+    let isAllDay = scan.flags.contains("--all-day") || at.parts.minutes == nil
+    let (start, end) = isAllDay ? try allDayRange(scan, at: at) : try timedRange(scan, at: at)
+    let recurrence = try parseRecurrence(scan, start: start)
+    return .add(
+      AddRequest(
+        title: title,
+        start: start,
+        end: end,
+        note: scan.texts["--note"] ?? "",
+        isAllDay: isAllDay,
+        recurrence: recurrence
+      )
+    )
+  }
 
+  private func timedRange(_ scan: Scan, at: (parts: WhenParser.Parts, text: String)) throws(CommandError) -> (
+    Date, Date
+  ) {
+    let start = instant(of: at.parts)
     var end = start.addingTimeInterval(3600)
     if let duration = scan.texts["--for"] {
       end = start.addingTimeInterval(try DurationParser.parse(duration))
@@ -84,7 +111,76 @@ public struct CommandParser: Sendable {
         throw .invalid("add: an appointment cannot last more than 366 days")
       }
     }
-    return .add(AddRequest(title: title, start: start, end: end, note: scan.texts["--note"] ?? ""))
+    return (start, end)
+  }
+
+  /// Whole days: from the day's midnight, for `--for Nd` days (1 by default) or through the
+  /// `--until` date.
+  private func allDayRange(_ scan: Scan, at: (parts: WhenParser.Parts, text: String)) throws(CommandError) -> (
+    Date, Date
+  ) {
+    guard at.parts.minutes == nil, let day = at.parts.day else {
+      throw .invalid("add: --all-day takes a date without a time, not \(WhenParser.quoted(at.text))")
+    }
+    var days = 1
+    if let text = scan.texts["--for"] {
+      let duration = try DurationParser.parse(text)
+      guard duration.truncatingRemainder(dividingBy: 86_400) == 0 else {
+        throw .invalid("add: a whole-day appointment lasts whole days (1d, 2d...), not \(WhenParser.quoted(text))")
+      }
+      days = Int(duration / 86_400)
+    } else if let until = scan.whens["--until"] {
+      guard until.parts.minutes == nil, let last = until.parts.day else {
+        throw .invalid("add: --until for a whole-day appointment is a date, not \(WhenParser.quoted(until.text))")
+      }
+      days = (clock.calendar.dateComponents([.day], from: day, to: last).day ?? 0) + 1
+      guard days >= 1 else { throw .invalid("add: --until \(until.text) is before --at \(at.text)") }
+    }
+    guard days <= 366 else { throw .invalid("add: an appointment cannot last more than 366 days") }
+    return (day, clock.day(days, after: day))
+  }
+
+  /// `--repeat daily|weekly|monthly|yearly [--every N] [--on DAYS] [--count N | --until-date DATE]`.
+  private func parseRecurrence(_ scan: Scan, start: Date) throws(CommandError) -> Recurrence? {
+    guard let repeatText = scan.texts["--repeat"] else { return nil }
+    guard let frequency = Recurrence.Frequency(rawValue: repeatText.lowercased()) else {
+      throw .invalid("add: --repeat takes daily, weekly, monthly or yearly, not \(WhenParser.quoted(repeatText))")
+    }
+    var interval = 1
+    if let text = scan.texts["--every"] {
+      guard text.allSatisfy(WhenParser.isASCIIDigit), let n = Int(text), (1...1000).contains(n) else {
+        throw .invalid("add: --every needs a whole number from 1 to 1000, not \(WhenParser.quoted(text))")
+      }
+      interval = n
+    }
+    var weekdays: [Recurrence.Weekday] = []
+    if let text = scan.texts["--on"] {
+      guard frequency == .weekly else { throw .usage("add: --on goes with --repeat weekly") }
+      for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+        guard let day = Recurrence.Weekday(name: name) else {
+          throw .invalid("add: --on takes weekdays like mon,wed,fri; \(WhenParser.quoted(name)) is not one")
+        }
+        weekdays.append(day)
+      }
+      guard !weekdays.isEmpty else { throw .invalid("add: --on needs at least one weekday") }
+    }
+    var count: Int?
+    if let text = scan.texts["--count"] {
+      guard text.allSatisfy(WhenParser.isASCIIDigit), let n = Int(text), (1...100_000).contains(n) else {
+        throw .invalid("add: --count needs a whole number from 1 to 100000, not \(WhenParser.quoted(text))")
+      }
+      count = n
+    }
+    var until: Date?
+    if let last = scan.whens["--until-date"] {
+      guard let day = last.parts.day, last.parts.minutes == nil else {
+        throw .invalid("add: --until-date takes a date, not \(WhenParser.quoted(last.text))")
+      }
+      let end = clock.day(1, after: day).addingTimeInterval(-1)  // the whole last day counts
+      guard end >= start else { throw .invalid("add: --until-date \(last.text) is before the first occurrence") }
+      until = end
+    }
+    return Recurrence(frequency: frequency, interval: interval, weekdays: weekdays, count: count, until: until)
   }
 
   private func parseList(_ words: [String]) throws(CommandError) -> Command {
@@ -159,7 +255,9 @@ public struct CommandParser: Sendable {
   }
 
   private func parseEdit(_ words: [String]) throws(CommandError) -> Command {
-    let options: [String: OptionKind] = ["--title": .text, "--at": .when, "--for": .text, "--note": .text]
+    let options: [String: OptionKind] = [
+      "--title": .text, "--at": .when, "--for": .text, "--note": .text, "--occurrence": .when,
+    ]
     let scan = try scanOptions("edit", options, words)
     if scan.help { return .help(topic: "edit") }
     let id = try onlyID("edit", scan.positional)
@@ -176,7 +274,33 @@ public struct CommandParser: Sendable {
     if let at = scan.whens["--at"] { request.start = instant(of: at.parts) }
     if let duration = scan.texts["--for"] { request.duration = try DurationParser.parse(duration) }
     if let note = scan.texts["--note"] { request.note = note }
+    request.occurrence = try occurrenceDay("edit", scan)
+    guard !scan.given.subtracting(["--occurrence"]).isEmpty else {
+      throw .usage("edit: nothing to change; give --title, --at, --for or --note")
+    }
     return .edit(request)
+  }
+
+  /// `cancel ID [--occurrence DATE]`, `restore ID [--occurrence DATE]`.
+  private func parseOccurrenceCommand(
+    _ command: String,
+    _ words: [String],
+    _ make: (String, Date?) -> Command
+  ) throws(CommandError) -> Command {
+    let scan = try scanOptions(command, ["--occurrence": .when], words)
+    if scan.help { return .help(topic: command) }
+    let id = try onlyID(command, scan.positional)
+    if let error = scan.deferredError { throw error }
+    return make(id, try occurrenceDay(command, scan))
+  }
+
+  /// The day `--occurrence DATE` names (a local midnight), if given.
+  private func occurrenceDay(_ command: String, _ scan: Scan) throws(CommandError) -> Date? {
+    guard let occurrence = scan.whens["--occurrence"] else { return nil }
+    guard let day = occurrence.parts.day, occurrence.parts.minutes == nil else {
+      throw .invalid("\(command): --occurrence takes a date, not \(WhenParser.quoted(occurrence.text))")
+    }
+    return day
   }
 
   /// `show ID`, `cancel ID`, `restore ID`, `delete ID`: one id and no options.

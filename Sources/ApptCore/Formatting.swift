@@ -18,6 +18,10 @@ public struct AppointmentFormatter: Sendable {
   /// `"10:00-10:45"` in local time. An end at the next midnight prints `24:00`; an end on a
   /// later day carries the day count: `"23:00-01:00+1d"`.
   public func timeRange(_ a: Appointment) -> String {
+    if a.isAllDay {
+      let days = Int((a.duration / 86_400).rounded())
+      return days > 1 ? "all day (\(days) days)" : "all day"
+    }
     let start = local(a.start)
     let end = local(a.end)
     let dayDelta = end.dayNumber - start.dayNumber
@@ -49,6 +53,7 @@ public struct AppointmentFormatter: Sendable {
   /// `"  [cancelled]"` for a cancelled one. The title is escaped for the terminal.
   public func textLine(_ a: Appointment) -> String {
     var line = "\(a.id.short)  \(day(a.start))  \(timeRange(a))  \(TextSafety.escapingControls(a.title))"
+    if a.recurrence != nil { line += "  [repeats]" }
     if a.isCancelled { line += "  [cancelled]" }
     return line
   }
@@ -68,7 +73,13 @@ public struct AppointmentFormatter: Sendable {
       ("created", dayAndTime(a.created)),
       ("updated", dayAndTime(a.updated)),
     ]
-    return fields.map { key, value in value.isEmpty ? "\(key):" : "\(key): \(value)" }
+    var extra: [(String, String)] = []
+    if a.isAllDay { extra.append(("all day", "yes")) }
+    if let recurrence = a.recurrence { extra.append(("repeats", recurrence.summary)) }
+    if !a.exceptions.isEmpty { extra.append(("cancelled occurrences", a.exceptions.map(day).joined(separator: ", "))) }
+    if !a.timeZone.isEmpty { extra.append(("time zone", a.timeZone)) }
+    if let uid = a.uid { extra.append(("uid", TextSafety.escapingControls(uid))) }
+    return (fields + extra).map { key, value in value.isEmpty ? "\(key):" : "\(key): \(value)" }
   }
 
   // MARK: - ISO 8601 and JSON
@@ -84,7 +95,8 @@ public struct AppointmentFormatter: Sendable {
   }
 
   /// One line of JSON with keys in a fixed order:
-  /// `{"id":…,"title":…,"start":…,"end":…,"note":…,"status":…,"created":…,"updated":…}`.
+  /// `{"id":…,"title":…,"start":…,"end":…,"note":…,"status":…,"created":…,"updated":…,`
+  /// `"all_day":…,"repeat":RRULE|null,"occurrence":…|null,"time_zone":…}`.
   public func jsonObject(_ a: Appointment) -> String {
     var out = "{\"id\":"
     out += Self.jsonString(a.id.description)
@@ -95,6 +107,11 @@ public struct AppointmentFormatter: Sendable {
     out += ",\"status\":" + Self.jsonString(a.status.rawValue)
     out += ",\"created\":" + Self.jsonString(iso8601(a.created))
     out += ",\"updated\":" + Self.jsonString(iso8601(a.updated))
+    // Beyond DESIGN.md's eight keys (which keep their order): whole days and series.
+    out += ",\"all_day\":" + (a.isAllDay ? "true" : "false")
+    out += ",\"repeat\":" + (a.recurrence.map { Self.jsonString($0.rrule) } ?? "null")
+    out += ",\"occurrence\":" + (a.occurrence.map { Self.jsonString(iso8601($0)) } ?? "null")
+    out += ",\"time_zone\":" + Self.jsonString(a.timeZone)
     out += "}"
     return out
   }

@@ -64,7 +64,10 @@ public struct CommandExecutor: Sendable {
           start: request.start,
           end: request.end,
           note: request.note,
-          created: clock.now
+          created: clock.now,
+          timeZone: clock.timeZone.identifier,
+          isAllDay: request.isAllDay,
+          recurrence: request.recurrence
         )
         try await dao.saveAppointment(appointment)
         return render(appointment, verb: "added")
@@ -86,11 +89,15 @@ public struct CommandExecutor: Sendable {
       case .edit(let request):
         return render(try await edit(request), verb: "updated")
 
-      case .cancel(let prefix):
-        return render(try await dao.cancelAppointment(id: try await dao.resolveID(prefix)), verb: "cancelled")
+      case .cancel(let prefix, let occurrence):
+        let id = try await dao.resolveID(prefix)
+        if let occurrence { return render(try await dao.cancelOccurrence(id: id, on: occurrence), verb: "cancelled") }
+        return render(try await dao.cancelAppointment(id: id), verb: "cancelled")
 
-      case .restore(let prefix):
-        return render(try await dao.restoreAppointment(id: try await dao.resolveID(prefix)), verb: "restored")
+      case .restore(let prefix, let occurrence):
+        let id = try await dao.resolveID(prefix)
+        if let occurrence { return render(try await dao.restoreOccurrence(id: id, on: occurrence), verb: "restored") }
+        return render(try await dao.restoreAppointment(id: id), verb: "restored")
 
       case .delete(let prefix):
         return render(try await dao.deleteAppointment(id: try await dao.resolveID(prefix)), verb: "deleted")
@@ -135,13 +142,19 @@ public struct CommandExecutor: Sendable {
   }
 
   private func edit(_ request: EditRequest) async throws(StoreError) -> Appointment {
-    var appointment = try await dao.getAppointment(id: try await dao.resolveID(request.id))
-    let duration = request.duration ?? appointment.duration
-    if let title = request.title { appointment.title = title }
-    if let note = request.note { appointment.note = note }
-    if let start = request.start { appointment.start = start }
-    appointment.end = appointment.start.addingTimeInterval(duration)
-    appointment.updated = clock.now
+    let id = try await dao.resolveID(request.id)
+    let now = clock.now
+    let change: @Sendable (inout Appointment) -> Void = { appointment in
+      let duration = request.duration ?? appointment.duration
+      if let title = request.title { appointment.title = title }
+      if let note = request.note { appointment.note = note }
+      if let start = request.start { appointment.start = start }
+      appointment.end = appointment.start.addingTimeInterval(duration)
+      appointment.updated = now
+    }
+    if let day = request.occurrence { return try await dao.editOccurrence(id: id, on: day, change: change) }
+    var appointment = try await dao.getAppointment(id: id)
+    change(&appointment)
     try await dao.saveAppointment(appointment)
     return appointment
   }

@@ -131,7 +131,8 @@ public final class RenderLoop {
       runStoreCall { dao throws(StoreError) in .appointmentDeleted(try await dao.deleteAppointment(id: appointment.id))
       }
     case .undo(let step):
-      runStoreCall { dao throws(StoreError) in try await Self.undo(step, dao: dao) }
+      let clock = environment.clock
+      runStoreCall { dao throws(StoreError) in try await Self.undo(step, dao: dao, clock: clock) }
     case .runCommand(let line):
       runCommand(line)
     case .quit:
@@ -141,8 +142,25 @@ public final class RenderLoop {
   }
 
   /// Carries out an undo step and says what was undone.
-  private static func undo(_ step: State.UndoStep, dao: AppointmentDAO) async throws(StoreError) -> Message {
+  private static func undo(_ step: State.UndoStep, dao: AppointmentDAO, clock: Clock) async throws(StoreError)
+    -> Message
+  {
     switch step {
+    case .setStatus(let appointment, let status) where appointment.occurrence != nil:
+      let day = clock.startOfDay(appointment.occurrence ?? appointment.start)
+      if status == .scheduled {
+        try await dao.restoreOccurrence(id: appointment.id, on: day)
+        return .undone("cancelled occurrence of \"\(appointment.title)\"")
+      }
+      try await dao.cancelOccurrence(id: appointment.id, on: day)
+      return .undone("restored occurrence of \"\(appointment.title)\"")
+    case .reattach(let occurrence, let detached):
+      try await dao.deleteAppointment(id: detached.id)
+      try await dao.restoreOccurrence(
+        id: occurrence.id,
+        on: clock.startOfDay(occurrence.occurrence ?? occurrence.start)
+      )
+      return .undone("changes to an occurrence of \"\(occurrence.title)\"")
     case .remove(let appointment):
       try await dao.deleteAppointment(id: appointment.id)
       return .undone("added \"\(appointment.title)\"")

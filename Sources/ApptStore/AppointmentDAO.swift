@@ -65,7 +65,7 @@ extension AppointmentDAO {
   }
 
   public func appointments(matching query: AppointmentQuery) throws(StoreError) -> [Appointment] {
-    try database.read { connection throws(StoreError) in try Self.fetch(query, in: connection) }
+    try database.read { connection throws(StoreError) in try fetch(query, in: connection) }
   }
 
   /// The id a user means by `prefix` (4+ characters, like git): exactly one must match.
@@ -138,8 +138,8 @@ extension AppointmentDAO {
   /// Snapshots of `query`'s window: the current one first (fetched in the same actor job that
   /// registers the observer), then a new one after each commit that changes the window.
   public func observeAppointments(_ query: AppointmentQuery) -> AsyncStream<AppointmentSnapshot> {
-    database.observe(tables: [Appointment.table.name]) { connection throws(StoreError) in
-      try Self.fetch(query, in: connection)
+    database.observe(tables: [Appointment.table.name], key: \.key) { [self] connection throws(StoreError) in
+      try fetch(query, in: connection)
     }
   }
 
@@ -147,15 +147,16 @@ extension AppointmentDAO {
   /// markers), live: a new snapshot after each commit that changes the counts.
   public func observeBusyDays(in range: DateInterval) -> AsyncStream<CollectionSnapshot<BusyDay>> {
     let clock = self.clock
-    return database.observe(tables: [Appointment.table.name]) { connection throws(StoreError) in
+    return database.observe(tables: [Appointment.table.name], key: \.id) { connection throws(StoreError) in
       try Self.busyDays(in: range, clock: clock, connection: connection)
     }
   }
 
   // MARK: - Queries
 
-  /// Reads only the two times of each appointment in the window (the start index bounds the
-  /// scan) and counts per local day; a multi-day appointment marks every day it touches.
+  /// Reads only the two times of each one-off in the window (the start index bounds the
+  /// scan), expands the series that reach it, and counts per local day; a multi-day
+  /// appointment marks every day it touches.
   static func busyDays(in range: DateInterval, clock: Clock, connection: Connection) throws(StoreError) -> [BusyDay] {
     let from = range.start.millisecondsSince1970
     let to = range.end.millisecondsSince1970
@@ -165,33 +166,42 @@ extension AppointmentDAO {
     let firstDay = clock.dayNumber(of: range.start)
     let lastDay = clock.dayNumber(of: range.end.addingTimeInterval(-0.001))
     var counts: [Int: Int] = [:]
+    func count(from start: Date, to end: Date) {
+      let first = max(clock.dayNumber(of: start), firstDay)
+      let last = min(clock.dayNumber(of: end.addingTimeInterval(-0.001)), lastDay)
+      guard first <= last else { return }
+      for day in first...last { counts[day, default: 0] += 1 }
+    }
     try connection.query(
-      "SELECT start_ms, end_ms FROM appointment WHERE start_ms >= ? AND start_ms < ? AND end_ms > ? AND status = 'scheduled'",
+      """
+      SELECT start_ms, end_ms FROM appointment
+      WHERE start_ms >= ? AND start_ms < ? AND end_ms > ? AND status = 'scheduled' AND recurrence IS NULL
+      """,
       [.integer(from - longest), .integer(to), .integer(from)]
-    ) { row throws(StoreError) in
-      let start = max(clock.dayNumber(of: row.date(at: 0)), firstDay)
-      let end = min(clock.dayNumber(of: row.date(at: 1).addingTimeInterval(-0.001)), lastDay)
-      guard start <= end else { return }
-      for day in start...end { counts[day, default: 0] += 1 }
+    ) { row throws(StoreError) in count(from: row.date(at: 0), to: row.date(at: 1)) }
+    let series = try DatabaseQuery<Appointment>(
+      where:
+        "recurrence IS NOT NULL AND status = 'scheduled' AND start_ms < ? AND (series_end_ms IS NULL OR series_end_ms > ?)",
+      bindings: [.integer(to), .integer(from)],
+      order: displayOrder
+    ).fetch(connection)
+    for occurrence in series.flatMap({
+      $0.occurrences(in: range, fallbackZone: clock.timeZone, includeCancelled: false)
+    }) {
+      count(from: occurrence.start, to: occurrence.end)
     }
     return counts.keys.sorted().map { BusyDay(id: $0, count: counts[$0, default: 0]) }
   }
 
   static let displayOrder = "start_ms, end_ms, title, id"
 
-  /// The window query. The start index alone would scan every appointment before the window,
-  /// so the scan is bounded below by the longest appointment (one lookup in the length index).
-  static func fetch(_ query: AppointmentQuery, in connection: Connection) throws(StoreError) -> [Appointment] {
+  /// The window query: one-offs through the start index (bounded below by the longest
+  /// appointment, one lookup in the length index, so nothing scans the table), and the series
+  /// that reach the window (a partial index) expanded to their occurrences in it. Without a
+  /// range (`list --all`) series are listed once, as stored.
+  func fetch(_ query: AppointmentQuery, in connection: Connection) throws(StoreError) -> [Appointment] {
     var conditions: [String] = []
     var bindings: [SQLValue] = []
-    if let range = query.range {
-      let from = range.start.millisecondsSince1970
-      let longest =
-        try connection.scalar("SELECT end_ms - start_ms FROM appointment ORDER BY end_ms - start_ms DESC LIMIT 1")?
-        .int64 ?? 0
-      conditions.append("start_ms >= ? AND start_ms < ? AND end_ms > ?")
-      bindings += [.integer(from - longest), .integer(range.end.millisecondsSince1970), .integer(from)]
-    }
     if !query.includeCancelled {
       conditions.append("status = 'scheduled'")
     }
@@ -199,13 +209,125 @@ extension AppointmentDAO {
       conditions.append("(instr(appt_fold(title), ?) > 0 OR instr(appt_fold(note), ?) > 0)")
       bindings += [.text(search.lowercased()), .text(search.lowercased())]
     }
-    let sqlQuery = DatabaseQuery<Appointment>(
-      where: conditions.isEmpty ? "1" : conditions.joined(separator: " AND "),
-      bindings: bindings,
-      order: displayOrder,
+    guard let range = query.range else {
+      return try DatabaseQuery<Appointment>(
+        where: conditions.isEmpty ? "1" : conditions.joined(separator: " AND "),
+        bindings: bindings,
+        order: Self.displayOrder,
+        limit: query.limit
+      ).fetch(connection)
+    }
+    let from = range.start.millisecondsSince1970
+    let to = range.end.millisecondsSince1970
+    let longest =
+      try connection.scalar("SELECT end_ms - start_ms FROM appointment ORDER BY end_ms - start_ms DESC LIMIT 1")?
+      .int64 ?? 0
+    let singles = try DatabaseQuery<Appointment>(
+      where: (["start_ms >= ? AND start_ms < ? AND end_ms > ? AND recurrence IS NULL"] + conditions)
+        .joined(separator: " AND "),
+      bindings: [.integer(from - longest), .integer(to), .integer(from)] + bindings,
+      order: Self.displayOrder,
       limit: query.limit
-    )
-    return try sqlQuery.fetch(connection)
+    ).fetch(connection)
+    let series = try DatabaseQuery<Appointment>(
+      where: (["recurrence IS NOT NULL AND start_ms < ? AND (series_end_ms IS NULL OR series_end_ms > ?)"] + conditions)
+        .joined(separator: " AND "),
+      bindings: [.integer(to), .integer(from)] + bindings,
+      order: Self.displayOrder
+    ).fetch(connection)
+    guard !series.isEmpty else { return singles }
+    let occurrences = series.flatMap {
+      $0.occurrences(in: range, fallbackZone: clock.timeZone, includeCancelled: query.includeCancelled)
+    }
+    let merged = (singles + occurrences).sorted(by: Appointment.displayOrder)
+    return query.limit.map { Array(merged.prefix($0)) } ?? merged
+  }
+
+  // MARK: - Occurrences
+
+  /// Cancels only the occurrence of series `id` on `day` (a local midnight).
+  @discardableResult
+  public func cancelOccurrence(id: AppointmentID, on day: Date) throws(StoreError) -> Appointment {
+    try changeOccurrence(id: id, on: day) { series, occurrence throws(StoreError) in
+      guard !series.exceptions.contains(occurrence.start) else { return occurrence }
+      series.exceptions = (series.exceptions + [occurrence.start]).sorted()
+      var cancelled = occurrence
+      cancelled.status = .cancelled
+      return cancelled
+    }
+  }
+
+  /// Undoes `cancelOccurrence`.
+  @discardableResult
+  public func restoreOccurrence(id: AppointmentID, on day: Date) throws(StoreError) -> Appointment {
+    try changeOccurrence(id: id, on: day) { series, occurrence throws(StoreError) in
+      series.exceptions.removeAll { $0 == occurrence.start }
+      var restored = occurrence
+      restored.status = .scheduled
+      return restored
+    }
+  }
+
+  /// Changes only the occurrence of series `id` on `day`: the series skips that day and the
+  /// changed occurrence becomes an appointment of its own (returned), in one transaction.
+  @discardableResult
+  public func editOccurrence(
+    id: AppointmentID,
+    on day: Date,
+    change: @Sendable (inout Appointment) -> Void
+  ) throws(StoreError) -> Appointment {
+    let now = clock.now
+    return try changeOccurrence(id: id, on: day) { series, occurrence throws(StoreError) in
+      series.exceptions = (series.exceptions.filter { $0 != occurrence.start } + [occurrence.start]).sorted()
+      var detached = occurrence
+      detached.id = AppointmentID()
+      detached.recurrence = nil
+      detached.exceptions = []
+      detached.occurrence = nil
+      detached.uid = nil
+      detached.status = .scheduled
+      detached.created = now
+      detached.updated = now
+      change(&detached)
+      return detached
+    } alsoSave: {
+      $0.id != id ? $0 : nil
+    }
+  }
+
+  /// Finds the occurrence of series `id` starting on local `day`, lets `body` change the
+  /// series (and describe the result), and saves it, all in one write transaction.
+  private func changeOccurrence(
+    id: AppointmentID,
+    on day: Date,
+    _ body: (inout Appointment, Appointment) throws(StoreError) -> Appointment,
+    alsoSave extra: (Appointment) -> Appointment? = { _ in nil }
+  ) throws(StoreError) -> Appointment {
+    let now = clock.now
+    let clock = self.clock
+    return try database.write { connection throws(StoreError) in
+      guard var series = try DatabaseService.find(Appointment.self, id: id, in: connection) else {
+        throw .notFound(id: id.description)
+      }
+      let dayText = AppointmentFormatter(clock: clock).day(day)
+      guard series.recurrence != nil else {
+        throw .invalidRequest(message: "\"\(series.title)\" does not repeat; leave out --occurrence")
+      }
+      let window = DateInterval(start: day, end: clock.day(1, after: day))
+      guard
+        let occurrence = series.occurrences(in: window, fallbackZone: clock.timeZone, includeCancelled: true)
+          .first(where: { clock.startOfDay($0.start) == day })
+      else {
+        throw .invalidRequest(message: "\"\(series.title)\" has no occurrence on \(dayText)")
+      }
+      let result = try body(&series, occurrence)
+      series.updated = now
+      try connection.run(Appointment.table.upsertSQL, series.databaseValues)
+      if let detached = extra(result) {
+        try connection.run(Appointment.table.upsertSQL, detached.databaseValues)
+      }
+      return result
+    }
   }
 }
 
@@ -214,7 +336,10 @@ extension AppointmentDAO {
 extension Appointment: Persistable {
   public static let table = TableDescription(
     name: "appointment",
-    columns: ["id", "title", "start_ms", "end_ms", "note", "status", "created_ms", "updated_ms"]
+    columns: [
+      "id", "title", "start_ms", "end_ms", "note", "status", "created_ms", "updated_ms",
+      "time_zone", "all_day", "recurrence", "exceptions", "series_end_ms", "uid",
+    ]
   )
 
   public static func databaseValue(of id: AppointmentID) -> SQLValue { .text(id.description) }
@@ -225,6 +350,17 @@ extension Appointment: Persistable {
     guard let id = AppointmentID(string: idText), let status = Status(rawValue: statusText) else {
       throw .corrupt(path: "appointment table", reason: "unreadable row \(idText)")
     }
+    var recurrence: Recurrence?
+    if !row.isNull(at: 10) {
+      do {
+        recurrence = try Recurrence(rrule: row.string(at: 10))
+      } catch {
+        throw .corrupt(path: "appointment table", reason: "row \(idText): \(error.message)")
+      }
+    }
+    let exceptions = row.string(at: 11).split(separator: ",").compactMap { Int64($0) }.map(
+      Date.init(millisecondsSince1970:)
+    )
     self.init(
       id: id,
       title: row.string(at: 1),
@@ -233,7 +369,12 @@ extension Appointment: Persistable {
       note: row.string(at: 4),
       status: status,
       created: row.date(at: 6),
-      updated: row.date(at: 7)
+      updated: row.date(at: 7),
+      timeZone: row.string(at: 8),
+      isAllDay: row.int64(at: 9) != 0,
+      recurrence: recurrence,
+      exceptions: exceptions,
+      uid: row.isNull(at: 13) ? nil : row.string(at: 13)
     )
   }
 
@@ -241,7 +382,17 @@ extension Appointment: Persistable {
     [
       .text(id.description), .text(title), .integer(start.millisecondsSince1970), .integer(end.millisecondsSince1970),
       .text(note), .text(status.rawValue), .integer(created.millisecondsSince1970),
-      .integer(updated.millisecondsSince1970),
+      .integer(updated.millisecondsSince1970), .text(timeZone), .integer(isAllDay ? 1 : 0),
+      recurrence.map { .text($0.rrule) } ?? .null,
+      .text(exceptions.map { String($0.millisecondsSince1970) }.joined(separator: ",")),
+      seriesEnd.map { .integer($0.millisecondsSince1970) } ?? .null,
+      uid.map { .text($0) } ?? .null,
     ]
+  }
+
+  /// The end of a series' last occurrence; nil for a series without end (and a one-off).
+  var seriesEnd: Date? {
+    guard let recurrence else { return nil }
+    return recurrence.lastOccurrence(start: start, zone: zone(fallback: .gmt)).map { $0.addingTimeInterval(duration) }
   }
 }

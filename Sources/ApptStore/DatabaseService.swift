@@ -78,7 +78,9 @@ extension DatabaseService {
 
   /// Snapshots of `query`: the current result first, then one after each commit changing it.
   public func observe<Model: Persistable>(_ query: DatabaseQuery<Model>) -> AsyncStream<CollectionSnapshot<Model>> {
-    database.observe(tables: [Model.table.name]) { connection throws(StoreError) in try query.fetch(connection) }
+    database.observe(tables: [Model.table.name], key: \.id) { connection throws(StoreError) in
+      try query.fetch(connection)
+    }
   }
 
   static func find<Model: Persistable>(_ type: Model.Type, id: Model.ID, in connection: Connection) throws(StoreError)

@@ -4,9 +4,11 @@
 /// Pull-based on purpose: a subscriber that cannot keep up gets the latest snapshot, not a
 /// backlog, and its change set is computed against the snapshot it actually received.
 @DatabaseActor
-final class ObservationMailbox<Element: Identifiable & Equatable & Sendable>: DatabaseObserver {
+final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable>: DatabaseObserver {
   let observedTables: Set<String>
   private let fetch: (Connection) throws(StoreError) -> [Element]
+  /// What change sets match items by.
+  private let key: (Element) -> Key
   /// Strong: a stream that outlives its DAO keeps the database (and its polling) alive until
   /// the stream ends. No cycle: the database holds its observers weakly.
   private let database: AsyncDatabase?
@@ -24,10 +26,12 @@ final class ObservationMailbox<Element: Identifiable & Equatable & Sendable>: Da
   init(
     database: AsyncDatabase,
     tables: Set<String>,
+    key: @escaping (Element) -> Key,
     fetch: @escaping (Connection) throws(StoreError) -> [Element]
   ) {
     self.database = database
     self.observedTables = tables
+    self.key = key
     self.fetch = fetch
   }
 
@@ -93,7 +97,7 @@ final class ObservationMailbox<Element: Identifiable & Equatable & Sendable>: Da
   private func takeReady() -> CollectionSnapshot<Element>? {
     if let items = pending {
       let change: CollectionSnapshot<Element>.Change =
-        delivered.map { .update(ChangeSet.diff(from: $0, to: items)) } ?? .initial
+        delivered.map { .update(ChangeSet.diff(from: $0, to: items, key: key)) } ?? .initial
       delivered = items
       deliveredVersion = pendingVersion
       deliveredSequence = database?.nextDeliverySequence() ?? deliveredSequence
@@ -140,11 +144,12 @@ final class ObservationMailbox<Element: Identifiable & Equatable & Sendable>: Da
 extension AsyncDatabase {
   /// A stream of snapshots of `fetch`'s result: the current one first, then one after each
   /// commit that changes it. Ending or dropping the stream ends the observation.
-  func observe<Element: Identifiable & Equatable & Sendable>(
+  func observe<Element: Equatable & Sendable, Key: Hashable>(
     tables: Set<String>,
+    key: @escaping (Element) -> Key,
     fetch: @escaping (Connection) throws(StoreError) -> [Element]
   ) -> AsyncStream<CollectionSnapshot<Element>> {
-    let mailbox = ObservationMailbox(database: self, tables: tables, fetch: fetch)
+    let mailbox = ObservationMailbox(database: self, tables: tables, key: key, fetch: fetch)
     mailbox.start()
     return AsyncStream(
       unfolding: { await mailbox.next() },

@@ -24,6 +24,22 @@ public enum Schema {
         CREATE INDEX appointment_by_start ON appointment (start_ms);
         CREATE INDEX appointment_by_length ON appointment (end_ms - start_ms);
         """
-    )
+    ),
+    // Series and whole days (issue 5). `series_end_ms` is the end of a series' last
+    // occurrence (NULL: it never ends), so a window finds the series that reach it through a
+    // small partial index; `exceptions` lists cancelled occurrence starts (ms, comma-separated).
+    Migration(
+      name: "recurrence, whole days, time zones, iCalendar UIDs",
+      sql: """
+        ALTER TABLE appointment ADD COLUMN time_zone TEXT NOT NULL DEFAULT '';
+        ALTER TABLE appointment ADD COLUMN all_day INTEGER NOT NULL DEFAULT 0 CHECK (all_day IN (0, 1));
+        ALTER TABLE appointment ADD COLUMN recurrence TEXT CHECK (recurrence IS NULL OR recurrence LIKE 'FREQ=%');
+        ALTER TABLE appointment ADD COLUMN exceptions TEXT NOT NULL DEFAULT '';
+        ALTER TABLE appointment ADD COLUMN series_end_ms INTEGER;
+        ALTER TABLE appointment ADD COLUMN uid TEXT;
+        CREATE INDEX appointment_series ON appointment (start_ms) WHERE recurrence IS NOT NULL;
+        CREATE UNIQUE INDEX appointment_by_uid ON appointment (uid) WHERE uid IS NOT NULL;
+        """
+    ),
   ]
 }

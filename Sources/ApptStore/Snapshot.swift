@@ -63,14 +63,23 @@ public struct ChangeSet: Sendable, Equatable {
   /// subsequence, O(n log n) — still linear in practice for a sorted window) stays and the
   /// rest count as a deletion plus an insertion, as Realm reports moves.
   public static func diff<Element: Identifiable & Equatable>(from old: [Element], to new: [Element]) -> ChangeSet {
-    var newIndex: [Element.ID: Int] = [:]
+    diff(from: old, to: new, key: \.id)
+  }
+
+  /// The same diff, matching items by `key` (e.g. an appointment's id and occurrence).
+  public static func diff<Element: Equatable, Key: Hashable>(
+    from old: [Element],
+    to new: [Element],
+    key: (Element) -> Key
+  ) -> ChangeSet {
+    var newIndex: [Key: Int] = [:]
     newIndex.reserveCapacity(new.count)
-    for (index, item) in new.enumerated() { newIndex[item.id] = index }
+    for (index, item) in new.enumerated() { newIndex[key(item)] = index }
 
     var deletions: [Int] = []
     var matched: [(old: Int, new: Int)] = []
     for (index, item) in old.enumerated() {
-      if let target = newIndex[item.id] { matched.append((index, target)) } else { deletions.append(index) }
+      if let target = newIndex[key(item)] { matched.append((index, target)) } else { deletions.append(index) }
     }
 
     let kept = longestIncreasingRun(matched.map(\.new))

@@ -30,11 +30,13 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
   case ambiguousID(prefix: String, candidates: [String])
   /// The schema refused the values (a CHECK or NOT NULL constraint).
   case constraint(message: String)
+  /// A request that does not fit the appointment (no occurrence that day, not a series...).
+  case invalidRequest(message: String)
 
   /// True when the file or the engine failed (exit 3), false when the request did (exit 1).
   public var isStorageFailure: Bool {
     switch self {
-    case .notFound, .ambiguousID, .constraint: false
+    case .notFound, .ambiguousID, .constraint, .invalidRequest: false
     default: true
     }
   }
@@ -56,6 +58,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case .ambiguousID(let prefix, let candidates):
       "id \(prefix) is ambiguous; it matches \(candidates.joined(separator: ", "))"
     case .constraint(let message): "refused by the database: \(message)"
+    case .invalidRequest(let message): message
     }
   }
 }

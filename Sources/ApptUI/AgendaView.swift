@@ -43,6 +43,7 @@ enum AgendaView {
         if isSelected { screen.fill(row: y, column: x, count: area.width, style: .selected) }
         let marker = conflicts.contains(appointment.id) ? "! " : "  "
         var line = "\(marker)\(environment.formatter.timeRange(appointment))  \(appointment.title)"
+        if appointment.recurrence != nil { line += " ↻" }
         if appointment.isCancelled { line += "  (cancelled)" }
         screen.put(line, row: y, column: x, width: area.width, style: style)
       }
@@ -78,6 +79,7 @@ enum AgendaView {
           + " (\(DurationParser.format(appointment.duration)))  \(appointment.status.rawValue)", .normal
       ),
     ]
+    if let recurrence = appointment.recurrence { lines.append((" Repeats \(recurrence.summary)", .normal)) }
     let note = appointment.note.split(whereSeparator: \.isNewline).joined(separator: " / ")
     if !note.isEmpty { lines.append((" Note: " + note, .normal)) }
     lines.append(

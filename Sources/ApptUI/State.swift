@@ -33,8 +33,11 @@ public struct State: Equatable, Sendable {
     case remove(Appointment)
     /// Undo an edit or a delete: put this version back.
     case put(Appointment)
-    /// Undo a cancel or a restore: set the status back.
+    /// Undo a cancel or a restore: set the status back (of one occurrence, for an occurrence).
     case setStatus(Appointment, Appointment.Status)
+    /// Undo editing one occurrence of a series: delete the appointment it became and give the
+    /// series its occurrence back.
+    case reattach(occurrence: Appointment, detached: Appointment)
   }
 
   public var size: Screen.Size

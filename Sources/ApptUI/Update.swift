@@ -49,7 +49,7 @@ public enum UI {
 
     case .appointmentUpdated(let old, let new):
       state.mode = .browsing
-      state.recordUndo(.put(old))
+      state.recordUndo(old.occurrence == nil ? .put(old) : .reattach(occurrence: old, detached: new))
       state.report("Saved \"\(new.title)\"")
       return show(new, state: &state, clock: environment.clock)
 

@@ -98,9 +98,13 @@ public enum Views {
   static func statusLine(_ state: State, environment: Environment) -> (String, Screen.Style) {
     switch state.mode {
     case .confirm(.cancel(let appointment)):
-      return (" Cancel \"\(appointment.title)\" at \(environment.formatter.timeRange(appointment))? (y/n)", .accent)
+      let what = appointment.occurrence == nil ? "" : "this occurrence of "
+      return (
+        " Cancel \(what)\"\(appointment.title)\" at \(environment.formatter.timeRange(appointment))? (y/n)", .accent
+      )
     case .confirm(.delete(let appointment)):
-      return (" Delete \"\(appointment.title)\" for good? (y/n)", .accent)
+      let what = appointment.recurrence == nil ? "" : "the whole series "
+      return (" Delete \(what)\"\(appointment.title)\" for good? (y/n)", .accent)
     case .search(let field):
       return (" /" + field.text, .status)
     case .command(let field):

@@ -77,9 +77,14 @@ struct CommandParserTests {
       try parse("add Lunch --at tomorrow 12:30 with Bob")
         == add("Lunch with Bob", "2026-11-30T12:30:00+01:00", "2026-11-30T13:30:00+01:00")
     )
-    #expect(
-      try parse("add '  Review  ' --at mon") == add("Review", "2026-11-30T00:00:00+01:00", "2026-11-30T01:00:00+01:00")
+    // A date without a time is a whole day.
+    let review = AddRequest(
+      title: "Review",
+      start: Fixture.instant("2026-11-30T00:00:00+01:00"),
+      end: Fixture.instant("2026-12-01T00:00:00+01:00"),
+      isAllDay: true
     )
+    #expect(try parse("add '  Review  ' --at mon") == .add(review))
   }
 
   @Test("-- ends the options")
@@ -140,7 +145,8 @@ struct CommandParserTests {
 
   @Test("--until more than 366 days later")
   func addUntilTooLong() {
-    #expect(failure("add Year --at 2026-12-01 --until 2028-12-01")?.kind == .invalid)
+    #expect(failure("add Year --at 2026-12-01 10:00 --until 2028-12-01")?.kind == .invalid)
+    #expect(failure("add Year --at 2026-12-01 --until 2028-12-01")?.kind == .invalid, "whole days too")
   }
 
   @Test(
@@ -156,7 +162,12 @@ struct CommandParserTests {
       ("add Dentist --at today --note", "add: --note needs a value"),
       ("add Dentist --at today --at tomorrow", "add: --at given more than once"),
       ("add Dentist --at today --for 1h --until 3pm", "add: give --for or --until, not both"),
-      ("add Dentist --at today --all-day", "add: unknown option --all-day"),
+      ("add Dentist --at today --every 2", "add: --every needs --repeat"),
+      (
+        "add Dentist --at today --repeat weekly --count 2 --until-date dec 24",
+        "add: give --count or --until-date, not both"
+      ),
+      ("add Dentist --at today 10:00 --repeat daily --on mon", "add: --on goes with --repeat weekly"),
     ]
   )
   func addUsage(line: String, message: String) {
@@ -332,7 +343,7 @@ struct CommandParserTests {
   func idCommands(name: String) throws {
     let command = try parse("\(name) 1A2B-3c")
     switch (name, command) {
-    case ("show", .show(let id)?), ("cancel", .cancel(let id)?), ("restore", .restore(let id)?),
+    case ("show", .show(let id)?), ("cancel", .cancel(let id, nil)?), ("restore", .restore(let id, nil)?),
       ("delete", .delete(let id)?):
       #expect(id == "1a2b-3c")
     default:

@@ -211,7 +211,7 @@ struct FileSafetyTests {
       let raw = try RawSQLite(path: url.path)
       try raw.execute("PRAGMA user_version = 99")
     }
-    try await Self.expectRefused(url, with: .newerSchema(path: url.path, found: 99, known: 1))
+    try await Self.expectRefused(url, with: .newerSchema(path: url.path, found: 99, known: Schema.migrations.count))
   }
 
   @Test("a path that is a directory cannot be opened")

@@ -11,7 +11,11 @@ import Testing
 /// `Fixtures` in Package.swift; the tests here generate their v1 files with the DAO instead.
 @Suite("Migrations")
 struct MigrationTests {
-  static let v2 = Migration(name: "add colour", sql: "ALTER TABLE appointment ADD COLUMN colour TEXT")
+  /// The schema version this build ships (every shipped migration applied).
+  static let current = Schema.migrations.count
+
+  /// A step beyond the shipped ones, as a future build would add.
+  static let next = Migration(name: "add colour", sql: "ALTER TABLE appointment ADD COLUMN colour TEXT")
 
   static func columns(_ url: URL) throws -> [String] {
     let raw = try RawSQLite(path: url.path, readOnly: true)
@@ -35,7 +39,7 @@ struct MigrationTests {
     ]
     try await first.service.save(all: items)
     await first.database.close()
-    #expect(try Self.userVersion(url) == 1)
+    #expect(try Self.userVersion(url) == Int64(Self.current))
     let bytes = try fileBytes(url)
 
     let again = fileDAO(at: url)
@@ -43,7 +47,7 @@ struct MigrationTests {
     #expect(try await again.getAllAppointments() == items)
     await again.database.close()
     #expect(try fileBytes(url) == bytes)
-    #expect(try Self.userVersion(url) == 1)
+    #expect(try Self.userVersion(url) == Int64(Self.current))
     #expect(try Self.columns(url) == Appointment.table.columns)
   }
 
@@ -53,14 +57,17 @@ struct MigrationTests {
     let url = directory.file("appt.sqlite3")
     let stored = try await FileSafetyTests.makeApptFile(at: url)
 
-    let v2 = fileDAO(at: url, migrations: Schema.migrations + [Self.v2])
+    let v2 = fileDAO(at: url, migrations: Schema.migrations + [Self.next])
     #expect(try await v2.getAllAppointments() == [stored])
     await v2.database.close()
-    #expect(try Self.userVersion(url) == 2)
+    #expect(try Self.userVersion(url) == Int64(Self.current + 1))
     #expect(try Self.columns(url) == Appointment.table.columns + ["colour"])
 
     // This build (schema 1) now refuses the file, and leaves it alone.
-    try await FileSafetyTests.expectRefused(url, with: .newerSchema(path: url.path, found: 2, known: 1))
+    try await FileSafetyTests.expectRefused(
+      url,
+      with: .newerSchema(path: url.path, found: Self.current + 1, known: Self.current)
+    )
   }
 
   @Test("a newer schema still in another connection's WAL is refused too")
@@ -69,11 +76,11 @@ struct MigrationTests {
     let url = directory.file("appt.sqlite3")
     _ = try await FileSafetyTests.makeApptFile(at: url)
     // The newer build keeps the file open, so its migration may sit in the WAL, not the header.
-    let newer = fileDAO(at: url, migrations: Schema.migrations + [Self.v2])
+    let newer = fileDAO(at: url, migrations: Schema.migrations + [Self.next])
     try await newer.database.prepare()
 
     let old = fileDAO(at: url)
-    await #expect(throws: StoreError.newerSchema(path: url.path, found: 2, known: 1)) {
+    await #expect(throws: StoreError.newerSchema(path: url.path, found: Self.current + 1, known: Self.current)) {
       try await old.getAllAppointments()
     }
     await old.database.close()
@@ -92,7 +99,7 @@ struct MigrationTests {
       try connection.execute("UPDATE appointment SET title = 'damaged'")
       throw StoreError.constraint(message: "boom")
     }
-    let broken = fileDAO(at: url, migrations: Schema.migrations + [Self.v2, failing])
+    let broken = fileDAO(at: url, migrations: Schema.migrations + [Self.next, failing])
     let expected = StoreError.migrationFailed(
       name: "half done",
       reason: StoreError.constraint(message: "boom").description
@@ -102,9 +109,9 @@ struct MigrationTests {
     await broken.database.close()
 
     // Steps before the failing one did commit (each is its own transaction)...
-    #expect(try Self.userVersion(url) == 2)
+    #expect(try Self.userVersion(url) == Int64(Self.current + 1))
     #expect(try Self.columns(url) == Appointment.table.columns + ["colour"])
-    let atV2 = fileDAO(at: url, migrations: Schema.migrations + [Self.v2])
+    let atV2 = fileDAO(at: url, migrations: Schema.migrations + [Self.next])
     #expect(try await atV2.getAllAppointments() == [stored])  // the failing step's UPDATE is gone
     await atV2.database.close()
 
@@ -118,7 +125,7 @@ struct MigrationTests {
     await onlyFailing.database.close()
     #expect(try fileBytes(fresh) == freshBytes)
     #expect(try listing(directory.url) == files)
-    #expect(try Self.userVersion(fresh) == 1)
+    #expect(try Self.userVersion(fresh) == Int64(Self.current))
     #expect(try Self.columns(fresh) == Appointment.table.columns)
 
     // The old schema still opens it, with its data.
@@ -154,17 +161,17 @@ struct MigrationTests {
     try await good.saveAppointment(appointment("a", from: december(1, 9), to: december(1, 10)))
     #expect(try await good.getAllAppointments().count == 1)
     await good.database.close()
-    #expect(try Self.userVersion(url) == 1)
+    #expect(try Self.userVersion(url) == Int64(Self.current))
   }
 
   @Test("migrations run in order, once each, on an in-memory store too")
   func inMemoryMigrations() async throws {
-    let configuration = DatabaseConfiguration(location: .inMemory, migrations: Schema.migrations + [Self.v2])
+    let configuration = DatabaseConfiguration(location: .inMemory, migrations: Schema.migrations + [Self.next])
     let database = AsyncDatabase(configuration: configuration)
     let version = try await database.read { connection throws(StoreError) in
       try connection.scalar("PRAGMA user_version")?.int64
     }
-    #expect(version == 2)
+    #expect(version == Int64(Self.current + 1))
     let applicationID = try await database.read { connection throws(StoreError) in
       try connection.scalar("PRAGMA application_id")?.int64
     }

@@ -7,9 +7,10 @@ import Testing
 
 /// Files written by every shipped schema version must open in this build with their data
 /// intact. `Fixtures/schema-vN.sqlite3` is a real file made by the build that shipped
-/// schema N (four appointments: a note, CJK and emoji, a cancelled one, a two-day one).
+/// schema N: four appointments (a note, CJK and emoji, a cancelled one, a two-day one), and
+/// from v2 on a weekly series with one cancelled occurrence and a two-day whole-day one.
 @Suite struct SchemaFixtureTests {
-  static let fixtures: [Int: String] = [1: "schema-v1"]
+  static let fixtures: [Int: String] = [1: "schema-v1", 2: "schema-v2"]
 
   @Test(arguments: fixtures.keys.sorted())
   func migratesForwardWithDataIntact(version: Int) async throws {
@@ -22,12 +23,26 @@ import Testing
 
     let dao = AppointmentDAO(file: copy, clock: TestClock.clock)
     let all = try await dao.getAllAppointments()
-    #expect(all.map(\.title) == ["Dentist", "会議 🎉", "Cancelled one", "Multi-day conference"])
-    #expect(all.map(\.status) == [.scheduled, .scheduled, .cancelled, .scheduled])
-    #expect(all[0].note == "bring the x-rays")
-    #expect(all[0].duration == 45 * 60)
-    #expect(all[3].duration == 2 * 86_400)
-    #expect(all[0].id.description == "f34ea7af-b1f6-426d-9ef5-22cef3add6b0")
+    let byTitle = Dictionary(all.map { ($0.title, $0) }, uniquingKeysWith: { first, _ in first })
+    for title in ["Dentist", "会議 🎉", "Cancelled one", "Multi-day conference"] {
+      #expect(byTitle[title] != nil, "\(title) is missing")
+    }
+    #expect(byTitle["Cancelled one"]?.status == .cancelled)
+    #expect(byTitle["Dentist"]?.note == "bring the x-rays")
+    #expect(byTitle["Dentist"]?.duration == TimeInterval(45 * 60))
+    #expect(byTitle["Multi-day conference"]?.duration == TimeInterval(2 * 86_400))
+    if version >= 2 {
+      let series = try #require(byTitle["Weekly sync"])
+      #expect(series.recurrence == Recurrence(frequency: .weekly, weekdays: [.monday, .wednesday], count: 10))
+      #expect(series.exceptions.count == 1)
+      #expect(byTitle["Holiday"]?.isAllDay == true)
+      let week = DateInterval(start: TestClock.date(2026, 12, 7), end: TestClock.date(2026, 12, 14))
+      let listed = try await dao.appointments(matching: AppointmentQuery(range: week, includeCancelled: true))
+      let occurrences = listed.filter { $0.title == "Weekly sync" }
+      #expect(occurrences.map(\.status) == [.scheduled, .cancelled], "Mon, and Wed cancelled alone")
+    } else {
+      #expect(all.allSatisfy { $0.recurrence == nil && !$0.isAllDay && $0.timeZone.isEmpty })
+    }
     #expect(try await dao.database.integrityCheck() == ["ok"])
     let current = try await dao.database.read { connection throws(StoreError) in
       try connection.scalar("PRAGMA user_version")?.int64
