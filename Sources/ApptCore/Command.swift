@@ -11,6 +11,12 @@ public enum Command: Equatable, Sendable {
   case cancel(id: String, occurrence: Date? = nil)
   case restore(id: String, occurrence: Date? = nil)
   case delete(id: String)
+  /// Reads an iCalendar file, all or nothing; with `partial`, imports the events that map and
+  /// lists the others.
+  case importFile(path: String, partial: Bool)
+  /// Writes the appointments reaching `range` (all when nil) as iCalendar to `path`, or to
+  /// stdout when nil.
+  case export(range: DateInterval?, path: String?)
   /// Checks the database file's integrity and reports.
   case doctor
   /// Writes a consistent copy of the database to a new file.

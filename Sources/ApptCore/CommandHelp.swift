@@ -52,6 +52,24 @@ public enum CommandHelp {
     ),
     ("delete", "delete ID", ["Deletes an appointment for good."]),
     (
+      "import", "import FILE.ics [--partial]",
+      [
+        "Imports the events of an iCalendar file in one go. Any event appt cannot keep",
+        "faithfully (an unsupported RRULE, an impossible date, a changed occurrence) stops",
+        "the import: nothing changes and every problem is listed as FILE:LINE: message.",
+        "--partial imports the others and still lists what it skipped (exit 1). An event",
+        "imported before (same UID) is updated, not added again.",
+      ]
+    ),
+    (
+      "export", "export [--from WHEN] [--to WHEN] [FILE]",
+      [
+        "Writes appointments as iCalendar (RFC 5545) to FILE (created 0600) or stdout:",
+        "all of them, or those in the range (a series whose span reaches it is written",
+        "whole). Cancelled ones are included, as STATUS:CANCELLED.",
+      ]
+    ),
+    (
       "doctor", "doctor",
       ["Checks the database file (SQLite's integrity_check) and reports what it found."]
     ),

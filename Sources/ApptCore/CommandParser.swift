@@ -43,6 +43,8 @@ public struct CommandParser: Sendable {
     case "restore": return try parseOccurrenceCommand("restore", rest) { .restore(id: $0, occurrence: $1) }
     case "delete": return try parseIDCommand("delete", rest, Command.delete(id:))
     case "edit": return try parseEdit(rest)
+    case "import": return try parseImport(rest)
+    case "export": return try parseExport(rest)
     case "doctor": return try parseDoctor(rest)
     case "backup": return try parseBackup(rest)
     case "help", "--help", "-h": return try parseHelp(rest)
@@ -312,6 +314,49 @@ public struct CommandParser: Sendable {
     let scan = try scanOptions(command, [:], words)
     if scan.help { return .help(topic: command) }
     return make(try onlyID(command, scan.positional))
+  }
+
+  /// `import FILE.ics [--partial]`.
+  private func parseImport(_ words: [String]) throws(CommandError) -> Command {
+    let scan = try scanOptions("import", ["--partial": .flag], words)
+    if scan.help { return .help(topic: "import") }
+    guard let path = scan.positional.first else { throw .usage("import: missing FILE") }
+    guard scan.positional.count == 1 else {
+      throw .usage("import: unexpected argument \(WhenParser.quoted(scan.positional[1]))")
+    }
+    guard !path.isEmpty else { throw .invalid("import: the file name is empty") }
+    return .importFile(path: path, partial: scan.flags.contains("--partial"))
+  }
+
+  /// `export [--from WHEN] [--to WHEN] [FILE]`: `--from` alone runs to the end of time, `--to`
+  /// alone from its beginning; `--to DATE` includes that day, as in `list`.
+  private func parseExport(_ words: [String]) throws(CommandError) -> Command {
+    let scan = try scanOptions("export", ["--from": .when, "--to": .when], words)
+    if scan.help { return .help(topic: "export") }
+    guard scan.positional.count <= 1 else {
+      throw .usage("export: unexpected argument \(WhenParser.quoted(scan.positional[1]))")
+    }
+    if let error = scan.deferredError { throw error }
+    let path = scan.positional.first
+    if path?.isEmpty == true { throw .invalid("export: the file name is empty") }
+    let from = scan.whens["--from"]
+    let to = scan.whens["--to"]
+    guard from != nil || to != nil else { return .export(range: nil, path: path) }
+    let start = from.map { instant(of: $0.parts) } ?? .distantPast
+    var end = Date.distantFuture
+    if let to {
+      // A bare date is inclusive: up to the next midnight.
+      end = to.parts.minutes == nil ? clock.day(1, after: to.parts.day ?? clock.today) : instant(of: to.parts)
+    }
+    guard start < end else {
+      let fromText = TextSafety.escapingControls(from?.text ?? "")
+      let toText = TextSafety.escapingControls(to?.text ?? "")
+      if start == end {
+        throw .invalid("export: empty range: --from \(fromText) and --to \(toText) are the same instant")
+      }
+      throw .invalid("export: reversed range: --from \(fromText) is after --to \(toText)")
+    }
+    return .export(range: DateInterval(start: start, end: end), path: path)
   }
 
   private func parseDoctor(_ words: [String]) throws(CommandError) -> Command {

@@ -102,6 +102,12 @@ public struct CommandExecutor: Sendable {
       case .delete(let prefix):
         return render(try await dao.deleteAppointment(id: try await dao.resolveID(prefix)), verb: "deleted")
 
+      case .importFile(let path, let partial):
+        return try await importFile(path, partial: partial)
+
+      case .export(let range, let path):
+        return try await export(range: range, to: path)
+
       case .doctor:
         return try await doctor()
 
@@ -118,6 +124,115 @@ public struct CommandExecutor: Sendable {
       }
     } catch {
       throw Failure(error)
+    }
+  }
+
+  /// `import FILE [--partial]`: all or nothing unless `partial`; every problem is listed as
+  /// `FILE:LINE: message` (on stderr, through the failure); on success the summary comes
+  /// first, then a `FILE:LINE: note: ...` line for each thing skipped on purpose.
+  private func importFile(_ path: String, partial: Bool) async throws(StoreError) -> String {
+    let shown = TextSafety.escapingControls(path)
+    let result = ICalendar.read(bytes: try Self.readFile(path, command: "import"), clock: clock)
+    let describe: (ICalendar.Problem) -> String = { "\(shown):\($0.line): \(TextSafety.escapingControls($0.message))" }
+    let problems = result.problems.map(describe).joined(separator: "\n")
+    let notices = result.notices.map { "\(shown):\($0.line): note: \(TextSafety.escapingControls($0.message))" }
+    let count = result.problems.count
+    if count > 0, !partial {
+      throw .invalidRequest(
+        message: "import: \(shown): \(count) problem\(count == 1 ? "" : "s"); nothing imported"
+          + " (--partial imports the events without problems)\n\(problems)"
+      )
+    }
+    let (added, updated, unchanged) = try await dao.importAppointments(result.appointments)
+    let total = result.appointments.count
+    var summary = "imported \(total) appointment\(total == 1 ? "" : "s") (\(added) added, \(updated) updated"
+    summary += (unchanged > 0 ? ", \(unchanged) unchanged" : "") + ") from \(shown)"
+    if count > 0 {
+      let skipped = result.eventCount - total
+      throw .invalidRequest(
+        message: "import: \(summary); skipped \(skipped) event\(skipped == 1 ? "" : "s") with problems\n\(problems)"
+      )
+    }
+    if json {
+      let noticeList = result.notices.map { AppointmentFormatter.jsonString(describe($0)) }.joined(separator: ",")
+      return "{\"imported\":\(total),\"added\":\(added),\"updated\":\(updated),\"unchanged\":\(unchanged),"
+        + "\"file\":\(AppointmentFormatter.jsonString(path)),\"notices\":[\(noticeList)]}\n"
+    }
+    return ([summary] + notices).map { $0 + "\n" }.joined()
+  }
+
+  /// `export [--from] [--to] [FILE]`: every stored appointment reaching the range (series
+  /// whole, cancelled ones included), to FILE (replaced atomically, 0600) or stdout.
+  private func export(range: DateInterval?, to path: String?) async throws(StoreError) -> String {
+    var appointments = try await dao.getAllAppointments()
+    if let range {
+      appointments = appointments.filter { ICalendar.reaches($0, range, fallbackZone: clock.timeZone) }
+    }
+    let text = ICalendar.write(appointments, fallbackZone: clock.timeZone)
+    let count = appointments.count
+    guard let path else {
+      return json ? "{\"exported\":\(count),\"ical\":\(AppointmentFormatter.jsonString(text))}\n" : text
+    }
+    try Self.writeFile(path, Array(text.utf8))
+    return json
+      ? "{\"exported\":\(count),\"file\":\(AppointmentFormatter.jsonString(path))}\n"
+      : "exported \(count) appointment\(count == 1 ? "" : "s") to \(TextSafety.escapingControls(path))\n"
+  }
+
+  /// The bytes of a file, or a message naming it.
+  private static func readFile(_ path: String, command: String) throws(StoreError) -> [UInt8] {
+    let failure = { (reason: String) in
+      StoreError.invalidRequest(message: "\(command): cannot read \(TextSafety.escapingControls(path)): \(reason)")
+    }
+    let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw failure(String(cString: strerror(errno))) }
+    defer { Glibc.close(fd) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+      let got = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+      if got < 0, errno == EINTR { continue }
+      guard got >= 0 else { throw failure(String(cString: strerror(errno))) }
+      if got == 0 { return bytes }
+      bytes += buffer[0..<got]
+    }
+  }
+
+  /// Replaces `path` with `bytes` atomically (a temporary file created 0600 in the same
+  /// directory, synced, then renamed over it), so a failure never leaves half a calendar; a
+  /// symbolic link is followed, not replaced. A path that exists and is not a regular file
+  /// (a FIFO, /dev/stdout) is written in place.
+  private static func writeFile(_ path: String, _ bytes: [UInt8]) throws(StoreError) {
+    let failure = { (reason: String) in
+      StoreError.invalidRequest(message: "export: cannot write \(TextSafety.escapingControls(path)): \(reason)")
+    }
+    var info = stat()
+    let exists = stat(path, &info) == 0
+    let isSpecial = exists && (info.st_mode & S_IFMT) != S_IFREG
+    let target = exists ? URL(fileURLWithPath: path).resolvingSymlinksInPath().path : path
+    let directory = (target as NSString).deletingLastPathComponent
+    var template = Array((directory.isEmpty ? "." : directory).utf8CString.dropLast())
+    template += Array("/.appt-export-XXXXXX".utf8CString)
+    let fd = isSpecial ? Glibc.open(path, O_WRONLY | O_TRUNC | O_CLOEXEC) : mkstemp(&template)
+    guard fd >= 0 else { throw failure(String(cString: strerror(errno))) }
+    let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    var remaining = bytes[...]
+    var error: Int32 = 0
+    while !remaining.isEmpty {
+      let written = remaining.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+      if written < 0, errno == EINTR { continue }
+      guard written > 0 else {
+        error = written < 0 ? errno : EIO
+        break
+      }
+      remaining = remaining.dropFirst(written)
+    }
+    if error == 0, !isSpecial, fsync(fd) != 0 { error = errno }
+    if Glibc.close(fd) != 0, error == 0 { error = errno }
+    if error == 0, !isSpecial, rename(temporary, target) != 0 { error = errno }
+    if error != 0 {
+      if !isSpecial { unlink(temporary) }
+      throw failure(String(cString: strerror(error)))
     }
   }
 

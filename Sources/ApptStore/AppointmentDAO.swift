@@ -95,6 +95,51 @@ extension AppointmentDAO {
     try service.save(appointment)
   }
 
+  /// Saves imported appointments in ONE transaction (all or nothing), upserting by `uid`: one
+  /// whose uid is stored already (or, for an event appt wrote, "<id>@appt", whose id is
+  /// stored without a uid) keeps its id and `created`, and is rewritten only if a field
+  /// differs. Returns how many were added, updated and found unchanged.
+  public func importAppointments(
+    _ appointments: [Appointment]
+  ) throws(StoreError) -> (added: Int, updated: Int, unchanged: Int) {
+    let now = clock.now
+    return try database.write { connection throws(StoreError) in
+      var counts = (added: 0, updated: 0, unchanged: 0)
+      for var incoming in appointments {
+        incoming.occurrence = nil
+        var existing: Appointment?
+        if let uid = incoming.uid {
+          existing = try DatabaseQuery<Appointment>(where: "uid = ?", bindings: [.text(uid)], order: "id", limit: 1)
+            .fetch(connection).first
+        }
+        if existing == nil, let sameID = try DatabaseService.find(Appointment.self, id: incoming.id, in: connection) {
+          if sameID.uid == nil || sameID.uid == incoming.uid {
+            existing = sameID
+          } else {
+            incoming.id = AppointmentID()
+          }
+        }
+        if let existing {
+          // appt's own export of an appointment without a uid: it stays without one.
+          if existing.uid == nil, incoming.uid == "\(existing.id)@appt" { incoming.uid = nil }
+          incoming.id = existing.id
+          incoming.created = existing.created
+          incoming.updated = existing.updated
+          if incoming == existing {
+            counts.unchanged += 1
+            continue
+          }
+          incoming.updated = now
+          counts.updated += 1
+        } else {
+          counts.added += 1
+        }
+        try connection.run(Appointment.table.upsertSQL, incoming.databaseValues)
+      }
+      return counts
+    }
+  }
+
   /// Marks the appointment cancelled; it stays stored and can be restored.
   @discardableResult
   public func cancelAppointment(id: AppointmentID) throws(StoreError) -> Appointment {

@@ -4,7 +4,7 @@
 /// Pull-based on purpose: a subscriber that cannot keep up gets the latest snapshot, not a
 /// backlog, and its change set is computed against the snapshot it actually received.
 @DatabaseActor
-final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable>: DatabaseObserver {
+final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Sendable>: DatabaseObserver {
   let observedTables: Set<String>
   private let fetch: (Connection) throws(StoreError) -> [Element]
   /// What change sets match items by.
@@ -144,7 +144,7 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable>: Da
 extension AsyncDatabase {
   /// A stream of snapshots of `fetch`'s result: the current one first, then one after each
   /// commit that changes it. Ending or dropping the stream ends the observation.
-  func observe<Element: Equatable & Sendable, Key: Hashable>(
+  func observe<Element: Equatable & Sendable, Key: Hashable & Sendable>(
     tables: Set<String>,
     key: @escaping (Element) -> Key,
     fetch: @escaping (Connection) throws(StoreError) -> [Element]

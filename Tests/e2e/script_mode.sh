@@ -33,8 +33,10 @@ import sys, json, datetime
 lines = [l for l in sys.stdin.read().splitlines() if l.strip()]
 assert len(lines) == 1, f"expected 1 JSON line, got {len(lines)}: {lines}"
 o = json.loads(lines[0])
-keys = {"id", "title", "start", "end", "note", "status", "created", "updated"}
-assert set(o) == keys, f"keys {sorted(o)} != {sorted(keys)}"
+# The eight DESIGN.md keys first, in order, then the four series and whole-day keys (README).
+keys = ["id", "title", "start", "end", "note", "status", "created", "updated", "all_day", "repeat", "occurrence", "time_zone"]
+assert list(o) == keys, f"keys {list(o)} != {keys}"
+assert o["all_day"] is False and o["repeat"] is None and o["occurrence"] is None, o
 assert o["title"] == "Dentist", o
 assert o["status"] == "scheduled", o
 import uuid

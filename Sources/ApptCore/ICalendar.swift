@@ -1,0 +1,96 @@
+import Foundation
+
+/// The iCalendar (RFC 5545) codec: `read` turns a calendar file into appointments and a list
+/// of problems, each with its line; `write` turns appointments into a calendar file. Pure: the
+/// caller reads and writes the bytes.
+///
+/// What maps (README "iCalendar"):
+/// - VEVENT -> one appointment; VTODO, VJOURNAL, VFREEBUSY and VALARM are ignored with a
+///   notice. UID -> `uid` (an event without one gets a UID derived from its content, so a
+///   re-import still finds it; `<id>@appt`, as appt writes, keeps that id); SUMMARY -> title
+///   ("(no title)" when missing or blank); DESCRIPTION -> note; LOCATION is appended to the
+///   note as a last line "Location: ..." (and is written back inside DESCRIPTION).
+/// - DTSTART/DTEND or DURATION in UTC (`...Z`), floating (the importing clock's zone), with a
+///   TZID (an IANA name Foundation knows, or a VTIMEZONE's X-LIC-LOCATION, or a
+///   `/vendor/.../Area/City` path ending in one), or VALUE=DATE (whole days, in the importing
+///   clock's zone). The appointment's zone is the TZID's, else the clock's; a series given in
+///   UTC repeats in UTC (zone GMT). DURATION days are calendar days in that zone.
+/// - RRULE through `Recurrence(rrule:)` (a floating or date UNTIL is read in the event's
+///   zone), EXDATE in any form (several per line, several lines; one naming no occurrence is
+///   ignored with a notice), STATUS:CANCELLED (any other status is scheduled).
+/// - Not representable, so refused with the line: RECURRENCE-ID overrides, RDATE, EXRULE,
+///   RRULE parts `Recurrence` does not support, a DTSTART that is not the first occurrence of
+///   its RRULE, zero-length timed events (no DTEND or DURATION), events longer than 366 days,
+///   impossible dates and times (never normalised), unknown TZIDs, VERSION other than 2.0.
+///
+/// The writer emits one VEVENT per appointment (a series stays one VEVENT with RRULE and
+/// EXDATE): UID, DTSTAMP and LAST-MODIFIED (the appointment's `updated`), CREATED, SUMMARY,
+/// DTSTART/DTEND with `TZID=<the appointment's zone>` and a VTIMEZONE for each zone used (or
+/// UTC `Z` for a UTC zone, and for a time its TZID cannot name alone, in the hour repeated
+/// when clocks go back, except a series' DTSTART), VALUE=DATE for whole days (a whole-day series' UNTIL
+/// is a DATE too), STATUS:CANCELLED, DESCRIPTION; CRLF line ends, lines folded at 75 octets
+/// (never inside a UTF-8 sequence) and TEXT escaping. Control characters other than tab and
+/// newline cannot appear in iCalendar TEXT: they are written visibly, in caret notation.
+public enum ICalendar {
+  /// `PRODID` of the calendars appt writes.
+  public static let productID = "-//appt//appt 0.1//EN"
+
+  /// Something in a file that stops an event (or the file) from being imported, or, as a
+  /// notice, something that was skipped on purpose.
+  public struct Problem: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The 1-based line of the file: the first physical line of a folded property.
+    public var line: Int
+    public var message: String
+
+    public init(line: Int, message: String) {
+      self.line = line
+      self.message = message
+    }
+
+    /// `LINE: message`; the caller puts the file name in front.
+    public var description: String { "\(line): \(message)" }
+  }
+
+  /// What `read` found.
+  public struct ReadResult: Sendable {
+    /// The events that map faithfully, in file order, each with `uid` set.
+    public var appointments: [Appointment]
+    /// Why the other events (or the file) could not be imported, in line order.
+    public var problems: [Problem]
+    /// What was skipped on purpose (to-dos, alarms, EXDATEs matching no occurrence).
+    public var notices: [Problem]
+    /// The number of VEVENTs seen, imported or not.
+    public var eventCount: Int
+  }
+
+  /// Reads a calendar file. Lines end in CRLF or LF; a UTF-8 byte order mark is skipped.
+  /// `clock` gives the zone of floating times and whole days, and "now" for an event without
+  /// CREATED or DTSTAMP.
+  public static func read(bytes: some Collection<UInt8>, clock: Clock) -> ReadResult {
+    var reader = Reader(clock: clock)
+    return reader.read(Array(bytes))
+  }
+
+  /// Reads calendar text (see `read(bytes:clock:)`).
+  public static func read(_ text: String, clock: Clock) -> ReadResult {
+    read(bytes: Array(text.utf8), clock: clock)
+  }
+
+  /// Writes `appointments` (series as stored, not expanded) as one VCALENDAR. An appointment
+  /// whose zone is empty or unknown is written in `fallbackZone`.
+  public static func write(_ appointments: [Appointment], fallbackZone: TimeZone) -> String {
+    Writer(fallbackZone: fallbackZone).write(appointments)
+  }
+
+  /// Whether `appointment` belongs in an export of `range`: a one-off that overlaps it, or a
+  /// series whose span (first start to last end; endless if it has no end) reaches it.
+  public static func reaches(_ appointment: Appointment, _ range: DateInterval, fallbackZone: TimeZone) -> Bool {
+    guard let recurrence = appointment.recurrence else {
+      return appointment.overlaps(from: range.start, to: range.end)
+    }
+    guard appointment.start < range.end else { return false }
+    let zone = appointment.zone(fallback: fallbackZone)
+    guard let last = recurrence.lastOccurrence(start: appointment.start, zone: zone) else { return true }
+    return last.addingTimeInterval(appointment.duration) > range.start
+  }
+}

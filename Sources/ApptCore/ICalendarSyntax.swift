@@ -1,0 +1,395 @@
+import Foundation
+
+/// RFC 5545's lexical layer: content lines (unfolding, parameters), TEXT escaping, folding,
+/// and the DATE, DATE-TIME and DURATION value types.
+extension ICalendar {
+  /// One unfolded property line: `NAME;PARAM=VALUE;...:VALUE`.
+  struct ContentLine: Sendable {
+    /// Upper-cased.
+    var name: String
+    /// Upper-cased names; values without their quotes.
+    var parameters: [String: String]
+    var value: String
+    /// The file line where it starts.
+    var line: Int
+
+    func parameter(_ name: String) -> String? { parameters[name] }
+  }
+
+  // MARK: - Lines
+
+  /// Splits `bytes` into logical lines: LF or CRLF ends a line, and a line starting with a
+  /// space or a tab continues the previous one (the leading blank is dropped). Folds are
+  /// joined as bytes, so a writer that folded inside a UTF-8 sequence still reads correctly.
+  /// Returns each logical line's text (nil when it is not UTF-8) and first line number, and
+  /// the problems of the line structure itself.
+  static func unfold(_ bytes: [UInt8]) -> (lines: [(text: String?, line: Int)], problems: [Problem]) {
+    var logical: [(bytes: [UInt8], line: Int)] = []
+    var problems: [Problem] = []
+    var start = 0
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
+    var number = 0
+    while start < bytes.count {
+      number += 1
+      var end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+      let next = end + 1
+      if end > start, bytes[end - 1] == 0x0D { end -= 1 }
+      let physical = bytes[start..<end]
+      start = next
+      if let first = physical.first, first == 0x20 || first == 0x09 {
+        if logical.isEmpty {
+          problems.append(
+            Problem(line: number, message: "a continuation line (starting with a blank) with no line before it")
+          )
+        } else {
+          logical[logical.count - 1].bytes += physical.dropFirst()
+        }
+        continue
+      }
+      logical.append((Array(physical), number))
+    }
+    return (logical.map { (String(validating: $0.bytes, as: UTF8.self), $0.line) }, problems)
+  }
+
+  /// Parses `NAME *(";" PARAM "=" VALUE) ":" VALUE`; nil when the line has another shape.
+  static func contentLine(_ text: String, line: Int) -> ContentLine? {
+    let scalars = Array(text.unicodeScalars)
+    var index = 0
+    func isNameScalar(_ s: Unicode.Scalar) -> Bool {
+      s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s) || s == "-")
+    }
+    func name() -> String? {
+      let begin = index
+      while index < scalars.count, isNameScalar(scalars[index]) { index += 1 }
+      guard index > begin else { return nil }
+      return String(String.UnicodeScalarView(scalars[begin..<index])).uppercased()
+    }
+    guard let propertyName = name() else { return nil }
+    var parameters: [String: String] = [:]
+    while index < scalars.count, scalars[index] == ";" {
+      index += 1
+      guard let parameterName = name(), index < scalars.count, scalars[index] == "=" else { return nil }
+      index += 1
+      var value = String.UnicodeScalarView()
+      // A parameter value: quoted strings and plain text, comma-separated.
+      while index < scalars.count, scalars[index] != ";", scalars[index] != ":" {
+        if scalars[index] == "\"" {
+          index += 1
+          while index < scalars.count, scalars[index] != "\"" {
+            value.append(scalars[index])
+            index += 1
+          }
+          guard index < scalars.count else { return nil }  // an unterminated quote
+          index += 1
+        } else {
+          value.append(scalars[index])
+          index += 1
+        }
+      }
+      parameters[parameterName] = String(value)
+    }
+    guard index < scalars.count, scalars[index] == ":" else { return nil }
+    let value = String(String.UnicodeScalarView(scalars[(index + 1)...]))
+    return ContentLine(name: propertyName, parameters: parameters, value: value, line: line)
+  }
+
+  // MARK: - TEXT
+
+  /// Undoes TEXT escaping: `\n` or `\N` is a newline; `\\`, `\;`, `\,` (and the common but
+  /// non-standard `\:`) are the character itself. Another backslash is kept as it is.
+  static func unescape(_ text: String) -> String {
+    guard text.contains("\\") else { return text }
+    var out = String.UnicodeScalarView()
+    var scalars = text.unicodeScalars.makeIterator()
+    while let scalar = scalars.next() {
+      guard scalar == "\\" else {
+        out.append(scalar)
+        continue
+      }
+      guard let next = scalars.next() else {
+        out.append(scalar)
+        break
+      }
+      switch next {
+      case "n", "N": out.append("\n")
+      case "\\", ";", ",", ":": out.append(next)
+      default:
+        out.append(scalar)
+        out.append(next)
+      }
+    }
+    return String(out)
+  }
+
+  /// TEXT escaping. A line break (CRLF, LF or CR) becomes `\n`; a tab stays. Other control
+  /// characters have no place in iCalendar TEXT, so they are written visibly in caret
+  /// notation (as appt shows them on a terminal): `^[` for ESC.
+  static func escape(_ text: String) -> String {
+    var out = String.UnicodeScalarView()
+    var previousWasCR = false
+    for scalar in text.unicodeScalars {
+      defer { previousWasCR = scalar == "\r" }
+      switch scalar {
+      case "\\": out.append(contentsOf: "\\\\".unicodeScalars)
+      case ";": out.append(contentsOf: "\\;".unicodeScalars)
+      case ",": out.append(contentsOf: "\\,".unicodeScalars)
+      case "\r": out.append(contentsOf: "\\n".unicodeScalars)
+      case "\n":
+        if !previousWasCR { out.append(contentsOf: "\\n".unicodeScalars) }
+      case "\t": out.append(scalar)
+      default:
+        if TextSafety.isControl(scalar) {
+          out.append(contentsOf: TextSafety.escapingControls(String(scalar)).unicodeScalars)
+        } else {
+          out.append(scalar)
+        }
+      }
+    }
+    return String(out)
+  }
+
+  /// A parameter value, quoted when it holds `:`, `;` or `,` (a quote cannot be written).
+  static func parameterValue(_ text: String) -> String {
+    let clean = text.filter { $0 != "\"" && !$0.unicodeScalars.contains(where: TextSafety.isControl) }
+    return clean.contains(where: { ":;,".contains($0) }) ? "\"\(clean)\"" : clean
+  }
+
+  // MARK: - Folding
+
+  /// `line` folded so that no physical line exceeds 75 octets (not counting CRLF): each
+  /// continuation starts with a space. A fold never falls inside a UTF-8 sequence. Each
+  /// physical line ends in CRLF.
+  static func fold(_ line: String) -> String {
+    if line.utf8.count <= 75 { return line + "\r\n" }
+    var out = ""
+    var current = String.UnicodeScalarView()
+    var octets = 0
+    var limit = 75
+    func append(_ scalars: String.UnicodeScalarView, width: Int) {
+      if octets + width > limit {
+        out += String(current) + "\r\n "
+        current = String.UnicodeScalarView()
+        octets = 0
+        limit = 74  // the leading space counts
+      }
+      current.append(contentsOf: scalars)
+      octets += width
+    }
+    // Whole characters where they fit (an emoji with its modifiers stays on one line), else
+    // scalar by scalar: a fold may split a character, never a UTF-8 sequence.
+    for character in line {
+      let width = character.utf8.count
+      if width <= 74 {
+        append(character.unicodeScalars, width: width)
+      } else {
+        for scalar in character.unicodeScalars {
+          append(String.UnicodeScalarView([scalar]), width: UTF8.width(scalar))
+        }
+      }
+    }
+    return out + String(current) + "\r\n"
+  }
+
+  // MARK: - DATE and DATE-TIME
+
+  /// A DATE or DATE-TIME value as written, validated (no 30 February, no hour 24).
+  struct DateValue: Hashable, Sendable {
+    var year: Int
+    var month: Int
+    var day: Int
+    /// Nil for a DATE.
+    var time: Time?
+    /// A DATE-TIME ending in `Z`.
+    var isUTC: Bool
+
+    struct Time: Hashable, Sendable {
+      var hour: Int
+      var minute: Int
+      var second: Int
+    }
+
+    var isDate: Bool { time == nil }
+
+    /// `YYYYMMDD` or `YYYYMMDDTHHMMSS[Z]`; the message says what is wrong.
+    static func parse(_ text: String) -> Result<DateValue, Problem.Text> {
+      let bytes = Array(text.utf8)
+      let quoted = WhenParser.quoted(text)
+      func number(_ range: Range<Int>) -> Int? {
+        guard range.upperBound <= bytes.count else { return nil }
+        var value = 0
+        for byte in bytes[range] {
+          guard (0x30...0x39).contains(byte) else { return nil }
+          value = value * 10 + Int(byte - 0x30)
+        }
+        return value
+      }
+      guard bytes.count == 8 || bytes.count == 15 || (bytes.count == 16 && bytes[15] == UInt8(ascii: "Z")),
+        let year = number(0..<4), let month = number(4..<6), let day = number(6..<8)
+      else {
+        return .failure(.init("\(quoted) is not a date (YYYYMMDD) or a date-time (YYYYMMDDTHHMMSS, Z for UTC)"))
+      }
+      guard (1...12).contains(month) else { return .failure(.init("\(quoted): there is no month \(month)")) }
+      let length = daysIn(month: month, year: year)
+      guard (1...length).contains(day) else {
+        return .failure(.init("\(quoted): \(monthNames[month - 1]) \(year) has \(length) days, not \(day)"))
+      }
+      guard year >= 1 else { return .failure(.init("\(quoted): there is no year 0")) }
+      guard bytes.count > 8 else {
+        return .success(DateValue(year: year, month: month, day: day, time: nil, isUTC: false))
+      }
+      guard bytes[8] == UInt8(ascii: "T"), let hour = number(9..<11), let minute = number(11..<13),
+        let second = number(13..<15)
+      else {
+        return .failure(.init("\(quoted) is not a date (YYYYMMDD) or a date-time (YYYYMMDDTHHMMSS, Z for UTC)"))
+      }
+      guard hour < 24, minute < 60, second < 60 else {
+        return .failure(.init("\(quoted): there is no time \(pad(hour)):\(pad(minute)):\(pad(second))"))
+      }
+      return .success(
+        DateValue(
+          year: year,
+          month: month,
+          day: day,
+          time: Time(hour: hour, minute: minute, second: second),
+          isUTC: bytes.count == 16
+        )
+      )
+    }
+
+    /// The instant in `zone` (a UTC value ignores it). A wall time skipped by a
+    /// daylight-saving change moves forward by the gap, as RFC 5545 says.
+    func instant(in zone: TimeZone) -> Date? {
+      var calendar = Calendar(identifier: .gregorian)
+      calendar.timeZone = isUTC ? .gmt : zone
+      let components = DateComponents(
+        year: year,
+        month: month,
+        day: day,
+        hour: time?.hour ?? 0,
+        minute: time?.minute ?? 0,
+        second: time?.second ?? 0
+      )
+      return calendar.date(from: components)
+    }
+
+    /// The local date and time of `date` in `zone`.
+    static func local(_ date: Date, in zone: TimeZone, dateOnly: Bool) -> DateValue {
+      var calendar = Calendar(identifier: .gregorian)
+      calendar.timeZone = zone
+      let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+      return DateValue(
+        year: c.year ?? 1970,
+        month: c.month ?? 1,
+        day: c.day ?? 1,
+        time: dateOnly ? nil : Time(hour: c.hour ?? 0, minute: c.minute ?? 0, second: c.second ?? 0),
+        isUTC: false
+      )
+    }
+
+    /// The value as written: `20261201`, `20261201T100000`, `20261201T090000Z`.
+    var text: String {
+      var out = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
+      out += Self.pad(month) + Self.pad(day)
+      if let time { out += "T" + Self.pad(time.hour) + Self.pad(time.minute) + Self.pad(time.second) }
+      if isUTC { out += "Z" }
+      return out
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+      switch month {
+      case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+      case 4, 6, 9, 11: return 30
+      default: return 31
+      }
+    }
+
+    static let monthNames = [
+      "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+      "December",
+    ]
+
+    static func pad(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+  }
+
+  // MARK: - DURATION
+
+  /// A DURATION value: nominal days (a day is the same wall-clock time the next day, so 23 or
+  /// 25 hours across a daylight-saving change) and exact seconds.
+  struct DurationValue: Hashable, Sendable {
+    var days: Int
+    var seconds: Int
+
+    /// `[+]P[nW]` or `[+]P[nD][T[nH][nM][nS]]`; negative durations are refused.
+    static func parse(_ text: String) -> Result<DurationValue, Problem.Text> {
+      let failure = Result<DurationValue, Problem.Text>.failure(
+        .init("\(WhenParser.quoted(text)) is not a duration like PT1H30M, P1D or P2W")
+      )
+      var scalars = Substring(text.uppercased())
+      if scalars.hasPrefix("-") {
+        return .failure(.init("\(WhenParser.quoted(text)) is a negative duration"))
+      }
+      if scalars.hasPrefix("+") { scalars = scalars.dropFirst() }
+      guard scalars.hasPrefix("P") else { return failure }
+      scalars = scalars.dropFirst()
+      var days = 0
+      var seconds = 0
+      var inTime = false
+      var digits = ""
+      var sawUnit = false
+      var lastUnitRank = -1
+      for character in scalars {
+        if character.isASCII, character.isNumber {
+          digits.append(character)
+          continue
+        }
+        if character == "T" {
+          guard !inTime, digits.isEmpty else { return failure }
+          inTime = true
+          continue
+        }
+        guard let value = Int(digits), value <= 1_000_000 else { return failure }
+        digits = ""
+        let rank: Int
+        switch (character, inTime) {
+        case ("W", false):
+          rank = 0
+          days += value * 7
+        case ("D", false):
+          rank = 1
+          days += value
+        case ("H", true):
+          rank = 2
+          seconds += value * 3600
+        case ("M", true):
+          rank = 3
+          seconds += value * 60
+        case ("S", true):
+          rank = 4
+          seconds += value
+        default: return failure
+        }
+        guard rank > lastUnitRank else { return failure }
+        lastUnitRank = rank
+        sawUnit = true
+      }
+      guard sawUnit, digits.isEmpty else { return failure }
+      return .success(DurationValue(days: days, seconds: seconds))
+    }
+
+    /// The end of something starting at `start` that lasts this long, days counted in `zone`.
+    func end(from start: Date, in zone: TimeZone) -> Date? {
+      var calendar = Calendar(identifier: .gregorian)
+      calendar.timeZone = zone
+      guard let shifted = days == 0 ? start : calendar.date(byAdding: .day, value: days, to: start) else { return nil }
+      return shifted.addingTimeInterval(TimeInterval(seconds))
+    }
+  }
+}
+
+extension ICalendar.Problem {
+  /// A message waiting for its line number.
+  struct Text: Error, Hashable, Sendable {
+    var message: String
+    init(_ message: String) { self.message = message }
+  }
+}
