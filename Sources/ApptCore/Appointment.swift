@@ -37,6 +37,18 @@ public struct AppointmentID: Hashable, Comparable, Sendable, Codable, CustomStri
   }
 }
 
+extension TimeZone {
+  /// The zone with this IANA identifier, or nil. Foundation answers a zone with offset 0 for
+  /// some malformed identifiers (one holding a NUL, for instance), which would silently move
+  /// appointments: text with control characters or spaces is refused first.
+  public static func named(_ identifier: String) -> TimeZone? {
+    guard !identifier.isEmpty, identifier.count <= 64,
+      !identifier.unicodeScalars.contains(where: { TextSafety.isControl($0) || $0 == " " })
+    else { return nil }
+    return TimeZone(identifier: identifier)
+  }
+}
+
 /// An appointment as every layer sees it: a plain value, safe to send between actors.
 public struct Appointment: Hashable, Sendable, Identifiable {
   public enum Status: String, Hashable, Sendable, Codable, CaseIterable {
@@ -103,7 +115,7 @@ public struct Appointment: Hashable, Sendable, Identifiable {
 
   /// The zone the series repeats in (its own, else `fallback`).
   public func zone(fallback: TimeZone) -> TimeZone {
-    timeZone.isEmpty ? fallback : TimeZone(identifier: timeZone) ?? fallback
+    TimeZone.named(timeZone) ?? fallback
   }
 
   /// The occurrences of this appointment that intersect `window`: itself for a one-off, else

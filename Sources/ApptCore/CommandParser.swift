@@ -77,6 +77,7 @@ public struct CommandParser: Sendable {
 
     let title = scan.positional.joined(separator: " ").trimmingCharacters(in: .whitespacesAndNewlines)
     guard !title.isEmpty else { throw .invalid("add: the title is empty") }
+    try Self.checkLengths("add", title: title, note: scan.texts["--note"])
     // A date without a time is a whole-day appointment, as in calcurse and khal.
     let isAllDay = scan.flags.contains("--all-day") || at.parts.minutes == nil
     let (start, end) = isAllDay ? try allDayRange(scan, at: at) : try timedRange(scan, at: at)
@@ -271,11 +272,15 @@ public struct CommandParser: Sendable {
     if let title = scan.texts["--title"] {
       let trimmed = title.trimmingCharacters(in: .whitespacesAndNewlines)
       guard !trimmed.isEmpty else { throw .invalid("edit: the title is empty") }
+      try Self.checkLengths("edit", title: trimmed, note: nil)
       request.title = trimmed
     }
     if let at = scan.whens["--at"] { request.start = instant(of: at.parts) }
     if let duration = scan.texts["--for"] { request.duration = try DurationParser.parse(duration) }
-    if let note = scan.texts["--note"] { request.note = note }
+    if let note = scan.texts["--note"] {
+      try Self.checkLengths("edit", title: nil, note: note)
+      request.note = note
+    }
     request.occurrence = try occurrenceDay("edit", scan)
     guard !scan.given.subtracting(["--occurrence"]).isEmpty else {
       throw .usage("edit: nothing to change; give --title, --at, --for or --note")
@@ -385,6 +390,20 @@ public struct CommandParser: Sendable {
       throw .usage("help: unknown command \(WhenParser.quoted(topic)); try 'help'")
     }
     return .help(topic: name)
+  }
+
+  /// A title fits a line and a note a page: longer text is almost always a mistake (a file
+  /// pasted into the command), and would make every list and screen unusable.
+  public static let maximumTitleLength = 500
+  public static let maximumNoteLength = 10_000
+
+  static func checkLengths(_ command: String, title: String?, note: String?) throws(CommandError) {
+    if let title, title.count > maximumTitleLength {
+      throw .invalid("\(command): the title is \(title.count) characters long; at most \(maximumTitleLength)")
+    }
+    if let note, note.count > maximumNoteLength {
+      throw .invalid("\(command): the note is \(note.count) characters long; at most \(maximumNoteLength)")
+    }
   }
 
   // MARK: - Ids

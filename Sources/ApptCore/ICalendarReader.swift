@@ -448,13 +448,13 @@ extension ICalendar {
     /// A TZID as Foundation knows it: an IANA name, a VTIMEZONE's declared location, or a
     /// path ending in an IANA name (`/mozilla.org/20050126_1/Europe/Paris`).
     private func resolveZone(_ tzid: String) -> TimeZone? {
-      if let zone = TimeZone(identifier: tzid) { return zone }
-      if let alias = zoneAliases[tzid], let zone = TimeZone(identifier: alias) { return zone }
+      if let zone = TimeZone.named(tzid) { return zone }
+      if let alias = zoneAliases[tzid], let zone = TimeZone.named(alias) { return zone }
       let parts = tzid.split(separator: "/")
       guard tzid.hasPrefix("/"), parts.count >= 2 else { return nil }
       for count in [3, 2] where parts.count >= count {
         let candidate = parts.suffix(count).joined(separator: "/")
-        if candidate.contains("/"), let zone = TimeZone(identifier: candidate) { return zone }
+        if candidate.contains("/"), let zone = TimeZone.named(candidate) { return zone }
       }
       return nil
     }

@@ -139,7 +139,9 @@ extension ICalendar {
       case "\t": out.append(scalar)
       default:
         if TextSafety.isControl(scalar) {
-          out.append(contentsOf: TextSafety.escapingControls(String(scalar)).unicodeScalars)
+          // Caret notation can hold a backslash (0x1C is `^\`), which TEXT must escape too.
+          let caret = TextSafety.escapingControls(String(scalar)).replacingOccurrences(of: "\\", with: "\\\\")
+          out.append(contentsOf: caret.unicodeScalars)
         } else {
           out.append(scalar)
         }

@@ -15,6 +15,10 @@
 public enum Tokenizer {
   /// Returns the words of `line`; a blank line or a comment gives `[]`.
   public static func split(_ line: String) throws(CommandError) -> [String] {
+    if let nul = line.unicodeScalars.firstIndex(of: "\u{0}") {
+      let column = line.unicodeScalars.distance(from: line.unicodeScalars.startIndex, to: nul) + 1
+      throw .invalid("NUL byte at column \(column): a command line is text")
+    }
     var words: [String] = []
     var word = String.UnicodeScalarView()
     // A word exists once any character or quote of it was seen: `""` is a word, `` is not.

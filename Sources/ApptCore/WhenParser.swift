@@ -269,9 +269,10 @@ public struct WhenParser: Sendable {
     guard let date = calendar.date(byAdding: .day, value: days, to: clock.today) else {
       throw .invalid("invalid date \(Self.quoted(input)): too far away")
     }
-    let year = calendar.component(.year, from: date)
+    // `.year` counts within an era: 2000 days before year 1 AD is year 3451 of the BC era.
+    let year = calendar.component(.era, from: date) == 1 ? calendar.component(.year, from: date) : 0
     guard Self.years.contains(year) else {
-      throw .invalid("invalid date \(Self.quoted(input)): year \(year) is out of range (1970-9999)")
+      throw .invalid("invalid date \(Self.quoted(input)): the year is out of range (1970-9999)")
     }
     return calendar.startOfDay(for: date)
   }
@@ -417,7 +418,9 @@ public struct WhenParser: Sendable {
 
   /// The user's text in double quotes, control characters escaped for the terminal.
   static func quoted(_ text: String) -> String {
-    "\"\(TextSafety.escapingControls(text))\""
+    // Long enough to recognise, short enough that a pasted file does not flood stderr.
+    let shown = text.count > 80 ? String(text.prefix(77)) + "…" : text
+    return "\"\(TextSafety.escapingControls(shown))\""
   }
 
   static func notUnderstood(_ input: String) -> CommandError {

@@ -33,7 +33,7 @@ public struct CommandExecutor: Sendable {
     public let message: String
     public let kind: Kind
 
-    init(_ error: CommandError) {
+    public init(_ error: CommandError) {
       message = error.message
       kind = error.kind == .usage ? .usage : .invalid
     }

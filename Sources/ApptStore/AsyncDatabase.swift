@@ -18,6 +18,10 @@ public final class AsyncDatabase {
   public private(set) var version: UInt64 = 0
   /// Counts the snapshots handed to subscribers (see `CollectionSnapshot.sequence`).
   private var deliverySequence: UInt64 = 0
+  /// The file opened (device and inode), to notice it being deleted or replaced under us.
+  private var openedFile: FileIdentity?
+  /// Set once the file was found replaced: every later call fails with it.
+  private var failure: StoreError?
 
   public nonisolated init(configuration: DatabaseConfiguration) {
     self.configuration = configuration
@@ -44,6 +48,7 @@ public final class AsyncDatabase {
   @discardableResult
   public func write<T>(_ body: (Connection) throws(StoreError) -> T) throws(StoreError) -> T {
     let connection = try open()
+    try checkFileIsStillOurs(connection)
     if configuration.readOnly || connection.isReadOnly { throw .readOnly(path: configuration.displayPath) }
     // IMMEDIATE takes the write lock now: a deferred transaction that later writes can fail
     // with SQLITE_BUSY_SNAPSHOT, which the busy timeout does not retry.
@@ -153,11 +158,12 @@ public final class AsyncDatabase {
 
   /// Checks once for another process's commit; returns false when polling should stop.
   func pollForExternalChanges() -> Bool {
-    guard observerCount > 0, let connection, !isClosed else {
+    guard observerCount > 0, let connection, !isClosed, failure == nil else {
       pollTask = nil
       return false
     }
     do {
+      try checkFileIsStillOurs(connection)
       let current = try connection.scalar("PRAGMA data_version")?.int64
       defer { lastDataVersion = current }
       guard let last = lastDataVersion, current != last else { return true }
@@ -209,13 +215,52 @@ public final class AsyncDatabase {
 
   /// The connection, opened and migrated on first use.
   public func open() throws(StoreError) -> Connection {
+    if let failure { throw failure }
     if isClosed { throw .closed }
     if let connection { return connection }
     let connection = try FileOpener(configuration: configuration).open()
     try Migrator(configuration: configuration).migrate(connection)
+    if case .file(let url) = configuration.location { openedFile = FileIdentity(path: url.path) }
     lastDataVersion = try connection.scalar("PRAGMA data_version")?.int64
     self.connection = connection
     return connection
+  }
+}
+
+extension AsyncDatabase {
+  /// Refuses to go on when the file at our path is no longer the one we opened (deleted,
+  /// renamed over, or overwritten with something that is not SQLite): writing would land in
+  /// an unlinked file and be lost, and closing would checkpoint our pages into a stranger's
+  /// file. About 10 µs (a stat and a 16-byte read) before each write and each poll.
+  func checkFileIsStillOurs(_ connection: Connection) throws(StoreError) {
+    guard let openedFile, case .file(let url) = configuration.location else { return }
+    if FileIdentity(path: url.path) == openedFile, FileIdentity.hasSQLiteHeader(path: url.path) { return }
+    connection.disableCheckpointOnClose()
+    let error = StoreError.replaced(path: url.path)
+    failure = error
+    throw error
+  }
+}
+
+/// A file's device and inode: the same path can come to name another file.
+struct FileIdentity: Equatable {
+  let device: UInt64
+  let inode: UInt64
+
+  init?(path: String) {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    device = UInt64(info.st_dev)
+    inode = UInt64(info.st_ino)
+  }
+
+  /// True unless the file has content that does not start like an SQLite database (a new
+  /// file can still be empty while its pages sit in the WAL).
+  static func hasSQLiteHeader(path: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    defer { handle.closeFile() }
+    let head = handle.readData(ofLength: 16)
+    return head.isEmpty || Array(head) == Array("SQLite format 3".utf8) + [0]
   }
 }
 

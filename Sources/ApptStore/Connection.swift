@@ -42,9 +42,10 @@ public final class Connection {
     var message: UnsafeMutablePointer<CChar>?
     let rc = sqlite3_exec(handle, sql, nil, nil, &message)
     if rc != SQLITE_OK {
+      let osError = errno
       let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
       sqlite3_free(message)
-      throw error(code: rc, message: text)
+      throw error(code: rc, message: text, systemErrno: systemErrno(or: osError))
     }
   }
 
@@ -151,12 +152,26 @@ public final class Connection {
 
   // MARK: - Errors
 
-  func lastError(code: Int32) -> StoreError {
-    error(code: code, message: String(cString: sqlite3_errmsg(handle)))
+  /// `osError` is the C `errno` read right after the failing call: SQLite's own record
+  /// (`sqlite3_system_errno`) is 0 after a failed COMMIT here, though the write failed with
+  /// ENOSPC or EFBIG.
+  func lastError(code: Int32, osError: Int32 = 0) -> StoreError {
+    error(code: code, message: String(cString: sqlite3_errmsg(handle)), systemErrno: systemErrno(or: osError))
   }
 
-  /// Maps an SQLite result code to the error a user can act on.
-  func error(code: Int32, message: String) -> StoreError {
+  private func systemErrno(or osError: Int32) -> Int32 {
+    let recorded = sqlite3_system_errno(handle)
+    return recorded != 0 ? recorded : osError
+  }
+
+  /// Stops SQLite from checkpointing into the file when this connection closes.
+  func disableCheckpointOnClose() {
+    appt_sqlite_no_checkpoint_on_close(handle)
+  }
+
+  /// Maps an SQLite result code (and the OS error behind an I/O error) to the error a user
+  /// can act on.
+  func error(code: Int32, message: String, systemErrno: Int32 = 0) -> StoreError {
     switch code & 0xFF {
     case SQLITE_FULL: .diskFull(path: path)
     case SQLITE_READONLY: .readOnly(path: path)
@@ -165,8 +180,8 @@ public final class Connection {
     case SQLITE_CONSTRAINT: .constraint(message: message)
     case SQLITE_CANTOPEN: .cannotOpen(path: path, reason: message)
     case SQLITE_IOERR:
-      // ENOSPC during a write surfaces as an I/O error on some file systems.
-      message.localizedCaseInsensitiveContains("full") ? .diskFull(path: path) : .sqlite(code: code, message: message)
+      // A full disk, a quota or a file-size limit (ulimit -f) reaches SQLite as a failed write.
+      [ENOSPC, EDQUOT, EFBIG].contains(systemErrno) ? .diskFull(path: path) : .sqlite(code: code, message: message + "")
     default: .sqlite(code: code, message: message)
     }
   }
@@ -238,7 +253,7 @@ public final class Statement {
     case SQLITE_ROW: return true
     case SQLITE_DONE: return false
     default:
-      let error = connection.lastError(code: rc)
+      let error = connection.lastError(code: rc, osError: errno)
       sqlite3_reset(handle)
       throw error
     }

@@ -18,6 +18,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
   case readOnly(path: String)
   /// No space left to commit.
   case diskFull(path: String)
+  /// The file was deleted or replaced while appt had it open; appt stopped writing to it.
+  case replaced(path: String)
   /// A migration step failed; the file was left as it was.
   case migrationFailed(name: String, reason: String)
   /// Any other SQLite error, with the code and SQLite's message.
@@ -51,6 +53,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case .corrupt(let path, let reason): "\(path) is corrupt: \(reason)"
     case .readOnly(let path): "\(path) is read-only"
     case .diskFull(let path): "disk full: cannot write \(path)"
+    case .replaced(let path):
+      "\(path) was deleted or replaced by another program; appt stopped writing to it (restart appt)"
     case .migrationFailed(let name, let reason): "migration \"\(name)\" failed: \(reason); the file is unchanged"
     case .sqlite(let code, let message): "database error \(code): \(message)"
     case .closed: "the database is closed"

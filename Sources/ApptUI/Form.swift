@@ -114,6 +114,12 @@ public struct Form: Equatable, Sendable {
     errors = [:]
     let title = self[.title].text.trimmingCharacters(in: .whitespaces)
     if title.isEmpty, requireAll { errors[.title] = "a title is needed" }
+    if title.count > CommandParser.maximumTitleLength {
+      errors[.title] = "\(title.count) characters; at most \(CommandParser.maximumTitleLength)"
+    }
+    if self[.note].text.count > CommandParser.maximumNoteLength {
+      errors[.note] = "\(self[.note].text.count) characters; at most \(CommandParser.maximumNoteLength)"
+    }
     let startText = self[.start].text.trimmingCharacters(in: .whitespaces)
     var start: Date?
     do {

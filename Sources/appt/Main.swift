@@ -13,8 +13,14 @@ struct Appt {
   static let version = "0.1.0"
 
   static func main() async {
-    // A closed pipe (`appt list | head -1`) must end appt quietly, not kill it mid-write.
+    // A closed pipe (`appt list | head -1`) must end appt quietly, not kill it mid-write, and
+    // a file-size limit (`ulimit -f`) must surface as a write error (exit 3), not kill it.
     signal(SIGPIPE, SIG_IGN)
+    signal(SIGXFSZ, SIG_IGN)
+    if let problem = invalidArgument() {
+      Output.error("appt: \(problem)")
+      exit(ExitStatus.failure.rawValue)
+    }
     let environment = ProcessInfo.processInfo.environment
     let options: Options
     do {
@@ -42,6 +48,16 @@ struct Appt {
     }
     await dao.database.close()
     exit(status.rawValue)
+  }
+
+  /// The first process argument that is not UTF-8 (CommandLine.arguments would repair it).
+  static func invalidArgument() -> String? {
+    for index in 1..<Int(CommandLine.argc) {
+      guard let pointer = CommandLine.unsafeArgv[index] else { continue }
+      let bytes = Array(UnsafeBufferPointer(start: pointer, count: strlen(pointer))).map { UInt8(bitPattern: $0) }
+      if let problem = UTF8Check.problem(bytes) { return "argument \(index): \(problem)" }
+    }
+    return nil
   }
 
   /// `appt COMMAND ARGS...`: one command from the process arguments.

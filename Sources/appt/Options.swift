@@ -18,7 +18,14 @@ struct Options {
 
   static func parse(_ arguments: [String], environment: [String: String]) throws(CommandError) -> Options {
     var databasePath = environment["APPT_DB"].flatMap { $0.isEmpty ? nil : $0 }
+    var databaseGiven = false
     var options = Options(databaseURL: URL(fileURLWithPath: "/"))
+    // Two --db options would write into whichever came last: refuse rather than guess.
+    func setDatabase(_ path: String) throws(CommandError) {
+      guard !databaseGiven else { throw .usage("--db given more than once") }
+      databaseGiven = true
+      databasePath = path
+    }
     var index = 0
     while index < arguments.count {
       let argument = arguments[index]
@@ -28,12 +35,12 @@ struct Options {
       case "--version": options.showVersion = true
       case "--db":
         guard index + 1 < arguments.count, !arguments[index + 1].isEmpty else { throw .usage("--db needs a path") }
-        databasePath = arguments[index + 1]
+        try setDatabase(arguments[index + 1])
         index += 1
       case _ where argument.hasPrefix("--db="):
         let path = String(argument.dropFirst("--db=".count))
         guard !path.isEmpty else { throw .usage("--db needs a path") }
-        databasePath = path
+        try setDatabase(path)
       case "--":
         options.commandWords = Array(arguments[(index + 1)...])
         index = arguments.count

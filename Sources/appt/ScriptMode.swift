@@ -15,10 +15,12 @@ struct ScriptMode {
   func run() async -> ExitStatus {
     var worst = ExitStatus.ok
     var number = 0
-    while let line = readLine(strippingNewline: true) {
+    var reader = LineReader()
+    while let bytes = reader.next() {
       number += 1
       do throws(CommandExecutor.Failure) {
-        guard let command = try executor.parse(line: line) else { continue }
+        if let problem = UTF8Check.problem(bytes) { throw CommandExecutor.Failure(CommandError.invalid(problem)) }
+        guard let command = try executor.parse(line: String(decoding: bytes, as: UTF8.self)) else { continue }
         Output.write(try await executor.run(command))
       } catch {
         Output.error("line \(number): \(error.message)")

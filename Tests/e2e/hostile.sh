@@ -20,7 +20,7 @@ e2e_init "${1:-}"
 #   NEEDLE  a substring stderr must contain in both modes
 #   LINE    the script-mode line ('-': not run in script mode); @NUL@ becomes a NUL byte
 #   ARG...  the one-shot words after `appt --db DB`; none: not run as a one-shot command
-# In LINE and ARGs, @ID@ is the full id of a seeded appointment ("Dentist"), @PFX@ its first
+# In NEEDLE, LINE and ARGs, @ID@ is the full id of a seeded appointment ("Dentist"), @PFX@ its first
 # 8 characters and @T@ the scenario's temp dir.
 H_NAME=()
 H_STATUS=()
@@ -60,7 +60,7 @@ hostile title_2mb 1 "title" "add $BIG_2MB --at '2026-12-01 10:00'"
 hostile title_100kb_one_shot 1 "title" - \
     add "$BIG_100KB" --at "2026-12-01 10:00"
 hostile nul_byte_in_title 1 "NUL" 'add Lunch@NUL@break --at "2026-12-01 10:00"'
-hostile nul_byte_in_id 1 "invalid id" 'show @PFX@@NUL@'
+hostile nul_byte_in_id 1 'NUL byte at column' 'show @PFX@@NUL@'
 hostile invalid_utf8_in_title 1 "UTF-8" $'add Caf\xe9 --at "2026-12-01 10:00"' \
     add $'Caf\xe9' --at "2026-12-01 10:00"
 
@@ -77,7 +77,10 @@ hostile minute_60 1 "minute 60 is out of range" \
 hostile month_13 1 "month 13 is out of range" 'add Dentist --at 2026-13-01' add Dentist --at 2026-13-01
 hostile year_1969 1 "year 1969 is out of range" 'add Dentist --at 1969-12-31' add Dentist --at 1969-12-31
 hostile relative_date_too_far 1 "too far away" 'add Dentist --at +99999999d' add Dentist --at +99999999d
-hostile invalid_utf8_in_date 1 "cannot understand" $'add Dentist --at 2026-12-01\xff' \
+# Found by Fuzz/targets/when_duration: 2,000,000 days back is 3451 BC, whose `.year` (3450,
+# counted within the BC era) passed the 1970-9999 check.
+hostile relative_date_before_1970 1 "out of range (1970-9999)" 'add Dentist --at -2000000d' add Dentist --at -2000000d
+hostile invalid_utf8_in_date 1 "not valid UTF-8 text: byte 0xFF" $'add Dentist --at 2026-12-01\xff' \
     add Dentist --at $'2026-12-01\xff'
 
 # --- durations and ends
@@ -116,7 +119,7 @@ hostile unknown_command 2 'unknown command "frobnicate"' 'frobnicate --now' frob
 hostile unknown_option 2 "unknown option --colour" 'list --colour' list --colour
 hostile unknown_short_option 2 "unknown option -x" 'add Lunch -x --at today' add Lunch -x --at today
 hostile unknown_global_option 2 "unknown option --bogus" - --bogus list
-hostile control_chars_in_option 2 "unknown option --^[[31m" "list --$ESC[31m" list "--$ESC[31m"
+hostile control_chars_in_option 2 "unknown option --^[[31m" "list --${ESC}[31m" list "--${ESC}[31m"
 hostile flag_with_a_value 2 "--all takes no value" 'list --all=yes' list --all=yes
 hostile missing_at 2 "missing --at" 'add Lunch' add Lunch
 hostile missing_at_value 2 "--at needs a value" 'add Lunch --at' add Lunch --at
@@ -132,20 +135,21 @@ hostile db_given_twice 2 "--db given more than once" - \
     --db @T@/other.sqlite3 add Lunch --at "2026-12-01 10:00"
 hostile lone_double_dash_script 2 'unknown command "--"' '--'
 hostile lone_double_dash_one_shot 2 "missing command" - --
-hostile whitespace_only_command 2 "unknown command" - "   "
+hostile whitespace_only_command 2 'unknown command "   "' - "   "
 hostile help_unknown_topic 2 'unknown command "nope"' 'help nope' help nope
 hostile list_extra_argument 2 'unexpected argument "tomorrow"' 'list tomorrow' list tomorrow
-hostile invalid_utf8_command 2 "unknown command" $'\xff\xfe list' $'\xff\xfe' list
-hostile very_long_line 2 "unknown command" "$BIG_1MB" "$BIG_100KB"
+hostile invalid_utf8_command 1 "not valid UTF-8 text: byte 0xFF at column 1" $'\xff\xfe list' $'\xff\xfe' list
+hostile very_long_line_1mb 2 'unknown command "zzzz' "$BIG_1MB"
+hostile very_long_word_100kb 2 'unknown command "yyyy' - "$BIG_100KB"
 
 # --- ids
-hostile sql_looking_id 1 "invalid id" "show \"'; DROP TABLE appointment; --\"" \
+hostile sql_looking_id 1 "invalid id \"'; DROP TABLE appointment; --\"" "show \"'; DROP TABLE appointment; --\"" \
     show "'; DROP TABLE appointment; --"
-hostile sql_looking_id_delete 1 "invalid id" "delete \"1a2b' OR '1'='1\"" delete "1a2b' OR '1'='1"
+hostile sql_looking_id_delete 1 "invalid id \"1a2b' OR '1'='1\"" "delete \"1a2b' OR '1'='1\"" delete "1a2b' OR '1'='1"
 hostile like_wildcard_id 1 'invalid id "1a2%"' 'cancel 1a2%' cancel 1a2%
 hostile id_too_short 1 'invalid id "abc"' 'show abc' show abc
 hostile id_with_non_hex 1 'invalid id "zzzz"' 'delete zzzz' delete zzzz
-hostile id_too_long 1 "longer than a full id" \
+hostile id_too_long 1 'invalid id "@ID@0": longer than a full id' \
     'show @ID@0' show @ID@0
 hostile id_not_found 1 "no appointment with id ffffffff" 'cancel ffffffff' cancel ffffffff
 
@@ -221,7 +225,8 @@ check_outcome() {
 run_case() {
     local i=$1 db="$T/db.sqlite3" before after files_before line args arg k
     seed "$db" || return
-    local status=${H_STATUS[$i]} needle=${H_NEEDLE[$i]}
+    local status=${H_STATUS[$i]} needle=${H_NEEDLE[$i]//@ID@/$ID}
+    needle=${needle//@PFX@/$PFX}
     files_before=$(files)
     before=$(state "$db")
     [[ $before == *"status 0" ]] || { fail "cannot list the seeded database: $before"; return; }
