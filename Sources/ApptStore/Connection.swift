@@ -164,6 +164,14 @@ public final class Connection {
     return recorded != 0 ? recorded : osError
   }
 
+  /// The first `count` bytes of the database file, read through SQLite's own file handle
+  /// (never through a descriptor of ours: closing it would drop SQLite's POSIX locks).
+  func readHeader(count: Int) -> [UInt8]? {
+    var bytes = [UInt8](repeating: 0, count: count)
+    let rc = bytes.withUnsafeMutableBufferPointer { appt_sqlite_read_header(handle, $0.baseAddress, Int32(count)) }
+    return rc == SQLITE_OK ? bytes : nil
+  }
+
   /// Stops SQLite from checkpointing into the file when this connection closes.
   func disableCheckpointOnClose() {
     appt_sqlite_no_checkpoint_on_close(handle)

@@ -31,7 +31,7 @@ struct FileOpener {
       guard (info.st_mode & S_IFMT) == S_IFREG else {
         throw .cannotOpen(path: path, reason: "not a regular file")
       }
-      if info.st_size > 0 { try inspectHeader(path: path) }
+      if info.st_size > 0 { try inspectHeader(path: path, size: Int(info.st_size)) }
       // Honour the file's mode even for root, who could write anyway: a user who made the
       // calendar read-only meant it.
       if info.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH) == 0 || access(path, W_OK) != 0 { readOnly = true }
@@ -84,14 +84,16 @@ struct FileOpener {
     close(fd)
   }
 
-  private func inspectHeader(path: String) throws(StoreError) {
-    guard let handle = FileHandle(forReadingAtPath: path) else {
-      throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
-    }
-    defer { handle.closeFile() }
-    let header = handle.readData(ofLength: 100)
+  /// Reads through a read-only, `immutable=1` SQLite connection: it creates no WAL or SHM
+  /// file and takes no lock, and SQLite (unlike a descriptor of ours) defers closing a file
+  /// another connection of this process has open, so nobody's locks are dropped.
+  private func inspectHeader(path: String, size: Int) throws(StoreError) {
+    var allowed = CharacterSet.urlPathAllowed
+    allowed.remove(charactersIn: "?#%")
+    let escaped = path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
+    let probe = try Connection(filename: "file:\(escaped)?immutable=1", displayPath: path, flags: SQLITE_OPEN_READONLY)
     let magic = Array("SQLite format 3".utf8) + [0]
-    guard header.count == 100, Array(header.prefix(16)) == magic else {
+    guard size >= 100, let header = probe.readHeader(count: 100), Array(header.prefix(16)) == magic else {
       throw .notADatabase(path: path)
     }
     func int32(at offset: Int) -> Int32 {
@@ -107,22 +109,9 @@ struct FileOpener {
     }
     if applicationID != 0 { throw .foreignDatabase(path: path) }
     // No application id: either an empty database (fine to adopt) or somebody else's.
-    if try hasSchemaObjects(path: path) { throw .foreignDatabase(path: path) }
-  }
-
-  /// Looks inside without locking or creating anything (`immutable=1` opens no WAL/SHM).
-  private func hasSchemaObjects(path: String) throws(StoreError) -> Bool {
-    var allowed = CharacterSet.urlPathAllowed
-    allowed.remove(charactersIn: "?#%")
-    let escaped = path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
-    let connection = try Connection(
-      filename: "file:\(escaped)?immutable=1",
-      displayPath: path,
-      flags: SQLITE_OPEN_READONLY
-    )
-    do {
-      let count = try connection.scalar("SELECT count(*) FROM sqlite_schema")?.int64 ?? 0
-      return count > 0
+    do throws(StoreError) {
+      let count = try probe.scalar("SELECT count(*) FROM sqlite_schema")?.int64 ?? 0
+      if count > 0 { throw StoreError.foreignDatabase(path: path) }
     } catch {
       if case .sqlite = error { throw StoreError.corrupt(path: path, reason: error.description) }
       throw error

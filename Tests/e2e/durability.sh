@@ -131,6 +131,29 @@ add "Two" --at "2026-12-02 10:00"' --db "$db"
     check_contains "$ERR" "refusing to overwrite"
 }
 
+# Regression: appt once opened and closed the database file itself (to check its header) while
+# SQLite had it open. Closing any descriptor drops every POSIX lock the process holds on the
+# file, so another process closing its connection believed it was the last one, checkpointed
+# and deleted the WAL, and the first process went on writing into a deleted file.
+scenario_another_process_never_deletes_a_live_wal() {
+    local db="$T/live.sqlite3" line
+    coproc WRITER { "$APPT" --db "$db" 2>&1; }
+    echo 'add "One" --at "2026-12-01 10:00"' >&"${WRITER[1]}"
+    read -t 10 -r line <&"${WRITER[0]}" || fail "the writer did not acknowledge the first add"
+    run_appt --db "$db" list --all
+    check_contains "$OUT" "One" "a second process sees the first add"
+    echo 'add "Two" --at "2026-12-01 11:00"' >&"${WRITER[1]}"
+    read -t 10 -r line <&"${WRITER[0]}" || fail "the writer did not acknowledge the second add"
+    check_contains "$line" "added" "second add"
+    run_appt --db "$db" list --all
+    check_contains "$OUT" "Two" "a third process sees the add made after the second process closed"
+    [[ -e "$db-wal" ]] || fail "the WAL of the running writer was deleted"
+    exec {WRITER[1]}>&-
+    wait "$WRITER_PID" 2>/dev/null
+    run_appt --db "$db" list --all
+    check_eq 2 "$(printf '%s\n' "$OUT" | grep -c .)" "both adds are in the file after the writer ended"
+}
+
 echo "e2e durability ($APPT)"
 for scenario in $(declare -F | awk '{print $3}' | grep '^scenario_'); do
     run_scenario "$scenario"

@@ -224,7 +224,7 @@ survives_resize() {
     start_and_wait || return
     wait_for_text "Resize me" || return
     local size
-    for size in "20 5" "10 3" "1 1" "100 30"; do
+    for size in "20 5" "10 3" "200 60" "1 1" "100 30"; do
         tm resize-window -x "${size% *}" -y "${size#* }"
         # wait until the pane has the new size, then make sure the app is alive
         local deadline=$(($(now_us) + 3000000))
@@ -413,10 +413,41 @@ dumb_terminal_exits_2() {
     [[ ! -e $T/db.sqlite3 ]] || fail "the database was touched before the terminal check"
 }
 
+remaining_keys() {
+    add_today "First" 08:00
+    add_today "Middle" 12:00
+    add_today "Last" 18:00
+    start_and_wait || return
+    wait_for_text "18:00-19:00  Last" || return
+    tmux_keys G c
+    wait_for_text 'Cancel "Last"' || return
+    tmux_keys n g c
+    wait_for_text 'Cancel "First"' || return
+    tmux_keys y
+    wait_for_text "First  (cancelled)" || return
+    tmux_keys v
+    wait_for_no_text "First" || return
+    wait_for_text "cancelled hidden" || return
+    tmux_keys v
+    wait_for_text "First  (cancelled)" || return
+    tmux_keys g r
+    wait_for_text 'Restored "First"' || return
+    check_not_contains "$(tmux_screen)" "(cancelled)" "r restored it"
+    tmux_keys NPage
+    wait_for_text " appt  $(day_label 7)" || return
+    tmux_keys PPage PPage
+    wait_for_text " appt  $(day_label -7)" || return
+    tmux_keys t
+    wait_for_text " appt  $(day_label 0)  (today)" || return
+    quit_ok
+    run_appt --db "$T/db.sqlite3" --json list --include-cancelled
+    check_not_contains "$OUT" '"status":"cancelled"' "nothing left cancelled in the file"
+}
+
 for s in starts_with_header_and_status shows_preadded add_via_form form_escape_discards \
     cancel_yes cancel_no jk_selects typeahead_after_day_change quit_with_q quit_with_ctrl_c day_navigation \
     sees_other_process survives_resize escaped_title cjk_alignment edit_via_form cancel_then_undo \
-    delete_then_undo search_filters_live help_overlay command_line dumb_terminal_exits_2; do
+    delete_then_undo search_filters_live help_overlay command_line dumb_terminal_exits_2 remaining_keys; do
     run_scenario "$s"
 done
 e2e_finish "e2e tui"
