@@ -13,6 +13,7 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 START_SECONDS=$SECONDS
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)   # recorded: other work on the machine skews every figure
 export TZ=UTC                       # appt, sqlite3 and calcurse all read local time: fix it
 export LC_ALL=C.UTF-8
 export PATH="$PATH:/opt/swift/usr/bin"
@@ -45,9 +46,9 @@ fi
 
 # --- 2. Build ----------------------------------------------------------------------------
 log "building appt and appt-bench (release, scratch path $SCRATCH)"
-swift build -c release --scratch-path "$SCRATCH" --product appt
-swift build -c release --scratch-path "$SCRATCH" --product appt-bench
-BIN=$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)
+swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product appt
+swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product appt-bench
+BIN=$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)
 APPT=$BIN/appt
 BENCH=$BIN/appt-bench
 
@@ -57,14 +58,20 @@ rm -f "$RAW"/*.json "$RAW"/*.txt
 
 # --- 3. Datasets -------------------------------------------------------------------------
 ms() { echo $(($(date -u -d "$1" +%s) * 1000)); }
-# appt's own window query (AppointmentDAO.fetch): the sqlite3 CLI floor runs exactly this.
+# appt's own window queries (AppointmentDAO.fetch): the one-offs through the start index, then
+# the series that reach the window through their partial index. The sqlite3 CLI floor runs
+# exactly these two (it prints a series once; appt expands it into its occurrences).
+COLUMNS_SQL="id, title, start_ms, end_ms, note, status, created_ms, updated_ms, time_zone, all_day, recurrence, exceptions, series_end_ms, uid"
 window_query() {
   local from to
   from=$(ms "$1")
   to=$(ms "$1 + $2 days")
-  echo "SELECT id, title, start_ms, end_ms, note, status, created_ms, updated_ms FROM appointment" \
+  echo "SELECT $COLUMNS_SQL FROM appointment" \
     "WHERE start_ms >= $from - (SELECT end_ms - start_ms FROM appointment ORDER BY end_ms - start_ms DESC LIMIT 1)" \
-    "AND start_ms < $to AND end_ms > $from AND status = 'scheduled' ORDER BY start_ms, end_ms, title, id;"
+    "AND start_ms < $to AND end_ms > $from AND recurrence IS NULL AND status = 'scheduled'" \
+    "ORDER BY start_ms, end_ms, title, id;" \
+    "SELECT $COLUMNS_SQL FROM appointment WHERE recurrence IS NOT NULL AND start_ms < $to" \
+    "AND (series_end_ms IS NULL OR series_end_ms > $from) AND status = 'scheduled' ORDER BY start_ms, end_ms, title, id;"
 }
 
 for size in $SIZES; do
@@ -80,12 +87,17 @@ for size in $SIZES; do
     [ "$size" = "$IMPORT_COUNT" ] && ics=(--ics "$DATA/import-$IMPORT_COUNT.ics")
     "$BENCH" generate --count "$size" --db "$db" ${ics[@]+"${ics[@]}"} > "$DATA/generate-$size.json"
     # calcurse's apts file: the same scheduled appointments, sorted as calcurse saves them
-    # (start, then title; loading an unsorted file is quadratic in calcurse).
+    # (start, then title; loading an unsorted file is quadratic in calcurse). A series becomes
+    # `{1D|1W|1M -> date of its last occurrence}` (COUNT-bounded, no BYDAY: the same days).
     rm -rf "$calendar"
     mkdir -p "$calendar"
     : > "$calendar/todo"
     sqlite3 "$db" "SELECT strftime('%m/%d/%Y @ %H:%M', start_ms / 1000, 'unixepoch') || ' -> ' ||
-      strftime('%m/%d/%Y @ %H:%M', end_ms / 1000, 'unixepoch') || ' |' || title
+      strftime('%m/%d/%Y @ %H:%M', end_ms / 1000, 'unixepoch') ||
+      CASE WHEN recurrence IS NULL THEN ''
+        ELSE ' {1' || CASE WHEN recurrence LIKE 'FREQ=DAILY%' THEN 'D' WHEN recurrence LIKE 'FREQ=WEEKLY%' THEN 'W'
+          ELSE 'M' END || ' -> ' || strftime('%m/%d/%Y', (series_end_ms - (end_ms - start_ms)) / 1000, 'unixepoch') || '}'
+      END || ' |' || title
       FROM appointment WHERE status = 'scheduled' ORDER BY start_ms, title" > "$calendar/apts"
   fi
   cp "$DATA/generate-$size.json" "$RAW/generate-$size.json"
@@ -111,9 +123,9 @@ for size in $SIZES; do
   appt_rows=$(wc -l < "$out/appt.out")
   sqlite_rows=$(wc -l < "$out/sqlite3.out")
   calcurse_rows=$(grep -c '^ - ' "$out/calcurse.out" || true)
-  echo "rows: appt $appt_rows, sqlite3 $sqlite_rows, calcurse $calcurse_rows" >&2
-  if [ "$appt_rows" != "$sqlite_rows" ] || [ "$appt_rows" != "$calcurse_rows" ]; then
-    echo "run.sh: the three tools disagree on the week at $size" >&2
+  echo "rows: appt $appt_rows, calcurse $calcurse_rows (occurrences); sqlite3 $sqlite_rows (a series once)" >&2
+  if [ "$appt_rows" != "$calcurse_rows" ]; then
+    echo "run.sh: appt and calcurse disagree on the week at $size" >&2
     exit 1
   fi
 done
@@ -139,14 +151,27 @@ mkdir -p "$out"
   "$APPT" --db "$db" list --from "$LIST_FROM" --days 7 > /dev/null
 
 # --- 5. Import of 100k shuffled appointments --------------------------------------------
-log "import: appt bulk insert of $IMPORT_COUNT (one transaction), 3 runs"
-"$BENCH" bulk-insert --count "$IMPORT_COUNT" --dir "$DATA" --runs 3 > "$RAW/import-appt.json"
-cat "$RAW/import-appt.json" >&2
 ics=$DATA/import-$IMPORT_COUNT.ics
 if [ ! -s "$ics" ]; then
+  rm -f "$DATA/ics-only.sqlite3"
   "$BENCH" generate --count "$IMPORT_COUNT" --db "$DATA/ics-only.sqlite3" --ics "$ics" > /dev/null
   rm -f "$DATA/ics-only.sqlite3"
 fi
+log "import: appt import of the shuffled $IMPORT_COUNT .ics, 3 runs (a fresh file each)"
+: > "$DATA/import-appt-spec.tsv"
+for run in 1 2 3; do
+  rm -f "$DATA/import-appt-$run.sqlite3" "$DATA/import-appt-$run.sqlite3-wal" "$DATA/import-appt-$run.sqlite3-shm"
+  printf 'appt-import-%s\t1\t%s\t--db\t%s\timport\t%s\n' "$run" "$APPT" "$DATA/import-appt-$run.sqlite3" "$ics" \
+    >> "$DATA/import-appt-spec.tsv"
+done
+"$BENCH" exec-time --spec "$DATA/import-appt-spec.tsv" --warmup 0 --rss wrapped --out-dir "$DATA" > "$RAW/import-appt-cli.json"
+cat "$DATA/appt-import-1.out" >&2
+rm -f "$DATA"/import-appt-?.sqlite3*
+"$BENCH" probe-import --ics "$ics" --dir "$DATA" --runs 3 > "$RAW/import-probe.json"
+cat "$RAW/import-probe.json" >&2
+log "import: the DAO's bulk insert of $IMPORT_COUNT (one transaction), 3 runs"
+"$BENCH" bulk-insert --count "$IMPORT_COUNT" --dir "$DATA" --runs 3 > "$RAW/import-appt.json"
+cat "$RAW/import-appt.json" >&2
 log "import: calcurse -i of the shuffled $IMPORT_COUNT .ics (one run, at most $IMPORT_TIMEOUT s)"
 calendar=$DATA/calcurse-import
 rm -rf "$calendar"
@@ -154,7 +179,7 @@ mkdir -p "$calendar"
 : > "$calendar/apts"
 : > "$calendar/todo"
 printf 'calcurse\t1\ttimeout\t%s\tcalcurse\t-D\t%s\t-i\t%s\n' "$IMPORT_TIMEOUT" "$calendar" "$ics" > "$DATA/import-spec.tsv"
-"$BENCH" exec-time --spec "$DATA/import-spec.tsv" --warmup 0 --out-dir "$calendar" > "$RAW/import-calcurse.json"
+"$BENCH" exec-time --spec "$DATA/import-spec.tsv" --warmup 0 --rss wrapped --out-dir "$calendar" > "$RAW/import-calcurse.json"
 cat "$calendar/calcurse.out" >&2 || true
 echo "calcurse imported $(wc -l < "$calendar/apts") appointments" >&2
 
@@ -164,10 +189,16 @@ for size in $SIZES; do
   "$BENCH" tui --db "$DATA/appt-$size.sqlite3" --today "$TUI_TODAY" > "$RAW/tui-$size.json"
 done
 
+# Where the calendar's time goes: one day's window and the month panel, step by step.
+log "probe: one day's window and the month's markers at $largest, step by step"
+"$BENCH" probe --db "$DATA/appt-$largest.sqlite3" --day "$TUI_TODAY" --week "$LIST_FROM" --repeat 30 > "$RAW/probe.json"
+cat "$RAW/probe.json" >&2
+
 # --- 7. Report ---------------------------------------------------------------------------
 log "report"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null | grep -v -e ' BENCHMARKS.md$' || true)" ]; then
+# Uncommitted changes to appt itself (not to the benchmark or its report) make the commit inexact.
+if [ -n "$(git status --porcelain --untracked-files=no -- . ':!Benchmarks' ':!BENCHMARKS.md' 2>/dev/null || true)" ]; then
   commit="$commit + uncommitted changes"
 fi
 elapsed=$((SECONDS - START_SECONDS))
@@ -189,6 +220,7 @@ elapsed=$((SECONDS - START_SECONDS))
   echo "tui_today=$TUI_TODAY"
   echo "import_timeout=$IMPORT_TIMEOUT"
   echo "elapsed=$((elapsed / 60)) min $((elapsed % 60)) s"
+  echo "load=$LOAD_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 } > "$RAW/env.txt"
 "$BENCH" report --raw "$RAW" --json "$RESULTS/latest.json" --markdown BENCHMARKS.md
 log "done in $((elapsed / 60)) min $((elapsed % 60)) s"

@@ -1,8 +1,10 @@
 // The deterministic datasets: N appointments over three years (2025-2027, UTC), 30-90
 // minutes, starting on quarter hours between 07:00 and 19:30, weekdays four times as busy as
-// weekend days, realistic titles, a quarter with a note, 3% cancelled. A fixed seed gives the
-// same file on every machine. Appointments come out in random order of time, which is what
-// "shuffled" means for the .ics the `--ics` option writes alongside.
+// weekend days, realistic titles, a quarter with a note, 3% cancelled, 1% of them series
+// (weekly 4-26 times, daily 3-10 times, monthly 3-12 times: COUNT-bounded, no BYDAY, so that
+// calcurse's `{1W -> date}` says exactly the same). A fixed seed gives the same file on every
+// machine. Appointments come out in random order of time, which is what "shuffled" means for
+// the .ics the `--ics` option writes alongside.
 
 import ApptCore
 import ApptStore
@@ -65,8 +67,21 @@ struct DatasetGenerator {
         with: Self.companies[Int.random(in: 0..<Self.companies.count, using: &rng)]
       )
     }
-    let note = Int.random(in: 0..<4, using: &rng) == 0 ? Self.notes[Int.random(in: 0..<Self.notes.count, using: &rng)] : ""
+    let note =
+      Int.random(in: 0..<4, using: &rng) == 0 ? Self.notes[Int.random(in: 0..<Self.notes.count, using: &rng)] : ""
     let status: Appointment.Status = Int.random(in: 0..<100, using: &rng) < 3 ? .cancelled : .scheduled
+    var recurrence: Recurrence?
+    if Int.random(in: 0..<100, using: &rng) == 0 {
+      let kind = Int.random(in: 0..<10, using: &rng)
+      let dayOfMonth = ICSWriter.civil(days: Self.firstDay + day).2
+      if kind < 2 {
+        recurrence = Recurrence(frequency: .daily, count: Int.random(in: 3...10, using: &rng))
+      } else if kind < 4, dayOfMonth <= 28 {
+        recurrence = Recurrence(frequency: .monthly, count: Int.random(in: 3...12, using: &rng))
+      } else {
+        recurrence = Recurrence(frequency: .weekly, count: Int.random(in: 4...26, using: &rng))
+      }
+    }
     return Appointment(
       id: nextID(),
       title: title,
@@ -74,7 +89,9 @@ struct DatasetGenerator {
       end: Date(timeIntervalSince1970: Double(endMS) / 1_000),
       note: note,
       status: status,
-      created: Self.created
+      created: Self.created,
+      timeZone: recurrence == nil ? "" : "UTC",
+      recurrence: recurrence
     )
   }
 
@@ -114,6 +131,7 @@ struct ICSWriter {
     buffer += "DTSTART:\(Self.stamp(appointment.start))\r\nDTEND:\(Self.stamp(appointment.end))\r\n"
     buffer += "SUMMARY:\(Self.escape(appointment.title))\r\n"
     if !appointment.note.isEmpty { buffer += "DESCRIPTION:\(Self.escape(appointment.note))\r\n" }
+    if let recurrence = appointment.recurrence { buffer += "RRULE:\(recurrence.rrule)\r\n" }
     if appointment.isCancelled { buffer += "STATUS:CANCELLED\r\n" }
     buffer += "END:VEVENT\r\n"
     if buffer.utf8.count > 1 << 20 { flush() }

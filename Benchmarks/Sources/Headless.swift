@@ -133,18 +133,24 @@ func fixedClock(today: Date) -> Clock {
 // MARK: - first-frame (a child of `tui`)
 
 /// `first-frame --db FILE --today DAY`: one cold process that opens the calendar, prints the
-/// monotonic time of the first frame showing today's appointments and its peak RSS, and quits.
+/// monotonic time of the first frame showing today's appointments, of the moment everything
+/// the first screen asked for is drawn (`settle()`: the month panel too), its peak RSS, and quits.
 @MainActor
 func firstFrameCommand(_ arguments: Arguments) async {
   let started = monotonicNanos()
   let clock = fixedClock(today: utcDay(arguments.required("today")))
   let (calendar, frame) = await RunningCalendar.start(file: arguments.required("db"), clock: clock)
-  let rss = peakRSSKiB()
+  let rssAtFrame = peakRSSKiB()
   let shown = calendar.loop.state.appointments.count
   let header = calendar.terminal.headerRow
+  // Everything the first screen asked for (the month panel's markers too) is on screen.
+  await calendar.loop.settle()
+  let settled = monotonicNanos()
+  let rss = peakRSSKiB()
   await calendar.quit()
   printJSON([
-    "started_ns": started, "frame_ns": frame, "rss_kib": rss, "appointments": shown, "header": header,
+    "started_ns": started, "frame_ns": frame, "settled_ns": settled, "rss_at_frame_kib": rssAtFrame, "rss_kib": rss,
+    "appointments": shown, "header": header,
   ])
 }
 
@@ -215,6 +221,7 @@ func tuiCommand(_ arguments: Arguments) async {
   // 1. First frame, in fresh processes: spawn -> first frame showing today (the process
   //    start and library loading included), and from creating the DAO and RenderLoop.
   var processMS: [Double] = []
+  var settledMS: [Double] = []
   var inProcessMS: [Double] = []
   var firstRSS: [Double] = []
   var dayCount = 0
@@ -228,9 +235,11 @@ func tuiCommand(_ arguments: Arguments) async {
     guard status == 0, let data = line.data(using: .utf8),
       let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
       let started = (object["started_ns"] as? NSNumber)?.uint64Value,
-      let frame = (object["frame_ns"] as? NSNumber)?.uint64Value
+      let frame = (object["frame_ns"] as? NSNumber)?.uint64Value,
+      let settled = (object["settled_ns"] as? NSNumber)?.uint64Value
     else { fail("first-frame failed: \(line)") }
     processMS.append(milliseconds(from: spawned, to: frame))
+    settledMS.append(milliseconds(from: spawned, to: settled))
     inProcessMS.append(milliseconds(from: started, to: frame))
     firstRSS.append((object["rss_kib"] as? NSNumber)?.doubleValue ?? 0)
     dayCount = (object["appointments"] as? NSNumber)?.intValue ?? 0
@@ -240,6 +249,8 @@ func tuiCommand(_ arguments: Arguments) async {
     "runs": firstFrames,
     "process_ms": rounded(median(processMS) ?? 0),
     "process_ms_all": processMS.map { rounded($0) },
+    "settled_ms": rounded(median(settledMS) ?? 0),
+    "settled_ms_all": settledMS.map { rounded($0) },
     "in_process_ms": rounded(median(inProcessMS) ?? 0),
     "in_process_ms_all": inProcessMS.map { rounded($0) },
     "rss_kib": Int(median(firstRSS) ?? 0),
@@ -288,15 +299,16 @@ func tuiCommand(_ arguments: Arguments) async {
   var reversals = 0
   for _ in 0..<keyCount {
     let state = loop.state
-    guard state.appointments.count >= 2 else { break }
+    let list = state.visible
+    guard list.count >= 2 else { break }
     let index = state.selectedIndex ?? 0
-    if downward, index == state.appointments.count - 1 {
+    if downward, index == list.count - 1 {
       downward = false
       reversals += 1
     } else if !downward, index == 0 {
       downward = true
     }
-    let expected = state.appointments[downward ? index + 1 : index - 1].id
+    let expected = list[downward ? index + 1 : index - 1].id
     let timing = await timeKey(.character(downward ? "j" : "k")) { $0.selectedID == expected }
     nextFrame.append(timing.frame)
     nextSettle.append(timing.settled)

@@ -82,37 +82,64 @@ private struct Goal {
 /// only while the goal is unmet; when the code changes, the numbers above are what count.
 private enum GoalNotes {
   static let listVersusSQLite = """
-    Most of `appt list`'s time is not the query: a Swift process that links Foundation \
-    (libFoundation + FoundationInternationalization + the 30 MB ICU library) pays several \
-    milliseconds of dynamic loading and relocation before `main` runs, where the sqlite3 \
-    CLI starts in about 1 ms. See "Where `list`'s time and memory go" above; what would close \
-    it is in the issue 7 report.
+    appt's fixed cost is a Swift process linking Foundation (see "Where `list`'s time and \
+    memory go": `appt --version` alone); per row, each one-off is read from the table through \
+    the start index (rows sit in insertion order, one page each) and its id parsed by \
+    Foundation's UUID parser, and each series that started before the window's end is read \
+    from the table and expanded with Foundation `Calendar` arithmetic from its first \
+    occurrence (see "Where the calendar's time goes"). What closes it is in the issue 7 report.
+    """
+  static let listVersusCalcurse = """
+    calcurse reads and parses its whole file on every run, so its time grows with the file \
+    while appt's grows only with the week; but 100× at this size asks appt to print the week \
+    in about the time the sqlite3 CLI alone takes (the floor above), so appt's fixed start-up \
+    and its per-row costs (rows read from the table, ids parsed by Foundation, series \
+    expanded with `Calendar`) all have to go; see "Where `list`'s time and memory go", \
+    "Where the calendar's time goes" and the issue 7 report.
     """
   static let listRSS = """
-    The floor is the runtime, not the data: `appt --version`, which touches no database, \
-    already peaks at the RSS shown in "Where `list`'s time and memory go". Foundation on \
-    Linux maps and relocates libFoundation, FoundationInternationalization, FoundationEssentials \
-    and lib_FoundationICU at start. What would close it is in the issue 7 report.
+    The floor is the runtime, not the data: `appt --version`, which opens no database, already \
+    peaks near 20 MiB (table above): libFoundation, FoundationInternationalization and the ICU \
+    library are mapped and relocated at start, and TimeZone/Calendar touch ICU's data. On top \
+    of it `list` holds the whole result three times (the `[Appointment]`, the joined output \
+    String, and `Output.write`'s `Array(text.utf8)` copy). A static build \
+    (`--static-swift-stdlib`) and printing each row as it is read close most of it; see the \
+    issue 7 report.
+    """
+  static let firstFrame = """
+    The first screen runs the day's window and the month panel's busy-day counts; both read \
+    every matching row from the table and expand every series that reaches them with \
+    Foundation `Calendar` arithmetic (see "Where the calendar's time goes"), and the day's \
+    snapshot is only handed out after the month's query, because `ObservationMailbox.next()` \
+    is isolated to `DatabaseActor`.
     """
   static let firstFrameRSS = """
     As for `list`: the process floor of a Swift binary linking Foundation on Linux is about \
     20 MiB before appt does anything.
     """
   static let keyLatency = """
-    The next-day key re-runs the day's window query and materialises every appointment of \
-    the day into `Appointment` values (a busy day at 1M holds about a thousand), and the \
-    first snapshot compares and copies the whole array.
+    Every next-day key re-runs the day's window: the one-offs are read row by row from the \
+    table, every series that started before the day is read from the table to test its end, \
+    and those reaching the day are expanded with Foundation `Calendar` arithmetic from their \
+    first occurrence (see "Where the calendar's time goes"). A key entering a new month also \
+    starts the month panel's query, and the day's snapshot waits for it because \
+    `ObservationMailbox.next()` needs `DatabaseActor`.
     """
   static let commitLatency = """
-    Each commit is durable (`synchronous=FULL`: an fsync of the WAL) before the observers \
-    re-run the day's query; both are inside the measured time.
+    After each commit `AsyncDatabase.write` re-runs every observer's query in the same \
+    `DatabaseActor` job (the day, and the month panel's busy days with its series expansion), \
+    and the day's snapshot can leave only when that job ends (`ObservationMailbox.next()` is \
+    actor-isolated): the frame waits for the month's query too.
+    """
+  static let importTime = """
+    Both halves are over budget on their own (see the import table): `ICalendar.read` spends \
+    tens of microseconds per event, and `AppointmentDAO.importAppointments` runs a uid lookup, \
+    an id lookup and an upsert per event, each through `DatabaseQuery`/`DatabaseService` (a new \
+    SQL string and cache lookup per row) inside the one transaction.
     """
   static let externalCommit = """
-    Other processes' commits are noticed by polling `PRAGMA data_version` every 250 ms.
-    """
-  static let listVersusCalcurse = """
-    calcurse's time grows with the file while appt's is nearly constant; the ratio is \
-    bounded by appt's fixed process start-up cost.
+    Other processes' commits are noticed by polling `PRAGMA data_version` every 250 ms, then \
+    re-queried like a commit of our own.
     """
 }
 
@@ -147,9 +174,24 @@ func reportCommand(_ arguments: Arguments) {
   merged["tui"] = tui
   let importAppt = loadJSON("\(raw)/import-appt.json")
   let importCalcurse = loadJSON("\(raw)/import-calcurse.json")
-  merged["import"] = ["appt_bulk_insert": importAppt ?? [:], "calcurse": importCalcurse ?? [:]]
+  let importCLI = loadJSON("\(raw)/import-appt-cli.json")
+  let importProbe = loadJSON("\(raw)/import-probe.json")
+  // `appt import` ran once per fresh file (appt-import-1...3): the median of those runs.
+  let importRuns = (importCLI ?? [:]).keys.sorted().compactMap { number(importCLI, "\($0).median_s") }
+  let importWall = median(importRuns)
+  let importRSS = (importCLI ?? [:]).keys.compactMap { number(importCLI, "\($0).rss_kib") }.max()
+  merged["import"] = [
+    "appt_import": [
+      "runs_s": importRuns, "median_s": importWall.map { $0 as Any } ?? NSNull(),
+      "rss_kib": importRSS.map { $0 as Any } ?? NSNull(), "raw": importCLI ?? [:],
+    ],
+    "appt_import_in_process": importProbe ?? [:],
+    "appt_bulk_insert": importAppt ?? [:], "calcurse": importCalcurse ?? [:],
+  ]
   let baseline = loadJSON("\(raw)/baseline.json")
   merged["baseline"] = baseline ?? [:]
+  let probe = loadJSON("\(raw)/probe.json")
+  merged["probe"] = probe ?? [:]
 
   let largest = sizes.max() ?? 0
   let importTimeout = Double(environment["import_timeout"] ?? "300") ?? 300
@@ -198,8 +240,9 @@ func reportCommand(_ arguments: Arguments) {
       Goal(
         text: "Calendar first frame at \(count(largest)) under 100 ms",
         met: first.map { $0 < 100 },
-        measured: "\(milliseconds(first)) from spawning the process (\(milliseconds(inProcess)) from creating the DAO and RenderLoop)",
-        note: ""
+        measured:
+          "\(milliseconds(first)) from spawning the process (\(milliseconds(inProcess)) from creating the DAO and RenderLoop)",
+        note: GoalNotes.firstFrame
       )
     )
     let rss = number(tui["\(largest)"], "first_frame.rss_kib")
@@ -250,17 +293,16 @@ func reportCommand(_ arguments: Arguments) {
     )
   }
   do {
-    let bulk = number(importAppt, "insert_seconds")
     let calcurseWall = number(importCalcurse, "calcurse.median_s")
-    let timedOut = (number(importCalcurse, "calcurse.statuses.0") ?? ((value(importCalcurse, "calcurse.statuses") as? [NSNumber])?.first?.doubleValue)) == 124
+    let timedOut = (value(importCalcurse, "calcurse.statuses") as? [NSNumber])?.first?.intValue == 124
     let calcurseText = timedOut ? "> \(Int(importTimeout)) s" : seconds(calcurseWall)
     goals.append(
       Goal(
         text: "Import of 100k shuffled .ics under 1 s (calcurse: \(calcurseText) in this run)",
-        met: nil,
-        measured: "not measurable yet: appt has no `import` (issue 5). The DAO's one-transaction bulk "
-          + "insert of 100k shuffled appointments takes \(seconds(bulk)), the storage part of an import",
-        note: "Lands with `appt import` (issue 5); run.sh then times it on the same shuffled .ics as calcurse."
+        met: importWall.map { $0 < 1 },
+        measured: "`appt import` \(seconds(importWall)) (in process: parsing "
+          + "\(milliseconds(number(importProbe, "parse_ms"))), storing \(milliseconds(number(importProbe, "store_ms"))))",
+        note: GoalNotes.importTime
       )
     )
   }
@@ -282,23 +324,29 @@ func reportCommand(_ arguments: Arguments) {
   line("|---|---|")
   line("| Date | \(env("date")) |")
   line("| Commit | `\(env("commit"))` |")
-  line("| Machine | \(env("cpu")), \(env("nproc")) cores (`nproc`), \(env("memory")) RAM, \(env("os")), kernel \(env("kernel")) |")
+  line(
+    "| Machine | \(env("cpu")), \(env("nproc")) cores (`nproc`), \(env("memory")) RAM, \(env("os")), kernel \(env("kernel")) |"
+  )
   line("| Tools | \(env("swift")); appt \(env("appt")); sqlite3 \(env("sqlite3")); calcurse \(env("calcurse")) |")
   line("| run.sh took | \(env("elapsed")) (building, generating the datasets, every measurement) |")
+  line("| Load average (1, 5, 15 min) | \(env("load")) |")
   line()
   line("## How it is measured")
   line()
   line("- **Datasets**: \(sizes.map(count).joined(separator: ", ")) appointments over three years (2025-2027),")
   line("  30-90 min, starting on quarter hours 07:00-19:30, weekdays four times as busy as weekends,")
-  line("  realistic titles, a quarter with a note, 3% cancelled; generated in random order of time by")
-  line("  `appt-bench generate` from a fixed seed through `DatabaseService.save(all:)` (50k per transaction).")
-  line("  calcurse gets the same scheduled appointments as an `apts` file (sorted, as calcurse saves it).")
+  line("  realistic titles, a quarter with a note, 3% cancelled, 1% series (weekly ×4-26, daily ×3-10,")
+  line("  monthly ×3-12); generated in random order of time by `appt-bench generate` from a fixed seed")
+  line("  through `DatabaseService.save(all:)` (50k per transaction). calcurse gets the same scheduled")
+  line("  appointments as an `apts` file (sorted, as calcurse saves it; a series as `{1W -> last day}`).")
   line("- Everything runs with `TZ=UTC`, warm page cache (one untimed warm-up run per command), stdout to")
-  line("  a file. Whole-process wall time is CLOCK_MONOTONIC around `posix_spawnp` + `wait4`; peak RSS")
-  line("  is that child's `ru_maxrss`. Commands run round-robin; the figure is the median of the runs.")
+  line("  a file. Whole-process wall time is CLOCK_MONOTONIC around `posix_spawnp` + `wait4`, commands")
+  line("  round-robin, the figure is the median of the runs. Peak RSS comes from GNU time (`%M`) in one")
+  line("  extra run per command (a child of a big process would inherit its high-water mark); the")
+  line("  headless calendar reads its own `VmHWM`. The machine is shared: see the load average above.")
   line("- `list`: the week from \(env("list_from")) (7 days, \(env("list_from_weekday"))).")
-  line("  sqlite3 floor: the sqlite3 CLI running appt's own window query (same index, same bounds,")
-  line("  same order) on the same file.")
+  line("  sqlite3 floor: the sqlite3 CLI running appt's own two window queries (one-offs through the")
+  line("  start index, series through their partial index; same bounds, same order) on the same file.")
   line("- Headless calendar: `appt-bench tui` runs the real `RenderLoop` drawing into a `HeadlessTerminal`")
   line("  (as the tests' Pilot does), clock fixed on \(env("tui_today")) (a Wednesday) 12:00 UTC. A latency")
   line("  ends at the frame that shows the result, timestamped inside `Terminal.draw`; `settle()` is")
@@ -313,7 +361,9 @@ func reportCommand(_ arguments: Arguments) {
 
   line("## 1. `list` one week: appt vs the sqlite3 floor vs calcurse")
   line()
-  line("| appointments | rows | appt | sqlite3 CLI | calcurse -Q | appt / sqlite3 | calcurse / appt | runs (appt, sqlite3, calcurse) |")
+  line(
+    "| appointments | rows | appt | sqlite3 CLI | calcurse -Q | appt / sqlite3 | calcurse / appt | runs (appt, sqlite3, calcurse) |"
+  )
   line("|---|---|---|---|---|---|---|---|")
   for size in sizes {
     let entry = list["\(size)"]
@@ -321,20 +371,31 @@ func reportCommand(_ arguments: Arguments) {
     let floor = number(entry, "sqlite3.median_s")
     let calcurse = number(entry, "calcurse.median_s")
     let rows = Int(number(entry, "appt.stdout_lines") ?? 0)
-    let runs = ["appt", "sqlite3", "calcurse"].map { "\(Int(number(entry, "\($0).runs") ?? 0))" }.joined(separator: ", ")
+    let runs = ["appt", "sqlite3", "calcurse"].map { "\(Int(number(entry, "\($0).runs") ?? 0))" }.joined(
+      separator: ", "
+    )
     line(
       "| \(count(size)) | \(rows) | \(seconds(appt)) | \(seconds(floor)) | \(seconds(calcurse)) | "
         + "\(ratio(appt.flatMap { a in floor.map { a / $0 } })) | \(ratio(appt.flatMap { a in calcurse.map { $0 / a } })) | \(runs) |"
     )
   }
   line()
-  line("Rows printed agree: sqlite3 \(sizes.map { "\(Int(number(list["\($0)"], "sqlite3.stdout_lines") ?? 0))" }.joined(separator: "/")), ")
-  line("appt \(sizes.map { "\(Int(number(list["\($0)"], "appt.stdout_lines") ?? 0))" }.joined(separator: "/")) lines for \(sizes.map(count).joined(separator: "/")).")
+  var printed: [String: String] = [:]
+  for tool in ["appt", "sqlite3"] {
+    printed[tool] = sizes.map { "\(Int(number(list["\($0)"], "\(tool).stdout_lines") ?? 0))" }.joined(separator: " / ")
+  }
+  line("Rows: appt prints \(printed["appt"] ?? "") lines and calcurse the same number of appointments at")
+  line(
+    "\(sizes.map(count).joined(separator: " / ")) (run.sh stops if they differ); the sqlite3 CLI prints \(printed["sqlite3"] ?? "") rows, a series"
+  )
+  line("once (appt and calcurse expand it into its occurrences in the week).")
   line()
   if let baseline {
     line("### Where `list`'s time and memory go")
     line()
-    line("Same runner, at \(count(largest)) unless said otherwise; each a median of \(Int(number(baseline, "appt-version.runs") ?? 0)) runs.")
+    line(
+      "Same runner, at \(count(largest)) unless said otherwise; each a median of \(Int(number(baseline, "appt-version.runs") ?? 0)) runs."
+    )
     line()
     line("| command | wall | peak RSS |")
     line("|---|---|---|")
@@ -348,7 +409,9 @@ func reportCommand(_ arguments: Arguments) {
       ("sqlite3-week", "the sqlite3 CLI, same query, same file"),
     ]
     for (key, label) in rows where value(baseline, key) != nil {
-      line("| \(label) | \(seconds(number(baseline, "\(key).median_s"))) | \(mebibytes(number(baseline, "\(key).rss_kib"))) |")
+      line(
+        "| \(label) | \(seconds(number(baseline, "\(key).median_s"))) | \(mebibytes(number(baseline, "\(key).rss_kib"))) |"
+      )
     }
     line()
   }
@@ -359,20 +422,43 @@ func reportCommand(_ arguments: Arguments) {
   line("|---|---|---|")
   let calcurseStatus = (value(importCalcurse, "calcurse.statuses") as? [NSNumber])?.first?.intValue
   let calcurseImport =
-    calcurseStatus == 124 ? "> \(Int(importTimeout)) s (stopped by `timeout`)" : seconds(number(importCalcurse, "calcurse.median_s"))
-  line("| `calcurse -i` of the shuffled 100k .ics (one run) | \(calcurseImport) | \(mebibytes(number(importCalcurse, "calcurse.rss_kib"))) |")
-  line("| appt: `DatabaseService.save(all:)` of 100k shuffled appointments, one transaction (median of \(Int(number(importAppt, "runs") ?? 0))) | \(seconds(number(importAppt, "insert_seconds"))) | \(mebibytes(number(importAppt, "rss_kib"))) |")
-  line("| appt: the same, plus building the 100k values in memory | \(seconds(number(importAppt, "total_seconds"))) | |")
-  line("| appt: `appt import` of the same .ics | not yet: .ics import is issue 5 | |")
+    calcurseStatus == 124
+    ? "> \(Int(importTimeout)) s (stopped by `timeout`)" : seconds(number(importCalcurse, "calcurse.median_s"))
+  line(
+    "| `calcurse -i` of the shuffled 100k .ics (one run) | \(calcurseImport) | \(mebibytes(number(importCalcurse, "calcurse.rss_kib"))) |"
+  )
+  let importStatuses = (importCLI ?? [:]).keys.compactMap {
+    (value(importCLI, "\($0).statuses") as? [NSNumber])?.first?.intValue
+  }
+  let importFailed = importStatuses.contains { $0 != 0 }
+  line(
+    "| `appt import` of the same .ics into a fresh file (median of \(importRuns.count))"
+      + "\(importFailed ? " **(a run failed)**" : "") | \(seconds(importWall)) | \(mebibytes(importRSS)) |"
+  )
+  line("| … in process: reading the file | \(milliseconds(number(importProbe, "read_ms"))) | |")
+  line("| … in process: parsing it (`ICalendar.read`) | \(milliseconds(number(importProbe, "parse_ms"))) | |")
+  line(
+    "| … in process: storing it (`AppointmentDAO.importAppointments`, one transaction) | "
+      + "\(milliseconds(number(importProbe, "store_ms"))) | |"
+  )
+  line(
+    "| for comparison: `DatabaseService.save(all:)` of 100k generated appointments, one transaction "
+      + "(median of \(Int(number(importAppt, "runs") ?? 0))) | \(seconds(number(importAppt, "insert_seconds"))) | "
+      + "\(mebibytes(number(importAppt, "rss_kib"))) |"
+  )
   line()
-  line("appt's row is the storage side of an import only (no .ics parsing). It is not `appt < script` of")
-  line("100k `add` lines either: each of those is its own durable transaction, which is a different test.")
+  line("The .ics is the 100k dataset's, written by `appt-bench generate --ics` in generation order (random")
+  line("in time), floating local times, RRULE for the series, DESCRIPTION for notes, STATUS:CANCELLED.")
+  line("calcurse sorts each event into a linked list as it reads it, which is quadratic for shuffled")
+  line("input. `appt < script` of 100k `add` lines is a different test (each line its own durable commit).")
   line()
 
   line("## 3. Headless calendar: first frame and latencies")
   line()
-  line("| appointments | day shown | first frame (process) | first frame (in process) | `l` next day p50 / p99 | `j` next appt p50 / p99 | commit → frame p50 / p99 | other process's commit → frame p50 / p99 |")
-  line("|---|---|---|---|---|---|---|---|")
+  line(
+    "| appointments | day shown | first frame (process) | all of the first screen (month panel too) | first frame (in process) | `l` next day p50 / p99 | `j` next appt p50 / p99 | commit → frame p50 / p99 | other process's commit → frame p50 / p99 |"
+  )
+  line("|---|---|---|---|---|---|---|---|---|")
   for size in sizes {
     let entry = tui["\(size)"]
     func pair(_ key: String) -> String {
@@ -380,29 +466,83 @@ func reportCommand(_ arguments: Arguments) {
     }
     line(
       "| \(count(size)) | \(Int(number(entry, "first_frame.day_appointments") ?? 0)) appts | "
-        + "\(milliseconds(number(entry, "first_frame.process_ms"))) | \(milliseconds(number(entry, "first_frame.in_process_ms"))) | "
+        + "\(milliseconds(number(entry, "first_frame.process_ms"))) | \(milliseconds(number(entry, "first_frame.settled_ms"))) | "
+        + "\(milliseconds(number(entry, "first_frame.in_process_ms"))) | "
         + "\(pair("key_next_day")) | \(pair("key_next_appointment")) | \(pair("commit_to_frame")) | \(pair("external_commit_to_frame")) |"
     )
   }
   line()
-  line("Keys: \(Int(number(tui["\(largest)"], "key_next_day.count") ?? 0)) each; commits: \(Int(number(tui["\(largest)"], "commit_to_frame.count") ?? 0)) (half inserts, half deletes);")
-  line("other process: \(Int(number(tui["\(largest)"], "external_commit_to_frame.count") ?? 0)) commits. The commit column includes the durable commit itself")
-  line("(the DAO call alone: p50 / p99 " + sizes.map { size in
-    "\(count(size)) \(milliseconds(number(tui["\(size)"], "commit_to_frame.commit_call.p50_ms"))) / \(milliseconds(number(tui["\(size)"], "commit_to_frame.commit_call.p99_ms")))"
-  }.joined(separator: ", ") + ").")
-  line("Until `settle()` returns (its own polling included), p99: `l` " + sizes.map { size in
-    "\(count(size)) \(milliseconds(number(tui["\(size)"], "key_next_day.settle.p99_ms")))"
-  }.joined(separator: ", ") + "; `j` " + sizes.map { size in
-    "\(count(size)) \(milliseconds(number(tui["\(size)"], "key_next_appointment.settle.p99_ms")))"
-  }.joined(separator: ", ") + ".")
+  line(
+    "Keys: \(Int(number(tui["\(largest)"], "key_next_day.count") ?? 0)) each; commits: \(Int(number(tui["\(largest)"], "commit_to_frame.count") ?? 0)) (half inserts, half deletes);"
+  )
+  line(
+    "other process: \(Int(number(tui["\(largest)"], "external_commit_to_frame.count") ?? 0)) commits. The commit column includes the durable commit itself"
+  )
+  line(
+    "(the DAO call alone: p50 / p99 "
+      + sizes.map { size in
+        "\(count(size)) \(milliseconds(number(tui["\(size)"], "commit_to_frame.commit_call.p50_ms"))) / \(milliseconds(number(tui["\(size)"], "commit_to_frame.commit_call.p99_ms")))"
+      }.joined(separator: ", ") + ")."
+  )
+  line(
+    "Until `settle()` returns (its own polling included), p99: `l` "
+      + sizes.map { size in
+        "\(count(size)) \(milliseconds(number(tui["\(size)"], "key_next_day.settle.p99_ms")))"
+      }.joined(separator: ", ") + "; `j` "
+      + sizes.map { size in
+        "\(count(size)) \(milliseconds(number(tui["\(size)"], "key_next_appointment.settle.p99_ms")))"
+      }.joined(separator: ", ") + "."
+  )
   line()
   line("calcurse for reference (issue 7, same kind of machine, not rerun here): TUI ready 0.11 / 0.74 / 6.9 s,")
   line("next-day redraw 16 / 93 / 870 ms at 10k / 100k / 1M.")
   line()
 
+  if let probe {
+    line("### Where the calendar's time goes at \(count(largest))")
+    line()
+    line(
+      "`appt-bench probe`: in process, an open connection, each step over \(Int(number(probe, "repeat") ?? 0)) consecutive days from"
+    )
+    line("\(env("tui_today")) (a new day each time, as `l` does; the OS cache is warm, SQLite's 2 MB cache is not);")
+    line("medians. A day holds about \(Int(number(probe, "rows_median") ?? 0)) appointments at this size.")
+    line()
+    line("| step | time |")
+    line("|---|---|")
+    let steps: [(String, String)] = [
+      ("count_only_ms", "SQLite counts the day's rows in the start index (no row read)"),
+      ("step_only_ms", "SQLite steps the calendar's window query (each row read from the table, sorted)"),
+      ("read_columns_ms", "… and Swift reads the eight columns (Strings made)"),
+      ("parse_ids_ms", "… and parses each id (`AppointmentID(string:)`, Foundation's UUID parser)"),
+      ("fetch_appointments_ms", "the whole `AppointmentDAO.appointments(matching:)` (`Appointment` values built)"),
+      ("compare_snapshots_ms", "an observer comparing two snapshots of the day (`==`)"),
+      ("diff_snapshots_ms", "`ChangeSet.diff` between two snapshots of the day"),
+      ("month_busy_days_ms", "the month panel's markers: busy days of 31 days (`observeBusyDays`, first snapshot)"),
+      ("week_fetch_ms", "`list`'s week (\(Int(number(probe, "week_rows") ?? 0)) rows): `appointments(matching:)`"),
+      ("week_singles_ms", "… of which the one-offs: read and decoded"),
+      (
+        "week_series_rows_ms",
+        "… the series rows: \(Int(number(probe, "week_series_scanned") ?? 0)) series start before the week's end, "
+          + "\(Int(number(probe, "week_series_read") ?? 0)) reach it, read and decoded"
+      ),
+      (
+        "week_series_expand_ms",
+        "… expanding those into their \(Int(number(probe, "week_series_occurrences") ?? 0)) occurrences "
+          + "(`Appointment.occurrences(in:)`, Foundation `Calendar` arithmetic)"
+      ),
+      ("week_format_ms", "`list`'s week: `AppointmentFormatter.textLine` for each row, joined"),
+    ]
+    for (key, label) in steps where value(probe, key) != nil {
+      line("| \(label) | \(milliseconds(number(probe, key))) |")
+    }
+    line()
+  }
+
   line("## 4. Peak RSS")
   line()
-  line("| appointments | appt list | sqlite3 CLI | calcurse -Q | calendar at first frame | calendar after the whole headless run |")
+  line(
+    "| appointments | appt list | sqlite3 CLI | calcurse -Q | calendar at first frame | calendar after the whole headless run |"
+  )
   line("|---|---|---|---|---|---|")
   for size in sizes {
     line(

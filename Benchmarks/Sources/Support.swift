@@ -71,11 +71,16 @@ func rounded(_ value: Double, places: Int = 4) -> Double {
 
 // MARK: - Memory
 
-/// This process's peak resident set size in KiB (Linux reports `ru_maxrss` in KiB).
+/// This process's peak resident set size in KiB: `VmHWM` of /proc/self/status.
+///
+/// Not `getrusage`'s `ru_maxrss`: Linux carries the high-water mark of the memory a process
+/// had before `exec` into it, and `posix_spawn` runs the child in the parent's memory until
+/// then, so a child of a 20 MiB benchmark would report at least 20 MiB whatever it does.
 func peakRSSKiB() -> Int {
-  var usage = rusage()
-  getrusage(RUSAGE_SELF.rawValue, &usage)
-  return Int(usage.ru_maxrss)
+  guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+    let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+  else { return 0 }
+  return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? 0
 }
 
 // MARK: - Arguments
@@ -229,7 +234,8 @@ func spawn(_ arguments: [String], stdout: StandardOutput = .inherit, pipeStdin: 
   )
 }
 
-/// Waits for `pid`; returns its exit status (128+signal when killed) and its peak RSS in KiB.
+/// Waits for `pid`; returns its exit status (128+signal when killed) and `ru_maxrss` in KiB
+/// (which, for a child of posix_spawn, is at least this process's own peak: see `peakRSSKiB`).
 func waitFor(_ pid: pid_t) -> (status: Int32, maxRSSKiB: Int) {
   var status: Int32 = 0
   var usage = rusage()

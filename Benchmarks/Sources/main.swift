@@ -6,6 +6,8 @@
 //   tui          --db FILE --today YYYY-MM-DD [--first-frames N] [--keys N] [--commits N] [--external N]
 //   first-frame  --db FILE --today YYYY-MM-DD      (a child of tui)
 //   writer       --db FILE                         (a child of tui: another process committing)
+//   probe        --db FILE --day YYYY-MM-DD [--week YYYY-MM-DD] [--repeat N] [--pragma SQL]
+//   probe-import --ics FILE --dir DIR [--runs R]
 //   report       --raw DIR --json FILE --markdown FILE
 //
 // Every measuring command prints one JSON object on stdout.
@@ -14,7 +16,7 @@ import Foundation
 
 let words = Array(CommandLine.arguments.dropFirst())
 guard let command = words.first else {
-  fail("usage: appt-bench generate|bulk-insert|exec-time|tui|first-frame|writer|report [options]")
+  fail("usage: appt-bench generate|bulk-insert|exec-time|tui|first-frame|writer|probe|probe-import|report [options]")
 }
 let arguments = Arguments(Array(words.dropFirst()))
 
@@ -25,6 +27,8 @@ case "exec-time": execTimeCommand(arguments)
 case "tui": await tuiCommand(arguments)
 case "first-frame": await firstFrameCommand(arguments)
 case "writer": await writerCommand(arguments)
+case "probe": await probeCommand(arguments)
+case "probe-import": await probeImportCommand(arguments)
 case "report": reportCommand(arguments)
 default: fail("unknown command \(command)")
 }

@@ -92,10 +92,14 @@ public struct Recurrence: Hashable, Sendable {
     let first = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: start)
     let firstDay = calendar.startOfDay(for: start)
     var period = 0
-    if count == nil, let notBefore, notBefore > start {
-      period = max(0, periodsBetween(firstDay, calendar.startOfDay(for: notBefore), calendar: calendar) - 1)
-    }
     var emitted = 0
+    // Daily and plain weekly rules yield exactly one occurrence per period, so even a COUNT
+    // can be skipped ahead: the periods jumped over are occurrences already counted.
+    let onePerPeriod = frequency == .daily || (frequency == .weekly && weekdays.isEmpty)
+    if count == nil || onePerPeriod, let notBefore, notBefore > start {
+      period = max(0, periodsBetween(firstDay, calendar.startOfDay(for: notBefore), calendar: calendar) - 1)
+      if count != nil { emitted = period }
+    }
     // A safety bound: no rule in this subset yields an empty run of this many periods.
     var idlePeriods = 0
     while idlePeriods < 400 {

@@ -127,15 +127,13 @@ public final class AsyncDatabase {
     return deliverySequence
   }
 
+  /// Refreshes the observers of `tables`, the cheapest first (by their last fetch), so a
+  /// day's snapshot is on its way before a month's slower count starts.
   private func notifyObservers(of tables: Set<String>, connection: Connection, fromOtherProcess: Bool) {
-    for (key, entry) in observers {
-      guard let observer = entry.observer else {
-        observers[key] = nil
-        continue
-      }
-      if !observer.observedTables.isDisjoint(with: tables) {
-        observer.databaseChanged(connection, version: version, fromOtherProcess: fromOtherProcess)
-      }
+    observers = observers.filter { $0.value.observer != nil }
+    let due = observers.values.compactMap(\.observer).filter { !$0.observedTables.isDisjoint(with: tables) }
+    for observer in due.sorted(by: { $0.lastFetchDuration < $1.lastFetchDuration }) {
+      observer.databaseChanged(connection, version: version, fromOtherProcess: fromOtherProcess)
     }
   }
 
@@ -272,6 +270,8 @@ protocol DatabaseObserver: AnyObject {
   var observedTables: Set<String> { get }
   /// The sequence of the last snapshot handed out, and whether another is waiting.
   var deliveryState: (sequence: UInt64, pending: Bool) { get }
+  /// How long its last fetch took (refresh order).
+  var lastFetchDuration: Duration { get }
   func databaseChanged(_ connection: Connection, version: UInt64, fromOtherProcess: Bool)
   func databaseFailed(_ error: StoreError)
   func databaseClosed()

@@ -40,7 +40,9 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
     guard let database else { return finish() }
     do {
       let connection = try database.open()
+      let started = ContinuousClock.now
       pending = try fetch(connection)
+      lastFetchDuration = ContinuousClock.now - started
       pendingVersion = database.version
       database.register(self)
     } catch {
@@ -49,14 +51,25 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
   }
 
   /// The stream's pull: the next snapshot, waiting for one if none is ready; nil at the end.
-  func next() async -> CollectionSnapshot<Element>? {
-    if let ready = takeReady() { return ready }
-    if finished { return nil }
-    return await withCheckedContinuation { continuation in
-      waiter?.resume(returning: nil)
-      waiter = continuation
+  ///
+  /// Nonisolated on purpose: the snapshot is handed over by resuming a continuation, which
+  /// runs the subscriber on its own executor at once, instead of queueing the rest of this
+  /// function behind whatever else the actor does next (another window's slower refresh).
+  nonisolated func next() async -> CollectionSnapshot<Element>? {
+    await withCheckedContinuation { continuation in
+      Task { @DatabaseActor in self.wait(continuation) }
     }
   }
+
+  private func wait(_ continuation: CheckedContinuation<CollectionSnapshot<Element>?, Never>) {
+    if let ready = takeReady() { return continuation.resume(returning: ready) }
+    if finished { return continuation.resume(returning: nil) }
+    waiter?.resume(returning: nil)
+    waiter = continuation
+  }
+
+  /// How long the last fetch took: the database refreshes cheap windows first.
+  private(set) var lastFetchDuration: Duration = .zero
 
   /// The subscriber went away (its task was cancelled or the stream ended).
   func cancel() {
@@ -72,7 +85,9 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
   func databaseChanged(_ connection: Connection, version: UInt64, fromOtherProcess: Bool) {
     guard !finished else { return }
     do {
+      let started = ContinuousClock.now
       let items = try fetch(connection)
+      lastFetchDuration = ContinuousClock.now - started
       if let baseline = pending ?? delivered, baseline == items { return }  // unchanged: say nothing
       pendingFromOtherProcess = (pending != nil && pendingFromOtherProcess) || fromOtherProcess
       pending = items

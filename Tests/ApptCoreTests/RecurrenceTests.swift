@@ -78,6 +78,34 @@ struct RecurrenceTests {
     )
   }
 
+  @Test("a COUNT is honoured when the window is far into the series (skipping ahead)")
+  func countFarAhead() {
+    let start = date("2026-01-01 09:00", .gmt)
+    let daily = Recurrence(frequency: .daily, count: 100)  // 1 January ... 10 April
+    func days(_ from: String, _ to: String) -> [String] {
+      local(
+        daily.occurrences(
+          start: start,
+          duration: 60,
+          zone: .gmt,
+          in: DateInterval(start: date(from, .gmt), end: date(to, .gmt))
+        ),
+        .gmt
+      )
+    }
+    #expect(days("2026-03-01", "2026-03-03") == ["2026-03-01 09:00", "2026-03-02 09:00"])
+    #expect(days("2026-04-09", "2026-04-13") == ["2026-04-09 09:00", "2026-04-10 09:00"], "the 100th is the last")
+    #expect(days("2026-04-11", "2026-05-01").isEmpty)
+    let weekly = Recurrence(frequency: .weekly, interval: 2, count: 5)  // 1 Jan ... 26 Feb
+    let late = weekly.occurrences(
+      start: start,
+      duration: 60,
+      zone: .gmt,
+      in: DateInterval(start: date("2026-02-20", .gmt), end: date("2026-04-01", .gmt))
+    )
+    #expect(local(late, .gmt) == ["2026-02-26 09:00"])
+  }
+
   @Test("every N, COUNT and UNTIL")
   func intervalCountUntil() {
     let start = date("2026-01-05 10:00", .gmt)
