@@ -1,3 +1,4 @@
+import ApptTestSupport
 import Foundation
 import Testing
 
@@ -557,19 +558,8 @@ struct ICalendarTests {
 
   // MARK: - Round trips
 
-  /// SplitMix64: a deterministic stream, so a failure reproduces.
-  struct Random {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-  }
+  /// A deterministic stream (ApptTestSupport's SplitMix64), so a failure reproduces.
+  typealias Random = SplitMix64
 
   func randomAppointment(_ random: inout Random, index: Int) -> Appointment {
     let words = [
@@ -635,7 +625,7 @@ struct ICalendarTests {
 
   @Test("writer -> reader gives the same appointments (seeded random titles, notes, zones, series, days)")
   func roundTrip() throws {
-    var random = Random(state: 20_261_129)
+    var random = Random(seed: 20_261_129)
     let originals = (0..<120).map { randomAppointment(&random, index: $0) }
     let text = ICalendar.write(originals, fallbackZone: paris)
     #expect(!text.unicodeScalars.contains { TextSafety.isControl($0) && $0 != "\r" && $0 != "\n" && $0 != "\t" })

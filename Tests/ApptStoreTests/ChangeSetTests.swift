@@ -1,4 +1,5 @@
 import ApptStore
+import ApptTestSupport
 import Testing
 
 /// A small identifiable value: `id` says which item it is, `value` whether it changed.

@@ -92,3 +92,25 @@ public enum TestStore {
     )
   }
 }
+
+/// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast and good enough for test data. Seeded,
+/// so a failing case reproduces from its seed.
+public struct SplitMix64: RandomNumberGenerator {
+  private var state: UInt64
+
+  public init(seed: UInt64) { state = seed }
+
+  public mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+
+  /// A number in `0..<n`.
+  public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+
+  /// One of `items`.
+  public mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
+}
