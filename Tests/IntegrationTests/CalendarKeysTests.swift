@@ -140,7 +140,7 @@ import Testing
     #expect(pilot.screen[8, 2].style == .normal)
     try await freshDAO().saveAppointment(TestStore.appointment("Monday", TestClock.date(2026, 11, 30, 9)))
     var marked = false
-    for _ in 0..<500 where !marked {  // bounded: another connection is seen by polling
+    for _ in 0..<3000 where !marked {  // bounded (30 s): another connection is seen by polling
       try await Task.sleep(for: .milliseconds(10))
       await pilot.settle()
       marked = pilot.screen[8, 2].style == .marked
