@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One subscriber's observation of a query: re-runs the query after relevant commits and hands
 /// the newest result to the stream when the subscriber asks for it.
 ///
@@ -109,6 +111,9 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
 
   // MARK: Delivery
 
+  /// The snapshot `start()` fetched (or its failure), handed out now.
+  func takeInitial() -> CollectionSnapshot<Element>? { takeReady() }
+
   private func takeReady() -> CollectionSnapshot<Element>? {
     if let items = pending {
       let change: CollectionSnapshot<Element>.Change =
@@ -166,9 +171,32 @@ extension AsyncDatabase {
   ) -> AsyncStream<CollectionSnapshot<Element>> {
     let mailbox = ObservationMailbox(database: self, tables: tables, key: key, fetch: fetch)
     mailbox.start()
+    // The first snapshot goes into the stream now, so the subscriber's first pull needs no
+    // hop back onto this actor, where it could wait behind another window's slow first fetch
+    // (a new month's busy days when the day changes month).
+    let first = FirstSnapshot(mailbox.takeInitial())
     return AsyncStream(
-      unfolding: { await mailbox.next() },
+      unfolding: {
+        if let snapshot = first.take() { return snapshot }
+        return await mailbox.next()
+      },
       onCancel: { Task { @DatabaseActor in mailbox.cancel() } }
     )
+  }
+}
+
+/// Holds a stream's first snapshot until its subscriber pulls it, once.
+private final class FirstSnapshot<Element: Sendable & Equatable>: Sendable {
+  private let snapshot: Mutex<CollectionSnapshot<Element>?>
+
+  init(_ snapshot: CollectionSnapshot<Element>?) {
+    self.snapshot = Mutex(snapshot)
+  }
+
+  func take() -> CollectionSnapshot<Element>? {
+    snapshot.withLock { value in
+      defer { value = nil }
+      return value
+    }
   }
 }
