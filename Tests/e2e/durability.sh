@@ -6,17 +6,6 @@ set -u
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 e2e_init "${1:-}"
 
-# sql FILE STATEMENT: run SQL with Python's sqlite3 (the sqlite3 CLI may not be installed).
-sql() {
-    python3 - "$1" "$2" <<'PY'
-import sqlite3, sys
-connection = sqlite3.connect(sys.argv[1], isolation_level=None)
-for row in connection.execute(sys.argv[2]):
-    print("|".join(str(value) for value in row))
-connection.close()
-PY
-}
-
 # A writer is killed with SIGKILL at 20 random moments while adding; every appointment it
 # acknowledged (printed "added ...") must be in the file, and the file must be intact.
 scenario_kill_9_never_loses_an_acknowledged_add() {

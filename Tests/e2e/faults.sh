@@ -16,17 +16,6 @@ command -v tmux >/dev/null || { echo "e2e faults: tmux is required" >&2; exit 2;
 
 # ------------------------------------------------------------------ helpers
 
-# sql FILE STATEMENT: run SQL with Python's sqlite3 (the sqlite3 CLI may not be installed).
-sql() {
-    python3 - "$1" "$2" <<'PY'
-import sqlite3, sys
-connection = sqlite3.connect(sys.argv[1], isolation_level=None)
-for row in connection.execute(sys.argv[2]):
-    print("|".join(str(value) for value in row))
-connection.close()
-PY
-}
-
 # seed_three DB: three appointments, "Early 1".."Early 3", on 1-3 December.
 seed_three() {
     local i

@@ -100,6 +100,17 @@ run_script() {
     run_appt "$@" <<<"$text"
 }
 
+# sql FILE STATEMENT: run SQL with Python's sqlite3 (the sqlite3 CLI may not be installed).
+sql() {
+    python3 - "$1" "$2" <<'PY'
+import sqlite3, sys
+connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+for row in connection.execute(sys.argv[2]):
+    print("|".join(str(value) for value in row))
+connection.close()
+PY
+}
+
 # ---------------------------------------------------------------- scenarios
 
 # run_scenario NAME: run function NAME in a subshell with a fresh temp dir.
