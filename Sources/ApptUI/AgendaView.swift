@@ -27,7 +27,8 @@ enum AgendaView {
     let conflicts = Conflicts.overlapping(visible)
     let height = area.rows.upperBound - top
     guard height > 0 else { return }
-    let selectedRow = rows.firstIndex(of: .appointment(state.selectedIndex ?? 0)) ?? 0
+    let selectedIndex = state.selectedIndex  // computed once: it searches the filtered list
+    let selectedRow = rows.firstIndex(of: .appointment(selectedIndex ?? 0)) ?? 0
     let first = max(0, min(selectedRow - height + 1, rows.count - height))
     for (offset, row) in rows[first..<min(rows.count, first + height)].enumerated() {
       let y = top + offset
@@ -38,7 +39,7 @@ enum AgendaView {
         screen.put("  " + line, row: y, column: x, width: area.width, style: .accent)
       case .appointment(let index):
         let appointment = visible[index]
-        let isSelected = index == state.selectedIndex
+        let isSelected = index == selectedIndex
         let style: Screen.Style = isSelected ? .selected : (appointment.isCancelled ? .dim : .normal)
         if isSelected { screen.fill(row: y, column: x, count: area.width, style: .selected) }
         let marker = conflicts.contains(appointment.id) ? "! " : "  "

@@ -59,3 +59,18 @@ func commandError<T>(_ body: () throws(CommandError) -> T) -> CommandError? {
     return error
   }
 }
+
+/// The WHEN suites' helpers: parse with the fixed clock, to an instant or to the error.
+protocol WhenParsing {}
+
+extension WhenParsing {
+  var parser: WhenParser { WhenParser(clock: Fixture.clock) }
+
+  func instant(_ text: String) throws(CommandError) -> Date {
+    try parser.parse(text).instant(in: Fixture.clock)
+  }
+
+  func failure(_ text: String) -> CommandError? {
+    commandError { () throws(CommandError) in try parser.parse(text) }
+  }
+}

@@ -6,16 +6,7 @@ import Testing
 /// The natural WHEN forms (issue 5): `next mon`, `in 2h`, `dec 1`, `1 dec`, and how they
 /// combine with times, in one word or several. "Now" is Sunday 2026-11-29 15:00 in Paris.
 @Suite("natural dates")
-struct NaturalDateTests {
-  let parser = WhenParser(clock: Fixture.clock)
-
-  func instant(_ text: String) throws(CommandError) -> Date {
-    try parser.parse(text).instant(in: Fixture.clock)
-  }
-
-  func failure(_ text: String) -> CommandError? {
-    commandError { () throws(CommandError) in try parser.parse(text) }
-  }
+struct NaturalDateTests: WhenParsing {
 
   @Test(
     "accepted forms",

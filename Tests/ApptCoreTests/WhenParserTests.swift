@@ -4,16 +4,7 @@ import Testing
 @testable import ApptCore
 
 @Suite("WHEN parsing")
-struct WhenParserTests {
-  let parser = WhenParser(clock: Fixture.clock)
-
-  func instant(_ text: String) throws(CommandError) -> Date {
-    try parser.parse(text).instant(in: Fixture.clock)
-  }
-
-  func failure(_ text: String) -> CommandError? {
-    commandError { () throws(CommandError) in try parser.parse(text) }
-  }
+struct WhenParserTests: WhenParsing {
 
   @Test(
     "date and time forms",

@@ -17,304 +17,283 @@ struct ObservationTests {
   @Test("the first snapshot is .initial with the window's current items")
   func initialSnapshot() async throws {
     try await withTimeout {
-      let directory = TemporaryDirectory()
-      defer { withExtendedLifetime(directory) {} }
-      let dao = TestStore.fileDAO(in: directory)
-      let late = appointment("late", from: december(1, 18), to: december(1, 19))
-      let early = appointment("early", from: december(1, 8), to: december(1, 9))
-      let outside = appointment("outside", from: december(5, 8), to: december(5, 9))
-      for item in [late, early, outside] { try await dao.saveAppointment(item) }
+      try await withStore(.file) { dao in
+        let late = appointment("late", from: december(1, 18), to: december(1, 19))
+        let early = appointment("early", from: december(1, 8), to: december(1, 9))
+        let outside = appointment("outside", from: december(5, 8), to: december(5, 9))
+        for item in [late, early, outside] { try await dao.saveAppointment(item) }
 
-      var iterator = await dao.observeAppointments(Self.query).makeAsyncIterator()
-      let first = try await nextSnapshot(&iterator)
-      #expect(first.change == .initial)
-      #expect(first.items == [early, late])
-      #expect(first.version == (await dao.database.version))
-      #expect(first.failure == nil)
-      await dao.database.close()
+        var iterator = await dao.observeAppointments(Self.query).makeAsyncIterator()
+        let first = try await nextSnapshot(&iterator)
+        #expect(first.change == .initial)
+        #expect(first.items == [early, late])
+        #expect(first.version == (await dao.database.version))
+        #expect(first.failure == nil)
+      }
     }
   }
 
   @Test("an empty window starts with an empty .initial snapshot")
   func initialEmpty() async throws {
     try await withTimeout {
-      let directory = TemporaryDirectory()
-      defer { withExtendedLifetime(directory) {} }
-      let dao = TestStore.fileDAO(in: directory)
-      var iterator = await dao.observeAppointments(Self.query).makeAsyncIterator()
-      let first = try await nextSnapshot(&iterator)
-      #expect(first.items.isEmpty)
-      #expect(first.change == .initial)
-      #expect(first.version == 0)
-      #expect(first.failure == nil)
-      await dao.database.close()
+      try await withStore(.file) { dao in
+        var iterator = await dao.observeAppointments(Self.query).makeAsyncIterator()
+        let first = try await nextSnapshot(&iterator)
+        #expect(first.items.isEmpty)
+        #expect(first.change == .initial)
+        #expect(first.version == 0)
+        #expect(first.failure == nil)
+      }
     }
   }
 
   @Test("a save in the window yields an update with the insertion's index")
   func insertionIndex() async throws {
     try await withTimeout {
-      let directory = TemporaryDirectory()
-      defer { withExtendedLifetime(directory) {} }
-      let dao = TestStore.fileDAO(in: directory)
-      let nine = appointment("nine", from: december(1, 9), to: december(1, 10))
-      let eleven = appointment("eleven", from: december(1, 11), to: december(1, 12))
-      try await dao.saveAppointment(nine)
-      try await dao.saveAppointment(eleven)
-      var iterator = await dao.observeAppointments(Self.query).makeAsyncIterator()
-      let first = try await nextSnapshot(&iterator)
-      #expect(first.items == [nine, eleven])
+      try await withStore(.file) { dao in
+        let nine = appointment("nine", from: december(1, 9), to: december(1, 10))
+        let eleven = appointment("eleven", from: december(1, 11), to: december(1, 12))
+        try await dao.saveAppointment(nine)
+        try await dao.saveAppointment(eleven)
+        var iterator = await dao.observeAppointments(Self.query).makeAsyncIterator()
+        let first = try await nextSnapshot(&iterator)
+        #expect(first.items == [nine, eleven])
 
-      let ten = appointment("ten", from: december(1, 10), to: december(1, 11))
-      try await dao.saveAppointment(ten)
-      let second = try await nextSnapshot(&iterator)
-      #expect(second.change == .update(ChangeSet(insertions: [1])))
-      #expect(second.items == [nine, ten, eleven])
-      #expect(second.version == (await dao.database.version))
-      #expect(second.version > first.version)
+        let ten = appointment("ten", from: december(1, 10), to: december(1, 11))
+        try await dao.saveAppointment(ten)
+        let second = try await nextSnapshot(&iterator)
+        #expect(second.change == .update(ChangeSet(insertions: [1])))
+        #expect(second.items == [nine, ten, eleven])
+        #expect(second.version == (await dao.database.version))
+        #expect(second.version > first.version)
 
-      // Renaming keeps the place: a modification at the new list's index.
-      var renamed = ten
-      renamed.title = "ten (renamed)"
-      try await dao.saveAppointment(renamed)
-      let third = try await nextSnapshot(&iterator)
-      #expect(third.change == .update(ChangeSet(modifications: [1])))
-      #expect(third.items == [nine, renamed, eleven])
+        // Renaming keeps the place: a modification at the new list's index.
+        var renamed = ten
+        renamed.title = "ten (renamed)"
+        try await dao.saveAppointment(renamed)
+        let third = try await nextSnapshot(&iterator)
+        #expect(third.change == .update(ChangeSet(modifications: [1])))
+        #expect(third.items == [nine, renamed, eleven])
 
-      // Moving it after "eleven": a deletion plus an insertion.
-      var moved = renamed
-      moved.start = december(1, 13)
-      moved.end = december(1, 14)
-      try await dao.saveAppointment(moved)
-      let fourth = try await nextSnapshot(&iterator)
-      #expect(fourth.change == .update(ChangeSet(deletions: [1], insertions: [2])))
-      #expect(fourth.items == [nine, eleven, moved])
+        // Moving it after "eleven": a deletion plus an insertion.
+        var moved = renamed
+        moved.start = december(1, 13)
+        moved.end = december(1, 14)
+        try await dao.saveAppointment(moved)
+        let fourth = try await nextSnapshot(&iterator)
+        #expect(fourth.change == .update(ChangeSet(deletions: [1], insertions: [2])))
+        #expect(fourth.items == [nine, eleven, moved])
 
-      // Cancelling hides it (a deletion), deleting "nine" removes index 0.
-      try await dao.cancelAppointment(id: moved.id)
-      let fifth = try await nextSnapshot(&iterator)
-      #expect(fifth.change == .update(ChangeSet(deletions: [2])))
-      try await dao.deleteAppointment(id: nine.id)
-      let sixth = try await nextSnapshot(&iterator)
-      #expect(sixth.change == .update(ChangeSet(deletions: [0])))
-      #expect(sixth.items == [eleven])
-      await dao.database.close()
+        // Cancelling hides it (a deletion), deleting "nine" removes index 0.
+        try await dao.cancelAppointment(id: moved.id)
+        let fifth = try await nextSnapshot(&iterator)
+        #expect(fifth.change == .update(ChangeSet(deletions: [2])))
+        try await dao.deleteAppointment(id: nine.id)
+        let sixth = try await nextSnapshot(&iterator)
+        #expect(sixth.change == .update(ChangeSet(deletions: [0])))
+        #expect(sixth.items == [eleven])
+      }
     }
   }
 
   @Test("with includeCancelled, cancelling is a modification")
   func cancelIsModificationWhenShown() async throws {
     try await withTimeout {
-      let directory = TemporaryDirectory()
-      defer { withExtendedLifetime(directory) {} }
-      let dao = TestStore.fileDAO(in: directory)
-      let a = appointment("a", from: december(1, 9), to: december(1, 10))
-      let b = appointment("b", from: december(1, 11), to: december(1, 12))
-      try await dao.saveAppointment(a)
-      try await dao.saveAppointment(b)
-      let stream = await dao.observeAppointments(AppointmentQuery(range: Self.day, includeCancelled: true))
-      var iterator = stream.makeAsyncIterator()
-      _ = try await nextSnapshot(&iterator)
-      let cancelled = try await dao.cancelAppointment(id: b.id)
-      let next = try await nextSnapshot(&iterator)
-      #expect(next.change == .update(ChangeSet(modifications: [1])))
-      #expect(next.items == [a, cancelled])
-      await dao.database.close()
+      try await withStore(.file) { dao in
+        let a = appointment("a", from: december(1, 9), to: december(1, 10))
+        let b = appointment("b", from: december(1, 11), to: december(1, 12))
+        try await dao.saveAppointment(a)
+        try await dao.saveAppointment(b)
+        let stream = await dao.observeAppointments(AppointmentQuery(range: Self.day, includeCancelled: true))
+        var iterator = stream.makeAsyncIterator()
+        _ = try await nextSnapshot(&iterator)
+        let cancelled = try await dao.cancelAppointment(id: b.id)
+        let next = try await nextSnapshot(&iterator)
+        #expect(next.change == .update(ChangeSet(modifications: [1])))
+        #expect(next.items == [a, cancelled])
+      }
     }
   }
 
   @Test("a commit outside the window emits nothing")
   func outsideCommitIsSilent() async throws {
     try await withTimeout {
-      let directory = TemporaryDirectory()
-      defer { withExtendedLifetime(directory) {} }
-      let dao = TestStore.fileDAO(in: directory)
-      var iterator = await dao.observeAppointments(Self.query).makeAsyncIterator()
-      let first = try await nextSnapshot(&iterator)
-      #expect(first.items.isEmpty)
+      try await withStore(.file) { dao in
+        var iterator = await dao.observeAppointments(Self.query).makeAsyncIterator()
+        let first = try await nextSnapshot(&iterator)
+        #expect(first.items.isEmpty)
 
-      // Two commits outside the window (another day; a cancelled one inside).
-      try await dao.saveAppointment(appointment("other day", from: december(3, 9), to: december(3, 10)))
-      try await dao.saveAppointment(
-        appointment("cancelled", from: december(1, 9), to: december(1, 10), status: .cancelled)
-      )
-      let horizon = await dao.database.observationHorizon
-      #expect(horizon.pending == false)
-      #expect(horizon.sequence == first.sequence)
+        // Two commits outside the window (another day; a cancelled one inside).
+        try await dao.saveAppointment(appointment("other day", from: december(3, 9), to: december(3, 10)))
+        try await dao.saveAppointment(
+          appointment("cancelled", from: december(1, 9), to: december(1, 10), status: .cancelled)
+        )
+        let horizon = await dao.database.observationHorizon
+        #expect(horizon.pending == false)
+        #expect(horizon.sequence == first.sequence)
 
-      let inside = appointment("inside", from: december(1, 12), to: december(1, 13))
-      try await dao.saveAppointment(inside)
-      let versionAfterInside = await dao.database.version
-      let next = try await nextSnapshot(&iterator)
-      #expect(next.version == versionAfterInside)
-      #expect(next.version == first.version + 3)
-      #expect(next.change == .update(ChangeSet(insertions: [0])))
-      #expect(next.items == [inside])
-      await dao.database.close()
+        let inside = appointment("inside", from: december(1, 12), to: december(1, 13))
+        try await dao.saveAppointment(inside)
+        let versionAfterInside = await dao.database.version
+        let next = try await nextSnapshot(&iterator)
+        #expect(next.version == versionAfterInside)
+        #expect(next.version == first.version + 3)
+        #expect(next.change == .update(ChangeSet(insertions: [0])))
+        #expect(next.items == [inside])
+      }
     }
   }
 
   @Test("a slow subscriber gets one snapshot with the latest items, diffed against what it had")
   func slowSubscriberCoalesces() async throws {
     try await withTimeout {
-      let directory = TemporaryDirectory()
-      defer { withExtendedLifetime(directory) {} }
-      let dao = TestStore.fileDAO(in: directory)
-      let keep = appointment("keep", from: december(1, 8), to: december(1, 9))
-      let edit = appointment("edit", from: december(1, 10), to: december(1, 11))
-      let drop = appointment("drop", from: december(1, 12), to: december(1, 13))
-      for item in [keep, edit, drop] { try await dao.saveAppointment(item) }
-      var iterator = await dao.observeAppointments(Self.query).makeAsyncIterator()
-      let first = try await nextSnapshot(&iterator)
-      #expect(first.items == [keep, edit, drop])
+      try await withStore(.file) { dao in
+        let keep = appointment("keep", from: december(1, 8), to: december(1, 9))
+        let edit = appointment("edit", from: december(1, 10), to: december(1, 11))
+        let drop = appointment("drop", from: december(1, 12), to: december(1, 13))
+        for item in [keep, edit, drop] { try await dao.saveAppointment(item) }
+        var iterator = await dao.observeAppointments(Self.query).makeAsyncIterator()
+        let first = try await nextSnapshot(&iterator)
+        #expect(first.items == [keep, edit, drop])
 
-      // Five commits while the subscriber is not asking.
-      var edited = edit
-      edited.note = "edited"
-      try await dao.saveAppointment(edited)
-      try await dao.deleteAppointment(id: drop.id)
-      try await dao.saveAppointment(appointment("new 1", from: december(1, 7), to: december(1, 8)))
-      try await dao.saveAppointment(appointment("new 2", from: december(1, 14), to: december(1, 15)))
-      try await dao.saveAppointment(appointment("new 3", from: december(1, 9), to: december(1, 10)))
-      let latest = try await dao.appointments(matching: Self.query)
-      let latestVersion = await dao.database.version
-      #expect(latestVersion == first.version + 5)
+        // Five commits while the subscriber is not asking.
+        var edited = edit
+        edited.note = "edited"
+        try await dao.saveAppointment(edited)
+        try await dao.deleteAppointment(id: drop.id)
+        try await dao.saveAppointment(appointment("new 1", from: december(1, 7), to: december(1, 8)))
+        try await dao.saveAppointment(appointment("new 2", from: december(1, 14), to: december(1, 15)))
+        try await dao.saveAppointment(appointment("new 3", from: december(1, 9), to: december(1, 10)))
+        let latest = try await dao.appointments(matching: Self.query)
+        let latestVersion = await dao.database.version
+        #expect(latestVersion == first.version + 5)
 
-      let snapshot = try await nextSnapshot(&iterator)
-      #expect(snapshot.items == latest)
-      #expect(snapshot.version == latestVersion)
-      guard case .update(let change) = snapshot.change else {
-        Issue.record("expected an update, got \(snapshot.change)")
-        return
+        let snapshot = try await nextSnapshot(&iterator)
+        #expect(snapshot.items == latest)
+        #expect(snapshot.version == latestVersion)
+        guard case .update(let change) = snapshot.change else {
+          Issue.record("expected an update, got \(snapshot.change)")
+          return
+        }
+        #expect(change == ChangeSet.diff(from: first.items, to: latest))
+        #expect(change.apply(to: first.items, from: snapshot.items) == snapshot.items)
+        #expect(change.deletions == [2])
+        #expect(change.insertions == [0, 2, 4])
+        #expect(change.modifications == [3])
+        // Exactly one snapshot: nothing else is pending.
+        #expect((await dao.database.observationHorizon).pending == false)
+
+        // The next change is relative to the coalesced snapshot.
+        try await dao.deleteAppointment(id: keep.id)
+        let after = try await nextSnapshot(&iterator)
+        #expect(after.change == .update(ChangeSet(deletions: [1])))
+        #expect(after.version == latestVersion + 1)
       }
-      #expect(change == ChangeSet.diff(from: first.items, to: latest))
-      #expect(change.apply(to: first.items, from: snapshot.items) == snapshot.items)
-      #expect(change.deletions == [2])
-      #expect(change.insertions == [0, 2, 4])
-      #expect(change.modifications == [3])
-      // Exactly one snapshot: nothing else is pending.
-      #expect((await dao.database.observationHorizon).pending == false)
-
-      // The next change is relative to the coalesced snapshot.
-      try await dao.deleteAppointment(id: keep.id)
-      let after = try await nextSnapshot(&iterator)
-      #expect(after.change == .update(ChangeSet(deletions: [1])))
-      #expect(after.version == latestVersion + 1)
-      await dao.database.close()
     }
   }
 
   @Test("a change undone before the subscriber asks delivers the same items")
   func changeThenUndo() async throws {
     try await withTimeout {
-      let directory = TemporaryDirectory()
-      defer { withExtendedLifetime(directory) {} }
-      let dao = TestStore.fileDAO(in: directory)
-      let a = appointment("a", from: december(1, 9), to: december(1, 10))
-      try await dao.saveAppointment(a)
-      var iterator = await dao.observeAppointments(Self.query).makeAsyncIterator()
-      let first = try await nextSnapshot(&iterator)
-      try await dao.cancelAppointment(id: a.id)
-      try await dao.restoreAppointment(id: a.id)
-      let restored = try await dao.getAppointment(id: a.id)
-      // The subscriber may get a snapshot equal to what it has (an empty change set), but
-      // never a wrong one.
-      let next = try await nextSnapshot(&iterator)
-      #expect(next.items == [restored])
-      #expect(next.items == first.items)
-      guard case .update(let change) = next.change else {
-        Issue.record("expected an update, got \(next.change)")
-        return
+      try await withStore(.file) { dao in
+        let a = appointment("a", from: december(1, 9), to: december(1, 10))
+        try await dao.saveAppointment(a)
+        var iterator = await dao.observeAppointments(Self.query).makeAsyncIterator()
+        let first = try await nextSnapshot(&iterator)
+        try await dao.cancelAppointment(id: a.id)
+        try await dao.restoreAppointment(id: a.id)
+        let restored = try await dao.getAppointment(id: a.id)
+        // The subscriber may get a snapshot equal to what it has (an empty change set), but
+        // never a wrong one.
+        let next = try await nextSnapshot(&iterator)
+        #expect(next.items == [restored])
+        #expect(next.items == first.items)
+        guard case .update(let change) = next.change else {
+          Issue.record("expected an update, got \(next.change)")
+          return
+        }
+        #expect(change.apply(to: first.items, from: next.items) == next.items)
       }
-      #expect(change.apply(to: first.items, from: next.items) == next.items)
-      await dao.database.close()
     }
   }
 
   @Test("a limited window reports the item pushed out as a deletion")
   func limitedWindow() async throws {
     try await withTimeout {
-      let directory = TemporaryDirectory()
-      defer { withExtendedLifetime(directory) {} }
-      let dao = TestStore.fileDAO(in: directory)
-      let ten = appointment("ten", from: december(1, 10), to: december(1, 11))
-      let eleven = appointment("eleven", from: december(1, 11), to: december(1, 12))
-      try await dao.service.save(all: [ten, eleven])
-      var iterator = await dao.observeAppointments(AppointmentQuery(range: Self.day, limit: 2)).makeAsyncIterator()
-      #expect(try await nextSnapshot(&iterator).items == [ten, eleven])
-      let nine = appointment("nine", from: december(1, 9), to: december(1, 10))
-      try await dao.saveAppointment(nine)
-      let next = try await nextSnapshot(&iterator)
-      #expect(next.items == [nine, ten])
-      #expect(next.change == .update(ChangeSet(deletions: [1], insertions: [0])))
-      await dao.database.close()
+      try await withStore(.file) { dao in
+        let ten = appointment("ten", from: december(1, 10), to: december(1, 11))
+        let eleven = appointment("eleven", from: december(1, 11), to: december(1, 12))
+        try await dao.service.save(all: [ten, eleven])
+        var iterator = await dao.observeAppointments(AppointmentQuery(range: Self.day, limit: 2)).makeAsyncIterator()
+        #expect(try await nextSnapshot(&iterator).items == [ten, eleven])
+        let nine = appointment("nine", from: december(1, 9), to: december(1, 10))
+        try await dao.saveAppointment(nine)
+        let next = try await nextSnapshot(&iterator)
+        #expect(next.items == [nine, ten])
+        #expect(next.change == .update(ChangeSet(deletions: [1], insertions: [0])))
+      }
     }
   }
 
   @Test("search observations follow edits into and out of the match")
   func searchWindow() async throws {
     try await withTimeout {
-      let directory = TemporaryDirectory()
-      defer { withExtendedLifetime(directory) {} }
-      let dao = TestStore.fileDAO(in: directory)
-      var item = appointment("Lunch", from: december(1, 12), to: december(1, 13))
-      try await dao.saveAppointment(item)
-      var iterator = await dao.observeAppointments(AppointmentQuery(range: nil, search: "dentist")).makeAsyncIterator()
-      #expect(try await nextSnapshot(&iterator).items.isEmpty)
-      item.note = "then the DENTIST"
-      try await dao.saveAppointment(item)
-      let matched = try await nextSnapshot(&iterator)
-      #expect(matched.items == [item])
-      #expect(matched.change == .update(ChangeSet(insertions: [0])))
-      item.note = ""
-      try await dao.saveAppointment(item)
-      let unmatched = try await nextSnapshot(&iterator)
-      #expect(unmatched.items.isEmpty)
-      #expect(unmatched.change == .update(ChangeSet(deletions: [0])))
-      await dao.database.close()
+      try await withStore(.file) { dao in
+        var item = appointment("Lunch", from: december(1, 12), to: december(1, 13))
+        try await dao.saveAppointment(item)
+        var iterator = await dao.observeAppointments(AppointmentQuery(range: nil, search: "dentist"))
+          .makeAsyncIterator()
+        #expect(try await nextSnapshot(&iterator).items.isEmpty)
+        item.note = "then the DENTIST"
+        try await dao.saveAppointment(item)
+        let matched = try await nextSnapshot(&iterator)
+        #expect(matched.items == [item])
+        #expect(matched.change == .update(ChangeSet(insertions: [0])))
+        item.note = ""
+        try await dao.saveAppointment(item)
+        let unmatched = try await nextSnapshot(&iterator)
+        #expect(unmatched.items.isEmpty)
+        #expect(unmatched.change == .update(ChangeSet(deletions: [0])))
+      }
     }
   }
 
   @Test("snapshots carry increasing delivery sequence numbers")
   func deliverySequence() async throws {
     try await withTimeout {
-      let directory = TemporaryDirectory()
-      defer { withExtendedLifetime(directory) {} }
-      let dao = TestStore.fileDAO(in: directory)
-      var iterator = await dao.observeAppointments(Self.query).makeAsyncIterator()
-      let first = try await nextSnapshot(&iterator)
-      try await dao.saveAppointment(appointment("a", from: december(1, 9), to: december(1, 10)))
-      #expect((await dao.database.observationHorizon).pending)
-      let second = try await nextSnapshot(&iterator)
-      #expect(second.sequence > first.sequence)
-      let horizon = await dao.database.observationHorizon
-      #expect(horizon.sequence == second.sequence)
-      #expect(horizon.pending == false)
-      await dao.database.close()
+      try await withStore(.file) { dao in
+        var iterator = await dao.observeAppointments(Self.query).makeAsyncIterator()
+        let first = try await nextSnapshot(&iterator)
+        try await dao.saveAppointment(appointment("a", from: december(1, 9), to: december(1, 10)))
+        #expect((await dao.database.observationHorizon).pending)
+        let second = try await nextSnapshot(&iterator)
+        #expect(second.sequence > first.sequence)
+        let horizon = await dao.database.observationHorizon
+        #expect(horizon.sequence == second.sequence)
+        #expect(horizon.pending == false)
+      }
     }
   }
 
   @Test("observers of different windows each get only their own changes")
   func independentWindows() async throws {
     try await withTimeout {
-      let directory = TemporaryDirectory()
-      defer { withExtendedLifetime(directory) {} }
-      let dao = TestStore.fileDAO(in: directory)
-      var first = await dao.observeAppointments(Self.query).makeAsyncIterator()
-      var second = await dao.observeAppointments(AppointmentQuery(range: window(december(2), december(3))))
-        .makeAsyncIterator()
-      _ = try await nextSnapshot(&first)
-      _ = try await nextSnapshot(&second)
-      let tuesday = appointment("tuesday", from: december(1, 9), to: december(1, 10))
-      try await dao.saveAppointment(tuesday)
-      let wednesday = appointment("wednesday", from: december(2, 9), to: december(2, 10))
-      try await dao.saveAppointment(wednesday)
-      let firstNext = try await nextSnapshot(&first)
-      let secondNext = try await nextSnapshot(&second)
-      #expect(firstNext.items == [tuesday])
-      #expect(secondNext.items == [wednesday])
-      #expect(firstNext.version + 1 == secondNext.version)
-      await dao.database.close()
+      try await withStore(.file) { dao in
+        var first = await dao.observeAppointments(Self.query).makeAsyncIterator()
+        var second = await dao.observeAppointments(AppointmentQuery(range: window(december(2), december(3))))
+          .makeAsyncIterator()
+        _ = try await nextSnapshot(&first)
+        _ = try await nextSnapshot(&second)
+        let tuesday = appointment("tuesday", from: december(1, 9), to: december(1, 10))
+        try await dao.saveAppointment(tuesday)
+        let wednesday = appointment("wednesday", from: december(2, 9), to: december(2, 10))
+        try await dao.saveAppointment(wednesday)
+        let firstNext = try await nextSnapshot(&first)
+        let secondNext = try await nextSnapshot(&second)
+        #expect(firstNext.items == [tuesday])
+        #expect(secondNext.items == [wednesday])
+        #expect(firstNext.version + 1 == secondNext.version)
+      }
     }
   }
 
@@ -396,35 +375,33 @@ struct ObservationTests {
   @Test("a query that fails after a commit ends the stream with the last good items")
   func failureAfterCommit() async throws {
     try await withTimeout {
-      let directory = TemporaryDirectory()
-      defer { withExtendedLifetime(directory) {} }
-      let dao = TestStore.fileDAO(in: directory)
-      let a = appointment("a", from: december(1, 9), to: december(1, 10))
-      try await dao.saveAppointment(a)
-      // abs() of the smallest integer is an SQLite runtime error; it runs only for titled "boom".
-      let failing = DatabaseQuery<Appointment>(
-        where: "CASE WHEN title = 'boom' THEN abs(-9223372036854775807 - 1 + start_ms - start_ms) ELSE 1 END > 0",
-        order: "start_ms"
-      )
-      var iterator = await dao.service.observe(failing).makeAsyncIterator()
-      let first = try #require(await iterator.next())
-      #expect(first.items == [a])
-      #expect(await dao.database.observerCount == 1)
+      try await withStore(.file) { dao in
+        let a = appointment("a", from: december(1, 9), to: december(1, 10))
+        try await dao.saveAppointment(a)
+        // abs() of the smallest integer is an SQLite runtime error; it runs only for titled "boom".
+        let failing = DatabaseQuery<Appointment>(
+          where: "CASE WHEN title = 'boom' THEN abs(-9223372036854775807 - 1 + start_ms - start_ms) ELSE 1 END > 0",
+          order: "start_ms"
+        )
+        var iterator = await dao.service.observe(failing).makeAsyncIterator()
+        let first = try #require(await iterator.next())
+        #expect(first.items == [a])
+        #expect(await dao.database.observerCount == 1)
 
-      try await dao.saveAppointment(appointment("boom", from: december(1, 11), to: december(1, 12)))
-      let last = try #require(await iterator.next())
-      guard case .sqlite(_, let message)? = last.failure else {
-        Issue.record("expected an SQLite error, got \(String(describing: last.failure))")
-        return
+        try await dao.saveAppointment(appointment("boom", from: december(1, 11), to: december(1, 12)))
+        let last = try #require(await iterator.next())
+        guard case .sqlite(_, let message)? = last.failure else {
+          Issue.record("expected an SQLite error, got \(String(describing: last.failure))")
+          return
+        }
+        #expect(message.contains("overflow"))
+        #expect(last.items == [a])
+        #expect(last.change == .update(ChangeSet()))
+        #expect(await iterator.next() == nil)
+        #expect(await dao.database.observerCount == 0)
+        // The store itself is fine.
+        #expect(try await dao.getAllAppointments().count == 2)
       }
-      #expect(message.contains("overflow"))
-      #expect(last.items == [a])
-      #expect(last.change == .update(ChangeSet()))
-      #expect(await iterator.next() == nil)
-      #expect(await dao.database.observerCount == 0)
-      // The store itself is fine.
-      #expect(try await dao.getAllAppointments().count == 2)
-      await dao.database.close()
     }
   }
 }

@@ -7,33 +7,12 @@ import Testing
 
 /// The calendar's keys beyond moving around: edit, restore, delete, undo, search, the command
 /// line, help; each a state, some keys, and the effects and state that must follow.
-@Suite struct FeatureTests {
+@Suite struct FeatureTests: UIModelTest {
   let environment = Environment(clock: TestClock.clock)
   let today = TestClock.clock.today
   let dentist = TestStore.appointment("Dentist", TestClock.date(2026, 11, 29, 10), minutes: 45, note: "x-rays")
   let lunch = TestStore.appointment("Lunch", TestClock.date(2026, 11, 29, 12, 30))
   let standup = TestStore.appointment("Standup", TestClock.date(2026, 11, 29, 9), minutes: 15, status: .cancelled)
-
-  func loaded(_ items: [Appointment]) -> State {
-    var state = UI.start(size: Screen.Size(rows: 24, columns: 80), environment: environment).0
-    _ = UI.update(&state, .snapshotArrived(day: today, appointments: items), environment: environment)
-    return state
-  }
-
-  @discardableResult
-  func press(_ spellings: String..., on state: inout State) -> [Effect] {
-    spellings.flatMap { spelling -> [Effect] in
-      guard let key = Key(spelling: spelling) else {
-        Issue.record("no key \(spelling)")
-        return []
-      }
-      return UI.update(&state, .keyPressed(key), environment: environment)
-    }
-  }
-
-  func type(_ text: String, on state: inout State) {
-    for character in text { _ = UI.update(&state, .keyPressed(.character(character)), environment: environment) }
-  }
 
   func form(_ state: State) -> Form? {
     if case .form(let form) = state.mode { return form }

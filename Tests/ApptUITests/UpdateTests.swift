@@ -6,27 +6,11 @@ import Testing
 @testable import ApptUI
 
 /// `update` is pure: each test is a state, a message, and a comparison of values.
-@Suite struct UpdateTests {
+@Suite struct UpdateTests: UIModelTest {
   let environment = Environment(clock: TestClock.clock)
   let today = TestClock.clock.today
   let dentist = TestStore.appointment("Dentist", TestClock.date(2026, 11, 29, 10))
   let lunch = TestStore.appointment("Lunch", TestClock.date(2026, 11, 29, 12, 30))
-
-  func loaded(_ items: [Appointment]) -> State {
-    var state = UI.start(size: Screen.Size(rows: 24, columns: 80), environment: environment).0
-    _ = UI.update(&state, .snapshotArrived(day: today, appointments: items), environment: environment)
-    return state
-  }
-
-  func press(_ spellings: String..., on state: inout State) -> [Effect] {
-    spellings.flatMap { spelling -> [Effect] in
-      guard let key = Key(spelling: spelling) else {
-        Issue.record("no key \(spelling)")
-        return []
-      }
-      return UI.update(&state, .keyPressed(key), environment: environment)
-    }
-  }
 
   @Test func startsOnTodayAndObservesIt() {
     let (state, effects) = UI.start(size: Screen.Size(rows: 24, columns: 80), environment: environment)

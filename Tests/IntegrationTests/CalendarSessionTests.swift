@@ -182,6 +182,20 @@ import Testing
     #expect(!pilot.isRunning)
   }
 
+  /// SIGINT, SIGTERM and SIGHUP reach the loop as one event: it ends even mid-form, and the
+  /// terminal is given back.
+  @Test func aSignalEndsTheLoopFromAnyMode() async throws {
+    let pilot = Pilot(dao: freshDAO())
+    await pilot.start()
+    pilot.press("a")
+    pilot.type("half-typed")
+    await pilot.settle()
+    pilot.terminal.interrupt()
+    await pilot.waitUntilFinished()
+    #expect(!pilot.isRunning)
+    #expect(try await freshDAO().getAllAppointments().isEmpty, "nothing half-typed was saved")
+  }
+
   @Test func aStoreFailureIsShownAndTheFormKeepsItsText() async throws {
     let dao = freshDAO()
     try await dao.saveAppointment(TestStore.appointment("Existing", TestClock.date(2026, 11, 29, 8)))
