@@ -202,7 +202,7 @@ extension AppointmentDAO {
   /// Reads only the two times of each one-off in the window (the start index bounds the
   /// scan), expands the series that reach it, and counts per local day; a multi-day
   /// appointment marks every day it touches.
-  static func busyDays(in range: DateInterval, clock: Clock, connection: Connection) throws(StoreError) -> [BusyDay] {
+  static func busyDays(in range: DateInterval, clock: Clock, connection: any Connection) throws(StoreError) -> [BusyDay] {
     let from = range.start.millisecondsSince1970
     let to = range.end.millisecondsSince1970
     let longest =
@@ -244,7 +244,7 @@ extension AppointmentDAO {
   /// appointment, one lookup in the length index, so nothing scans the table), and the series
   /// that reach the window (a partial index) expanded to their occurrences in it. Without a
   /// range (`list --all`) series are listed once, as stored.
-  func fetch(_ query: AppointmentQuery, in connection: Connection) throws(StoreError) -> [Appointment] {
+  func fetch(_ query: AppointmentQuery, in connection: any Connection) throws(StoreError) -> [Appointment] {
     var conditions: [String] = []
     var bindings: [SQLValue] = []
     if !query.includeCancelled {

@@ -9,7 +9,7 @@ import Foundation
 @DatabaseActor
 public final class AsyncDatabase {
   public nonisolated let configuration: DatabaseConfiguration
-  private var connection: Connection?
+  private var connection: SQLiteConnection?
   private var isClosed = false
   private var observers: [ObjectIdentifier: WeakObserver] = [:]
   private var pollTask: Task<Void, Never>?
@@ -30,7 +30,7 @@ public final class AsyncDatabase {
   // MARK: - Transactions
 
   /// Runs `body` in a read transaction, so it sees one consistent state of the file.
-  public func read<T>(_ body: (Connection) throws(StoreError) -> T) throws(StoreError) -> T {
+  public func read<T>(_ body: (any Connection) throws(StoreError) -> T) throws(StoreError) -> T {
     let connection = try open()
     try connection.execute("BEGIN")
     do {
@@ -46,7 +46,7 @@ public final class AsyncDatabase {
   /// Runs `body` as one write transaction. A throw rolls everything back; observers hear of
   /// the change only after `COMMIT` succeeded.
   @discardableResult
-  public func write<T>(_ body: (Connection) throws(StoreError) -> T) throws(StoreError) -> T {
+  public func write<T>(_ body: (any Connection) throws(StoreError) -> T) throws(StoreError) -> T {
     let connection = try open()
     try checkFileIsStillOurs(connection)
     if configuration.readOnly || connection.isReadOnly { throw .readOnly(path: configuration.displayPath) }
@@ -70,7 +70,7 @@ public final class AsyncDatabase {
     return result
   }
 
-  private func rollback(_ connection: Connection) {
+  private func rollback(_ connection: SQLiteConnection) {
     guard connection.isInTransaction else { return }  // SQLite already rolled back
     do {
       try connection.execute("ROLLBACK")
@@ -129,7 +129,7 @@ public final class AsyncDatabase {
 
   /// Refreshes the observers of `tables`, the cheapest first (by their last fetch), so a
   /// day's snapshot is on its way before a month's slower count starts.
-  private func notifyObservers(of tables: Set<String>, connection: Connection, fromOtherProcess: Bool) {
+  private func notifyObservers(of tables: Set<String>, connection: any Connection, fromOtherProcess: Bool) {
     observers = observers.filter { $0.value.observer != nil }
     let due = observers.values.compactMap(\.observer).filter { !$0.observedTables.isDisjoint(with: tables) }
     for observer in due.sorted(by: { $0.lastFetchDuration < $1.lastFetchDuration }) {
@@ -212,7 +212,7 @@ public final class AsyncDatabase {
   }
 
   /// The connection, opened and migrated on first use.
-  public func open() throws(StoreError) -> Connection {
+  public func open() throws(StoreError) -> SQLiteConnection {
     if let failure { throw failure }
     if isClosed { throw .closed }
     if let connection { return connection }
@@ -231,7 +231,7 @@ extension AsyncDatabase {
   /// an unlinked file and be lost, and closing would checkpoint our pages into a stranger's
   /// file. About 10 µs (a stat, and a 16-byte read through SQLite's own handle) before each
   /// write and each poll.
-  func checkFileIsStillOurs(_ connection: Connection) throws(StoreError) {
+  func checkFileIsStillOurs(_ connection: SQLiteConnection) throws(StoreError) {
     guard let openedFile, case .file(let url) = configuration.location else { return }
     if FileIdentity(path: url.path) == openedFile, Self.looksLikeSQLite(connection.readHeader(count: 16)) { return }
     connection.disableCheckpointOnClose()
@@ -272,7 +272,7 @@ protocol DatabaseObserver: AnyObject {
   var deliveryState: (sequence: UInt64, pending: Bool) { get }
   /// How long its last fetch took (refresh order).
   var lastFetchDuration: Duration { get }
-  func databaseChanged(_ connection: Connection, version: UInt64, fromOtherProcess: Bool)
+  func databaseChanged(_ connection: any Connection, version: UInt64, fromOtherProcess: Bool)
   func databaseFailed(_ error: StoreError)
   func databaseClosed()
 }

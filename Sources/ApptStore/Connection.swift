@@ -1,91 +1,36 @@
 import CSQLite
 import Foundation
 
-/// One SQLite connection: the only owner of a `sqlite3*` in appt.
+/// What the DAO and the generic layer ask of a database connection, on either engine
+/// (`SQLiteConnection`, `PostgresConnection`): the one SQL-facing seam of appt.
 ///
-/// Deliberately not `Sendable`. `AsyncDatabase` (isolated to `DatabaseActor`) holds it, so
-/// region isolation keeps every use on the actor; `deinit` closes the handle.
-public final class Connection {
-  private let handle: OpaquePointer
-  /// The file path (or in-memory name) for messages.
-  public let path: String
-  private var statements: [String: Statement] = [:]
-  /// Tables written since the last commit or rollback, fed by SQLite's update hook.
-  private let dirty = DirtyTables()
-
-  /// Opens `filename` (a path or an SQLite URI) with `flags`.
-  init(filename: String, displayPath: String, flags: Int32) throws(StoreError) {
-    var db: OpaquePointer?
-    let rc = sqlite3_open_v2(filename, &db, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, nil)
-    guard rc == SQLITE_OK, let db else {
-      let reason = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
-      sqlite3_close_v2(db)
-      throw .cannotOpen(path: displayPath, reason: reason)
-    }
-    handle = db
-    path = displayPath
-    sqlite3_extended_result_codes(db, 1)
-    installUpdateHook()
-    installFoldFunction()
-  }
-
-  deinit {
-    statements.removeAll()  // finalize before closing; close_v2 would also wait for them
-    sqlite3_update_hook(handle, nil, nil)
-    sqlite3_close_v2(handle)
-  }
-
-  // MARK: - Statements
-
-  /// Runs one or more statements that return no rows.
-  public func execute(_ sql: String) throws(StoreError) {
-    var message: UnsafeMutablePointer<CChar>?
-    let rc = sqlite3_exec(handle, sql, nil, nil, &message)
-    if rc != SQLITE_OK {
-      let osError = errno
-      let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
-      sqlite3_free(message)
-      throw error(code: rc, message: text, systemErrno: systemErrno(or: osError))
-    }
-  }
-
-  /// A prepared statement, cached by its SQL: preparing costs more than running a lookup.
-  public func prepare(_ sql: String) throws(StoreError) -> Statement {
-    if let cached = statements[sql] {
-      cached.reset()
-      return cached
-    }
-    var raw: OpaquePointer?
-    let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
-    guard rc == SQLITE_OK, let raw else { throw lastError(code: rc) }
-    let statement = Statement(handle: raw, connection: self)
-    statements[sql] = statement
-    return statement
-  }
-
-  /// Runs `sql` with `bindings` and calls `row` for each result row; the statement is reset after.
-  public func query(
-    _ sql: String,
-    _ bindings: [SQLValue] = [],
-    row: (Row) throws(StoreError) -> Void
-  ) throws(StoreError) {
-    let statement = try prepare(sql)
-    defer { statement.reset() }
-    try statement.bind(bindings)
-    while try statement.step() {
-      try row(Row(statement: statement))
-    }
-  }
-
+/// SQL is written once, in the subset both engines speak: `?` placeholders (PostgreSQL's
+/// connection numbers them), `TRUE`, `ON CONFLICT ... DO UPDATE`, partial indexes, and the
+/// functions appt's schema defines on both (`appt_fold`, `instr`). Engine-specific SQL
+/// (PRAGMAs, LISTEN) stays inside the engine.
+///
+/// Not `Sendable`: `AsyncDatabase`, isolated to `DatabaseActor`, owns the connection.
+public protocol Connection: AnyObject {
+  /// Where the connection goes, for messages (a path, or `host:port/dbname` without password).
+  var path: String { get }
+  /// True while a transaction is open.
+  var isInTransaction: Bool { get }
+  /// Runs one or more statements that take no bindings and return no rows.
+  func execute(_ sql: String) throws(StoreError)
+  /// Runs `sql` with `bindings` and calls `row` for each result row.
+  func query(_ sql: String, _ bindings: [SQLValue], row: (Row) throws(StoreError) -> Void) throws(StoreError)
   /// Runs a statement that returns no rows and reports how many rows it changed.
   @discardableResult
-  public func run(_ sql: String, _ bindings: [SQLValue] = []) throws(StoreError) -> Int {
-    let statement = try prepare(sql)
-    defer { statement.reset() }
-    try statement.bind(bindings)
-    while try statement.step() {}
-    return Int(sqlite3_changes(handle))
+  func run(_ sql: String, _ bindings: [SQLValue]) throws(StoreError) -> Int
+}
+
+extension Connection {
+  public func query(_ sql: String, row: (Row) throws(StoreError) -> Void) throws(StoreError) {
+    try query(sql, [], row: row)
   }
+
+  @discardableResult
+  public func run(_ sql: String) throws(StoreError) -> Int { try run(sql, []) }
 
   /// The first column of the first row, or nil when there is no row.
   public func scalar(_ sql: String, _ bindings: [SQLValue] = []) throws(StoreError) -> SQLValue? {
@@ -95,109 +40,6 @@ public final class Connection {
     }
     return result
   }
-
-  public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
-  public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
-
-  // MARK: - Change tracking
-
-  /// Takes the set of tables written since the last call (and forgets it).
-  func takeDirtyTables() -> Set<String> {
-    defer { dirty.tables.removeAll() }
-    return dirty.tables
-  }
-
-  func discardDirtyTables() { dirty.tables.removeAll() }
-
-  private func installUpdateHook() {
-    // SQLite calls back with a C function pointer and a context pointer. The context is the
-    // connection's own DirtyTables box, which lives exactly as long as the hook (removed in
-    // deinit), so an unretained reference is sound.
-    let context = Unmanaged.passUnretained(dirty).toOpaque()
-    sqlite3_update_hook(
-      handle,
-      { context, _, _, table, _ in
-        guard let context, let table else { return }
-        Unmanaged<DirtyTables>.fromOpaque(context).takeUnretainedValue().tables.insert(String(cString: table))
-      },
-      context
-    )
-  }
-
-  /// `appt_fold(text)`: Unicode lower-casing for search. SQLite's own `lower()` folds ASCII
-  /// only, so "équipe" would not find "ÉQUIPE".
-  private func installFoldFunction() {
-    sqlite3_create_function_v2(
-      handle,
-      "appt_fold",
-      1,
-      SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-      nil,
-      { context, _, arguments in
-        guard let arguments, let value = arguments[0], let text = sqlite3_value_text(value) else {
-          sqlite3_result_null(context)
-          return
-        }
-        let count = Int(sqlite3_value_bytes(value))
-        let folded = String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self).lowercased()
-        folded.utf8CString.withUnsafeBufferPointer { bytes in
-          sqlite3_result_text(context, bytes.baseAddress, Int32(bytes.count - 1), appt_sqlite_transient())
-        }
-      },
-      nil,
-      nil,
-      nil
-    )
-  }
-
-  // MARK: - Errors
-
-  /// `osError` is the C `errno` read right after the failing call: SQLite's own record
-  /// (`sqlite3_system_errno`) is 0 after a failed COMMIT here, though the write failed with
-  /// ENOSPC or EFBIG.
-  func lastError(code: Int32, osError: Int32 = 0) -> StoreError {
-    error(code: code, message: String(cString: sqlite3_errmsg(handle)), systemErrno: systemErrno(or: osError))
-  }
-
-  private func systemErrno(or osError: Int32) -> Int32 {
-    let recorded = sqlite3_system_errno(handle)
-    return recorded != 0 ? recorded : osError
-  }
-
-  /// The first `count` bytes of the database file, read through SQLite's own file handle
-  /// (never through a descriptor of ours: closing it would drop SQLite's POSIX locks).
-  func readHeader(count: Int) -> [UInt8]? {
-    var bytes = [UInt8](repeating: 0, count: count)
-    let rc = bytes.withUnsafeMutableBufferPointer { appt_sqlite_read_header(handle, $0.baseAddress, Int32(count)) }
-    return rc == SQLITE_OK ? bytes : nil
-  }
-
-  /// Stops SQLite from checkpointing into the file when this connection closes.
-  func disableCheckpointOnClose() {
-    appt_sqlite_no_checkpoint_on_close(handle)
-  }
-
-  /// Maps an SQLite result code (and the OS error behind an I/O error) to the error a user
-  /// can act on.
-  func error(code: Int32, message: String, systemErrno: Int32 = 0) -> StoreError {
-    switch code & 0xFF {
-    case SQLITE_FULL: .diskFull(path: path)
-    case SQLITE_READONLY: .readOnly(path: path)
-    case SQLITE_NOTADB: .notADatabase(path: path)
-    case SQLITE_CORRUPT: .corrupt(path: path, reason: message)
-    case SQLITE_CONSTRAINT: .constraint(message: message)
-    case SQLITE_CANTOPEN: .cannotOpen(path: path, reason: message)
-    case SQLITE_IOERR:
-      // A full disk, a quota or a file-size limit (ulimit -f) reaches SQLite as a failed write.
-      [ENOSPC, EDQUOT, EFBIG].contains(systemErrno) ? .diskFull(path: path) : .sqlite(code: code, message: message + "")
-    default: .sqlite(code: code, message: message)
-    }
-  }
-}
-
-/// The update hook's scratch pad: a reference type so the C callback can reach it.
-private final class DirtyTables {
-  var tables: Set<String> = []
 }
 
 /// A value to bind or read. Dates are stored as integer milliseconds since 1970 (UTC).
@@ -218,81 +60,57 @@ public enum SQLValue: Equatable, Sendable {
   }
 }
 
-/// A prepared statement. Reset right after reading: a statement left on a row holds a read
-/// transaction open, which freezes `PRAGMA data_version` and blocks WAL checkpoints.
-public final class Statement {
-  fileprivate let handle: OpaquePointer
-  private unowned let connection: Connection
-
-  fileprivate init(handle: OpaquePointer, connection: Connection) {
-    self.handle = handle
-    self.connection = connection
-  }
-
-  deinit { sqlite3_finalize(handle) }
-
-  func reset() {
-    sqlite3_reset(handle)
-    sqlite3_clear_bindings(handle)
-  }
-
-  func bind(_ values: [SQLValue]) throws(StoreError) {
-    for (offset, value) in values.enumerated() {
-      let index = Int32(offset + 1)
-      let rc: Int32
-      switch value {
-      case .null: rc = sqlite3_bind_null(handle, index)
-      case .integer(let int): rc = sqlite3_bind_int64(handle, index, int)
-      case .real(let double): rc = sqlite3_bind_double(handle, index, double)
-      case .text(let text):
-        // An explicit length, not -1: text may hold NUL characters, which must survive intact.
-        rc = text.utf8CString.withUnsafeBufferPointer { bytes in
-          sqlite3_bind_text(handle, index, bytes.baseAddress, Int32(bytes.count - 1), appt_sqlite_transient())
-        }
-      }
-      guard rc == SQLITE_OK else { throw connection.lastError(code: rc) }
-    }
-  }
-
-  /// Advances to the next row: true on a row, false when done.
-  func step() throws(StoreError) -> Bool {
-    let rc = sqlite3_step(handle)
-    switch rc {
-    case SQLITE_ROW: return true
-    case SQLITE_DONE: return false
-    default:
-      let error = connection.lastError(code: rc, osError: errno)
-      sqlite3_reset(handle)
-      throw error
-    }
-  }
-}
-
-/// The current row of a statement, read by column index (no per-row dictionaries).
+/// The current result row, read by column index (no per-row dictionaries), from either engine.
+/// Valid only inside the `query` callback that hands it out.
 public struct Row {
-  fileprivate let statement: Statement
+  enum Source {
+    /// A prepared SQLite statement positioned on a row.
+    case sqlite(OpaquePointer)
+    /// One row of a PostgreSQL result.
+    case postgres(PostgresRow)
+  }
 
-  fileprivate init(statement: Statement) { self.statement = statement }
+  let source: Source
 
-  public func int64(at index: Int32) -> Int64 { sqlite3_column_int64(statement.handle, index) }
+  init(_ source: Source) { self.source = source }
+
+  public func int64(at index: Int32) -> Int64 {
+    switch source {
+    case .sqlite(let statement): sqlite3_column_int64(statement, index)
+    case .postgres(let row): row.int64(at: index)
+    }
+  }
 
   public func string(at index: Int32) -> String {
-    guard let text = sqlite3_column_text(statement.handle, index) else { return "" }
-    let count = Int(sqlite3_column_bytes(statement.handle, index))
-    return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    switch source {
+    case .sqlite(let statement):
+      guard let text = sqlite3_column_text(statement, index) else { return "" }
+      let count = Int(sqlite3_column_bytes(statement, index))
+      return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    case .postgres(let row): return row.string(at: index)
+    }
   }
 
-  public func isNull(at index: Int32) -> Bool { sqlite3_column_type(statement.handle, index) == SQLITE_NULL }
+  public func isNull(at index: Int32) -> Bool {
+    switch source {
+    case .sqlite(let statement): sqlite3_column_type(statement, index) == SQLITE_NULL
+    case .postgres(let row): row.isNull(at: index)
+    }
+  }
 
   /// Milliseconds since 1970 as a Date.
   public func date(at index: Int32) -> Date { Date(millisecondsSince1970: int64(at: index)) }
 
   public func value(at index: Int32) -> SQLValue {
-    switch sqlite3_column_type(statement.handle, index) {
-    case SQLITE_INTEGER: .integer(int64(at: index))
-    case SQLITE_FLOAT: .real(sqlite3_column_double(statement.handle, index))
-    case SQLITE_NULL: .null
-    default: .text(string(at: index))
+    switch source {
+    case .sqlite(let statement):
+      switch sqlite3_column_type(statement, index) {
+      case SQLITE_INTEGER: .integer(int64(at: index))
+      case SQLITE_FLOAT: .real(sqlite3_column_double(statement, index))
+      case SQLITE_NULL: .null
+      default: .text(string(at: index))
+      }
+    case .postgres(let row): row.value(at: index)
     }
   }
 }

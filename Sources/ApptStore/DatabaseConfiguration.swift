@@ -48,9 +48,9 @@ public struct DatabaseConfiguration: Sendable {
 /// failing step leaves the file exactly as it was. Never edit one once it has shipped.
 public struct Migration: Sendable {
   public let name: String
-  public let migrate: @Sendable (Connection) throws(StoreError) -> Void
+  public let migrate: @Sendable (any Connection) throws(StoreError) -> Void
 
-  public init(name: String, migrate: @escaping @Sendable (Connection) throws(StoreError) -> Void) {
+  public init(name: String, migrate: @escaping @Sendable (any Connection) throws(StoreError) -> Void) {
     self.name = name
     self.migrate = migrate
   }

@@ -29,7 +29,7 @@ public struct DatabaseQuery<Model: Persistable>: Sendable {
   }
 
   /// Runs the query on `connection`, decoding each row by index.
-  public func fetch(_ connection: Connection) throws(StoreError) -> [Model] {
+  public func fetch(_ connection: any Connection) throws(StoreError) -> [Model] {
     var result: [Model] = []
     try connection.query(sql, bindings) { row throws(StoreError) in result.append(try Model(row: row)) }
     return result
@@ -83,7 +83,7 @@ extension DatabaseService {
     }
   }
 
-  static func find<Model: Persistable>(_ type: Model.Type, id: Model.ID, in connection: Connection) throws(StoreError)
+  static func find<Model: Persistable>(_ type: Model.Type, id: Model.ID, in connection: any Connection) throws(StoreError)
     -> Model?
   {
     var found: Model?

@@ -10,10 +10,10 @@ import Foundation
 struct FileOpener {
   let configuration: DatabaseConfiguration
 
-  func open() throws(StoreError) -> Connection {
+  func open() throws(StoreError) -> SQLiteConnection {
     switch configuration.location {
     case .inMemory:
-      return try Connection(
+      return try SQLiteConnection(
         filename: ":memory:",
         displayPath: ":memory:",
         flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
@@ -23,7 +23,7 @@ struct FileOpener {
     }
   }
 
-  private func openFile(at url: URL) throws(StoreError) -> Connection {
+  private func openFile(at url: URL) throws(StoreError) -> SQLiteConnection {
     let path = url.path
     var info = stat()
     var readOnly = configuration.readOnly
@@ -42,7 +42,7 @@ struct FileOpener {
     }
 
     let flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
-    let connection = try Connection(filename: path, displayPath: path, flags: flags)
+    let connection = try SQLiteConnection(filename: path, displayPath: path, flags: flags)
     try connection.execute("PRAGMA busy_timeout = \(configuration.busyTimeout)")
     if !readOnly {
       let mode = try connection.scalar("PRAGMA journal_mode = WAL")?.string
@@ -91,7 +91,7 @@ struct FileOpener {
     var allowed = CharacterSet.urlPathAllowed
     allowed.remove(charactersIn: "?#%")
     let escaped = path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
-    let probe = try Connection(filename: "file:\(escaped)?immutable=1", displayPath: path, flags: SQLITE_OPEN_READONLY)
+    let probe = try SQLiteConnection(filename: "file:\(escaped)?immutable=1", displayPath: path, flags: SQLITE_OPEN_READONLY)
     let magic = Array("SQLite format 3".utf8) + [0]
     guard size >= 100, let header = probe.readHeader(count: 100), Array(header.prefix(16)) == magic else {
       throw .notADatabase(path: path)
@@ -127,7 +127,7 @@ struct FileOpener {
 struct Migrator {
   let configuration: DatabaseConfiguration
 
-  func migrate(_ connection: Connection) throws(StoreError) {
+  func migrate(_ connection: SQLiteConnection) throws(StoreError) {
     // The header check cannot see commits still in another program's WAL; now that SQLite
     // reads the WAL too, make sure the file is ours (or empty) before writing anything.
     let applicationID = try connection.scalar("PRAGMA application_id")?.int64 ?? 0

@@ -8,7 +8,7 @@ import Synchronization
 @DatabaseActor
 final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Sendable>: DatabaseObserver {
   let observedTables: Set<String>
-  private let fetch: (Connection) throws(StoreError) -> [Element]
+  private let fetch: (any Connection) throws(StoreError) -> [Element]
   /// What change sets match items by.
   private let key: (Element) -> Key
   /// Strong: a stream that outlives its DAO keeps the database (and its polling) alive until
@@ -29,7 +29,7 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
     database: AsyncDatabase,
     tables: Set<String>,
     key: @escaping (Element) -> Key,
-    fetch: @escaping (Connection) throws(StoreError) -> [Element]
+    fetch: @escaping (any Connection) throws(StoreError) -> [Element]
   ) {
     self.database = database
     self.observedTables = tables
@@ -84,7 +84,7 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
 
   // MARK: DatabaseObserver
 
-  func databaseChanged(_ connection: Connection, version: UInt64, fromOtherProcess: Bool) {
+  func databaseChanged(_ connection: any Connection, version: UInt64, fromOtherProcess: Bool) {
     guard !finished else { return }
     do {
       let started = ContinuousClock.now
@@ -167,7 +167,7 @@ extension AsyncDatabase {
   func observe<Element: Equatable & Sendable, Key: Hashable & Sendable>(
     tables: Set<String>,
     key: @escaping (Element) -> Key,
-    fetch: @escaping (Connection) throws(StoreError) -> [Element]
+    fetch: @escaping (any Connection) throws(StoreError) -> [Element]
   ) -> AsyncStream<CollectionSnapshot<Element>> {
     let mailbox = ObservationMailbox(database: self, tables: tables, key: key, fetch: fetch)
     mailbox.start()

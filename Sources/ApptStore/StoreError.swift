@@ -24,6 +24,17 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
   case migrationFailed(name: String, reason: String)
   /// Any other SQLite error, with the code and SQLite's message.
   case sqlite(code: Int32, message: String)
+  /// The PostgreSQL server cannot be reached or refused us (`server` is `host:port/dbname`,
+  /// never with a password); `reason` is libpq's.
+  case cannotConnect(server: String, reason: String)
+  /// The connection to the PostgreSQL server broke; nothing of the failed call was saved,
+  /// and appt reconnects by itself.
+  case connectionLost(server: String, reason: String)
+  /// Any other PostgreSQL error, with its SQLSTATE and the server's message.
+  case postgres(sqlState: String, message: String)
+  /// PostgreSQL could not serialize this transaction against a concurrent one (SQLSTATE
+  /// 40001/40P01). `AsyncDatabase` retries the transaction; users see it only if retries run out.
+  case serializationFailure(message: String)
   /// The store was closed.
   case closed
   /// No appointment has this id or prefix.
@@ -57,6 +68,11 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
       "\(path) was deleted or replaced by another program; appt stopped writing to it (restart appt)"
     case .migrationFailed(let name, let reason): "migration \"\(name)\" failed: \(reason); the file is unchanged"
     case .sqlite(let code, let message): "database error \(code): \(message)"
+    case .cannotConnect(let server, let reason): "cannot connect to PostgreSQL at \(server): \(reason)"
+    case .connectionLost(let server, let reason):
+      "lost the connection to PostgreSQL at \(server) (\(reason)); nothing was saved"
+    case .postgres(let sqlState, let message): "PostgreSQL error \(sqlState): \(message)"
+    case .serializationFailure(let message): "too many concurrent writers; try again (\(message))"
     case .closed: "the database is closed"
     case .notFound(let id): "no appointment with id \(id)"
     case .ambiguousID(let prefix, let candidates):
