@@ -54,7 +54,7 @@ import Testing
   }
 
   @Test func failedWritesMapToDiskFullByTheirOSError() throws {
-    let connection = try Connection(filename: ":memory:", displayPath: "/x.sqlite3", flags: SQLITE_OPEN_READWRITE)
+    let connection = try SQLiteConnection(filename: ":memory:", displayPath: "/x.sqlite3", flags: SQLITE_OPEN_READWRITE)
     let ioWrite = SQLITE_IOERR | (3 << 8)
     #expect(
       connection.error(code: ioWrite, message: "disk I/O error", systemErrno: ENOSPC) == .diskFull(path: "/x.sqlite3")
