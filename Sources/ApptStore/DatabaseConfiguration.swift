@@ -44,19 +44,43 @@ public struct DatabaseConfiguration: Sendable {
   }
 }
 
-/// One named schema step. Runs inside the transaction that also bumps `user_version`, so a
-/// failing step leaves the file exactly as it was. Never edit one once it has shipped.
+/// The SQL engines appt stores into.
+public enum Engine: String, Sendable {
+  case sqlite
+  case postgres
+}
+
+/// One named schema step, for both engines. Runs inside the transaction that also records the
+/// new schema version, so a failing step leaves the database exactly as it was. Never edit
+/// one once it has shipped.
 public struct Migration: Sendable {
   public let name: String
-  public let migrate: @Sendable (any Connection) throws(StoreError) -> Void
+  private let steps: @Sendable (Engine, any Connection) throws(StoreError) -> Void
 
-  public init(name: String, migrate: @escaping @Sendable (any Connection) throws(StoreError) -> Void) {
+  /// A step in code, given the engine it runs on.
+  public init(name: String, migrate: @escaping @Sendable (Engine, any Connection) throws(StoreError) -> Void) {
     self.name = name
-    self.migrate = migrate
+    self.steps = migrate
   }
 
-  /// A step that is plain SQL.
+  /// A step in code that is the same on both engines.
+  public init(name: String, migrate: @escaping @Sendable (any Connection) throws(StoreError) -> Void) {
+    self.init(name: name) { _, connection throws(StoreError) in try migrate(connection) }
+  }
+
+  /// A step that is plain SQL, with each engine's dialect.
+  public init(name: String, sqlite: String, postgres: String) {
+    self.init(name: name) { engine, connection throws(StoreError) in
+      try connection.execute(engine == .sqlite ? sqlite : postgres)
+    }
+  }
+
+  /// A step that is plain SQL both engines understand.
   public init(name: String, sql: String) {
-    self.init(name: name) { connection throws(StoreError) in try connection.execute(sql) }
+    self.init(name: name, sqlite: sql, postgres: sql)
+  }
+
+  func migrate(_ connection: any Connection, on engine: Engine) throws(StoreError) {
+    try steps(engine, connection)
   }
 }

@@ -148,7 +148,7 @@ struct Migrator {
       let migration = configuration.migrations[index]
       try connection.execute("BEGIN IMMEDIATE")
       do {
-        try migration.migrate(connection)
+        try migration.migrate(connection, on: .sqlite)
         try connection.execute("PRAGMA user_version = \(index + 1)")
         if index == 0 { try connection.execute("PRAGMA application_id = \(Schema.applicationID)") }
         try connection.execute("COMMIT")

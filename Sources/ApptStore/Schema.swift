@@ -1,16 +1,25 @@
-/// appt's schema: the append-only list of migrations. The schema version of a file is the
-/// number of steps applied (`PRAGMA user_version`); fixtures of each version live in Tests.
+/// appt's schema: the append-only list of migrations, each in both engines' dialects. The
+/// schema version is the number of steps applied: SQLite keeps it in `PRAGMA user_version`,
+/// PostgreSQL in the `appt_schema` table. Fixtures of each SQLite version live in Tests.
 public enum Schema {
   /// `PRAGMA application_id` of appt files ("appt" in ASCII): how a file is recognised as ours.
   public static let applicationID: Int32 = 0x6170_7074
 
+  /// The PostgreSQL channel the change trigger notifies; the payload is "table id".
+  public static let changeChannel = "appt_changes"
+
   // A rowid table on purpose: SQLite's update hook, which drives observation, is silent for
   // WITHOUT ROWID tables. The length index lets a window query bound its scan of the start
   // index by the longest appointment (`max(end_ms - start_ms)` is one index lookup).
+  //
+  // PostgreSQL keeps the same integer columns, so one set of queries serves both engines,
+  // and adds `timestamptz` columns generated from them for people and reporting tools. A
+  // trigger NOTIFYs every row change (delivered at commit, only if it commits), which is
+  // how other clients learn of it. `appt_fold` and `instr` exist on both engines.
   public static let migrations: [Migration] = [
     Migration(
       name: "create appointment",
-      sql: """
+      sqlite: """
         CREATE TABLE appointment (
           id TEXT PRIMARY KEY NOT NULL CHECK (length(id) = 36 AND id = lower(id)),
           title TEXT NOT NULL,
@@ -23,6 +32,48 @@ public enum Schema {
         );
         CREATE INDEX appointment_by_start ON appointment (start_ms);
         CREATE INDEX appointment_by_length ON appointment (end_ms - start_ms);
+        """,
+      postgres: """
+        CREATE TABLE appointment (
+          id text PRIMARY KEY NOT NULL CHECK (length(id) = 36 AND id = lower(id)),
+          title text NOT NULL,
+          start_ms bigint NOT NULL,
+          end_ms bigint NOT NULL CHECK (end_ms > start_ms),
+          note text NOT NULL DEFAULT '',
+          status text NOT NULL DEFAULT 'scheduled' CHECK (status IN ('scheduled', 'cancelled')),
+          created_ms bigint NOT NULL,
+          updated_ms bigint NOT NULL,
+          starts_at timestamptz NOT NULL GENERATED ALWAYS AS (to_timestamp(start_ms / 1000.0)) STORED,
+          ends_at timestamptz NOT NULL GENERATED ALWAYS AS (to_timestamp(end_ms / 1000.0)) STORED,
+          created_at timestamptz NOT NULL GENERATED ALWAYS AS (to_timestamp(created_ms / 1000.0)) STORED,
+          updated_at timestamptz NOT NULL GENERATED ALWAYS AS (to_timestamp(updated_ms / 1000.0)) STORED,
+          CHECK (ends_at > starts_at)
+        );
+        CREATE INDEX appointment_by_start ON appointment (start_ms);
+        CREATE INDEX appointment_by_length ON appointment ((end_ms - start_ms));
+        -- Unicode lower-casing for search, as SQLite's appt_fold: ICU's root locale when the
+        -- server has ICU, else the database's own LC_CTYPE.
+        DO $do$
+        BEGIN
+          IF EXISTS (SELECT 1 FROM pg_collation WHERE collname = 'und-x-icu') THEN
+            CREATE FUNCTION appt_fold(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+              AS $f$ SELECT lower($1 COLLATE "und-x-icu") $f$;
+          ELSE
+            CREATE FUNCTION appt_fold(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+              AS $f$ SELECT lower($1) $f$;
+          END IF;
+        END
+        $do$;
+        CREATE FUNCTION instr(text, text) RETURNS integer LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+          AS $f$ SELECT strpos($1, $2) $f$;
+        CREATE FUNCTION appt_notify_change() RETURNS trigger LANGUAGE plpgsql AS $f$
+        BEGIN
+          PERFORM pg_notify('appt_changes', TG_TABLE_NAME || ' ' || CASE WHEN TG_OP = 'DELETE' THEN OLD.id ELSE NEW.id END);
+          RETURN NULL;
+        END
+        $f$;
+        CREATE TRIGGER appointment_changed AFTER INSERT OR UPDATE OR DELETE ON appointment
+          FOR EACH ROW EXECUTE FUNCTION appt_notify_change();
         """
     ),
     // Series and whole days (issue 5). `series_end_ms` is the end of a series' last
@@ -30,7 +81,7 @@ public enum Schema {
     // small partial index; `exceptions` lists cancelled occurrence starts (ms, comma-separated).
     Migration(
       name: "recurrence, whole days, time zones, iCalendar UIDs",
-      sql: """
+      sqlite: """
         ALTER TABLE appointment ADD COLUMN time_zone TEXT NOT NULL DEFAULT '';
         ALTER TABLE appointment ADD COLUMN all_day INTEGER NOT NULL DEFAULT 0 CHECK (all_day IN (0, 1));
         ALTER TABLE appointment ADD COLUMN recurrence TEXT CHECK (recurrence IS NULL OR recurrence LIKE 'FREQ=%');
@@ -39,7 +90,24 @@ public enum Schema {
         ALTER TABLE appointment ADD COLUMN uid TEXT;
         CREATE INDEX appointment_series ON appointment (start_ms) WHERE recurrence IS NOT NULL;
         CREATE UNIQUE INDEX appointment_by_uid ON appointment (uid) WHERE uid IS NOT NULL;
+        """,
+      postgres: """
+        ALTER TABLE appointment ADD COLUMN time_zone text NOT NULL DEFAULT '';
+        ALTER TABLE appointment ADD COLUMN all_day integer NOT NULL DEFAULT 0 CHECK (all_day IN (0, 1));
+        ALTER TABLE appointment ADD COLUMN recurrence text CHECK (recurrence IS NULL OR recurrence LIKE 'FREQ=%');
+        ALTER TABLE appointment ADD COLUMN exceptions text NOT NULL DEFAULT '';
+        ALTER TABLE appointment ADD COLUMN series_end_ms bigint;
+        ALTER TABLE appointment ADD COLUMN uid text;
+        CREATE INDEX appointment_series ON appointment (start_ms) WHERE recurrence IS NOT NULL;
+        CREATE UNIQUE INDEX appointment_by_uid ON appointment (uid) WHERE uid IS NOT NULL;
         """
+    ),
+    // Revisions (issue 8): each write of a row counts up, so an edit, cancel, restore or
+    // delete based on what a client saw can be refused when someone else changed it since.
+    Migration(
+      name: "revisions",
+      sqlite: "ALTER TABLE appointment ADD COLUMN revision INTEGER NOT NULL DEFAULT 1 CHECK (revision > 0);",
+      postgres: "ALTER TABLE appointment ADD COLUMN revision bigint NOT NULL DEFAULT 1 CHECK (revision > 0);"
     ),
   ]
 }
