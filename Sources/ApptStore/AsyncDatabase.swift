@@ -1,83 +1,111 @@
 import CSQLite
 import Foundation
 
-/// The asynchronous, actor-isolated database (the seed's `AsyncRealm`), over one connection.
+/// The asynchronous, actor-isolated database (the seed's `AsyncRealm`), over one connection
+/// to one of two engines: an SQLite file (the default) or a PostgreSQL server.
 ///
-/// Created anywhere (its configuration is immutable); used on `DatabaseActor`. It opens the
-/// file lazily, refuses files that are not appt's without touching them, migrates, runs each
-/// write as one `BEGIN IMMEDIATE` transaction and tells observers after each commit.
+/// Created anywhere (its configuration is immutable); used on `DatabaseActor`. It opens
+/// lazily, refuses stores that are not appt's without touching them, migrates, runs each
+/// write as one transaction (retried when PostgreSQL cannot serialize it against another
+/// client's) and tells observers after each commit, its own and other clients'.
 @DatabaseActor
 public final class AsyncDatabase {
   public nonisolated let configuration: DatabaseConfiguration
-  private var connection: SQLiteConnection?
+  private lazy var engine: any StorageEngine = Self.makeEngine(configuration)
   private var isClosed = false
   private var observers: [ObjectIdentifier: WeakObserver] = [:]
   private var pollTask: Task<Void, Never>?
-  private var lastDataVersion: Int64?
-  /// Counts the commits (ours, and other processes' as seen by polling) that changed data.
+  /// Counts the commits (ours, and other clients' as polling sees them) that changed data.
   public private(set) var version: UInt64 = 0
   /// Counts the snapshots handed to subscribers (see `CollectionSnapshot.sequence`).
   private var deliverySequence: UInt64 = 0
-  /// The file opened (device and inode), to notice it being deleted or replaced under us.
-  private var openedFile: FileIdentity?
-  /// Set once the file was found replaced: every later call fails with it.
+  /// Set once the store failed for good (its file was replaced): every later call fails with it.
   private var failure: StoreError?
+  /// Set while a server cannot be reached; observers were told, and are told when it is back.
+  private var interruption: StoreError?
 
   public nonisolated init(configuration: DatabaseConfiguration) {
     self.configuration = configuration
   }
 
+  private static func makeEngine(_ configuration: DatabaseConfiguration) -> any StorageEngine {
+    switch configuration.location {
+    case .file, .inMemory: SQLiteEngine(configuration: configuration)
+    case .postgres: PostgresEngine(configuration: configuration)
+    }
+  }
+
   // MARK: - Transactions
 
-  /// Runs `body` in a read transaction, so it sees one consistent state of the file.
+  /// Runs `body` in a read transaction, so it sees one consistent state of the data.
   public func read<T>(_ body: (any Connection) throws(StoreError) -> T) throws(StoreError) -> T {
     let connection = try open()
-    try connection.execute("BEGIN")
     do {
+      try engine.beginRead(connection)
       let result = try body(connection)
       try connection.execute("COMMIT")
       return result
     } catch {
       rollback(connection)
-      throw error
+      throw failed(error)
     }
   }
 
   /// Runs `body` as one write transaction. A throw rolls everything back; observers hear of
-  /// the change only after `COMMIT` succeeded.
+  /// the change only after `COMMIT` succeeded. When PostgreSQL cannot serialize the
+  /// transaction against a concurrent one, `body` runs again on the fresh state, so it must
+  /// derive everything it writes from what it reads in the transaction.
   @discardableResult
   public func write<T>(_ body: (any Connection) throws(StoreError) -> T) throws(StoreError) -> T {
-    let connection = try open()
-    try checkFileIsStillOurs(connection)
-    if configuration.readOnly || connection.isReadOnly { throw .readOnly(path: configuration.displayPath) }
-    // IMMEDIATE takes the write lock now: a deferred transaction that later writes can fail
-    // with SQLITE_BUSY_SNAPSHOT, which the busy timeout does not retry.
-    try connection.execute("BEGIN IMMEDIATE")
-    let result: T
-    do {
-      result = try body(connection)
-      try connection.execute("COMMIT")
-    } catch {
-      rollback(connection)
-      connection.discardDirtyTables()
-      throw error
+    let attempts = engine.writeAttempts
+    for attempt in 1... {
+      let connection = try open()
+      do {
+        try engine.beginWrite(connection)
+        let result = try body(connection)
+        try connection.execute("COMMIT")
+        let tables = try engine.takeCommittedChanges(connection)
+        if !tables.isEmpty {
+          version &+= 1
+          notifyObservers(of: tables, connection: connection, fromOtherProcess: false)
+        }
+        return result
+      } catch {
+        rollback(connection)
+        engine.discardChanges(connection)
+        if case .serializationFailure = error, attempt < attempts {
+          // Another client won the race; back off a little (growing, jittered) and go again.
+          usleep(UInt32.random(in: 0...UInt32(min(attempt, 10) * 2_000)))
+          continue
+        }
+        throw failed(error)
+      }
     }
-    let tables = connection.takeDirtyTables()
-    if !tables.isEmpty {
-      version &+= 1
-      notifyObservers(of: tables, connection: connection, fromOtherProcess: false)
-    }
-    return result
+    fatalError("unreachable: the loop returns or throws")
   }
 
-  private func rollback(_ connection: SQLiteConnection) {
-    guard connection.isInTransaction else { return }  // SQLite already rolled back
+  private func rollback(_ connection: any Connection) {
+    guard connection.isInTransaction else { return }  // the engine already rolled back
     do {
       try connection.execute("ROLLBACK")
     } catch {
       // The caller is about to throw the error that caused the rollback, which is the one the
-      // user can act on; if ROLLBACK itself fails SQLite rolls back when the connection closes.
+      // user can act on; if ROLLBACK itself fails the engine rolls back when the connection
+      // closes.
     }
+  }
+
+  /// Lets the engine and the observers know of an operation's failure; returns it to throw.
+  private func failed(_ error: StoreError) -> StoreError {
+    engine.operationFailed(with: error)
+    switch error {
+    case .connectionLost: interrupt(with: error)
+    case .replaced:
+      failure = error
+      for observer in observers.values.compactMap(\.observer) { observer.databaseFailed(error) }
+    default: break
+    }
+    return error
   }
 
   /// Closes the connection and finishes every observation stream.
@@ -88,13 +116,14 @@ public final class AsyncDatabase {
     let live = observers.values.compactMap(\.observer)
     observers.removeAll()
     for observer in live { observer.databaseClosed() }
-    connection = nil
+    engine.close()
   }
 
   // MARK: - Observers
 
   func register(_ observer: any DatabaseObserver) {
     observers[ObjectIdentifier(observer)] = WeakObserver(observer: observer)
+    if let interruption { observer.databaseInterrupted(interruption) }
     startPollingIfNeeded()
   }
 
@@ -127,23 +156,38 @@ public final class AsyncDatabase {
     return deliverySequence
   }
 
-  /// Refreshes the observers of `tables`, the cheapest first (by their last fetch), so a
-  /// day's snapshot is on its way before a month's slower count starts.
-  private func notifyObservers(of tables: Set<String>, connection: any Connection, fromOtherProcess: Bool) {
+  /// Refreshes the observers of `tables` (all of them when `tables` is empty), the cheapest
+  /// first (by their last fetch), so a day's snapshot is on its way before a month's slower
+  /// count starts.
+  private func notifyObservers(
+    of tables: Set<String>,
+    connection: any Connection,
+    fromOtherProcess: Bool,
+    restored: Bool = false
+  ) {
     observers = observers.filter { $0.value.observer != nil }
-    let due = observers.values.compactMap(\.observer).filter { !$0.observedTables.isDisjoint(with: tables) }
+    let due = observers.values.compactMap(\.observer).filter {
+      tables.isEmpty || !$0.observedTables.isDisjoint(with: tables)
+    }
     for observer in due.sorted(by: { $0.lastFetchDuration < $1.lastFetchDuration }) {
-      observer.databaseChanged(connection, version: version, fromOtherProcess: fromOtherProcess)
+      observer.databaseChanged(connection, version: version, fromOtherProcess: fromOtherProcess, restored: restored)
     }
   }
 
-  /// Other processes' commits are invisible to the update hook; `PRAGMA data_version` (about
-  /// 1.5 µs) reveals them. Polled only while someone observes.
+  private func interrupt(with error: StoreError) {
+    guard interruption == nil else { return }
+    interruption = error
+    for observer in observers.values.compactMap(\.observer) { observer.databaseInterrupted(error) }
+    startPollingIfNeeded()
+  }
+
+  /// Other clients' commits are invisible to this connection's own change tracking; the
+  /// engine finds them (SQLite's `data_version`, PostgreSQL's notifications), polled only
+  /// while someone observes. Polling also notices, and recovers from, a lost server.
   private func startPollingIfNeeded() {
-    guard pollTask == nil, case .file = configuration.location else { return }
-    let interval = configuration.externalChangePollInterval
+    guard pollTask == nil, !isClosed, configuration.location != .inMemory else { return }
     pollTask = Task { [weak self] in
-      while true {
+      while let interval = self?.engine.pollInterval {
         do {
           try await Task.sleep(for: interval)
         } catch {
@@ -154,113 +198,67 @@ public final class AsyncDatabase {
     }
   }
 
-  /// Checks once for another process's commit; returns false when polling should stop.
+  /// Checks once for other clients' commits; returns false when polling should stop.
   func pollForExternalChanges() -> Bool {
-    guard observerCount > 0, let connection, !isClosed, failure == nil else {
+    guard observerCount > 0, !isClosed, failure == nil else {
       pollTask = nil
       return false
     }
-    do {
-      try checkFileIsStillOurs(connection)
-      let current = try connection.scalar("PRAGMA data_version")?.int64
-      defer { lastDataVersion = current }
-      guard let last = lastDataVersion, current != last else { return true }
-      version &+= 1
-      let allTables = Set(observers.values.compactMap(\.observer).flatMap(\.observedTables))
-      notifyObservers(of: allTables, connection: connection, fromOtherProcess: true)
-    } catch {
+    switch engine.externalChanges() {
+    case .none:
+      break
+    case .changed(let tables):
+      refreshObservers(of: tables, restored: false)
+    case .interrupted(let error):
+      interrupt(with: error)
+    case .restored:
+      interruption = nil
+      refreshObservers(of: [], restored: true)
+    case .failed(let error):
+      failure = error
       for observer in observers.values.compactMap(\.observer) { observer.databaseFailed(error) }
     }
     return true
   }
 
-  // MARK: - Maintenance
-
-  /// SQLite's `integrity_check`: `["ok"]` for a healthy file, else what is wrong.
-  public func integrityCheck() throws(StoreError) -> [String] {
-    let connection = try open()
-    var problems: [String] = []
-    try connection.query("PRAGMA integrity_check") { row throws(StoreError) in problems.append(row.string(at: 0)) }
-    return problems
+  private func refreshObservers(of tables: Set<String>, restored: Bool) {
+    do {
+      let connection = try engine.connection()
+      version &+= 1
+      notifyObservers(of: tables, connection: connection, fromOtherProcess: true, restored: restored)
+    } catch {
+      _ = failed(error)  // a lost connection interrupts; polling goes on and retries
+    }
   }
 
-  /// Writes a consistent, compacted copy to `url` (`VACUUM INTO`), which must not exist yet
-  /// or be empty; the copy is created 0600 like the database itself.
+  // MARK: - Maintenance
+
+  /// The engine's check: SQLite's `integrity_check`, `["ok"]` for a healthy file, else what
+  /// is wrong; PostgreSQL's schema and constraint checks.
+  public func integrityCheck() throws(StoreError) -> [String] {
+    _ = try open()
+    do { return try engine.integrityCheck() } catch { throw failed(error) }
+  }
+
+  /// Writes a consistent copy to `url`, which must not exist yet or be empty (SQLite's
+  /// `VACUUM INTO`; a PostgreSQL database is backed up with pg_dump).
   public func backup(to url: URL) throws(StoreError) {
-    let connection = try open()
-    let path = url.path
-    let fd = Glibc.open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
-    var info = stat()
-    let size = fstat(fd, &info) == 0 ? info.st_size : 0
-    Glibc.close(fd)
-    guard size == 0 else { throw .cannotOpen(path: path, reason: "it exists and is not empty; refusing to overwrite") }
-    do {
-      try connection.run("VACUUM INTO ?", [.text(path)])
-    } catch {
-      // Leave no half-written or empty copy behind for someone to mistake for a backup.
-      unlink(path)
-      throw error
-    }
+    _ = try open()
+    do { try engine.backup(to: url) } catch { throw failed(error) }
   }
 
   // MARK: - Opening
 
-  /// Opens (and migrates) now, so a caller can report a bad file before doing anything else.
+  /// Opens (and migrates) now, so a caller can report a bad store before doing anything else.
   public func prepare() throws(StoreError) {
     _ = try open()
   }
 
   /// The connection, opened and migrated on first use.
-  public func open() throws(StoreError) -> SQLiteConnection {
+  public func open() throws(StoreError) -> any Connection {
     if let failure { throw failure }
     if isClosed { throw .closed }
-    if let connection { return connection }
-    let connection = try FileOpener(configuration: configuration).open()
-    try Migrator(configuration: configuration).migrate(connection)
-    if case .file(let url) = configuration.location { openedFile = FileIdentity(path: url.path) }
-    lastDataVersion = try connection.scalar("PRAGMA data_version")?.int64
-    self.connection = connection
-    return connection
-  }
-}
-
-extension AsyncDatabase {
-  /// Refuses to go on when the file at our path is no longer the one we opened (deleted,
-  /// renamed over, or overwritten with something that is not SQLite): writing would land in
-  /// an unlinked file and be lost, and closing would checkpoint our pages into a stranger's
-  /// file. About 10 µs (a stat, and a 16-byte read through SQLite's own handle) before each
-  /// write and each poll.
-  func checkFileIsStillOurs(_ connection: SQLiteConnection) throws(StoreError) {
-    guard let openedFile, case .file(let url) = configuration.location else { return }
-    if FileIdentity(path: url.path) == openedFile, Self.looksLikeSQLite(connection.readHeader(count: 16)) { return }
-    connection.disableCheckpointOnClose()
-    let error = StoreError.replaced(path: url.path)
-    failure = error
-    throw error
-  }
-}
-
-/// A file's device and inode: the same path can come to name another file.
-struct FileIdentity: Equatable {
-  let device: UInt64
-  let inode: UInt64
-
-  init?(path: String) {
-    var info = stat()
-    guard stat(path, &info) == 0 else { return nil }
-    device = UInt64(info.st_dev)
-    inode = UInt64(info.st_ino)
-  }
-
-}
-
-extension AsyncDatabase {
-  /// True unless the header has content that is not SQLite's (a new file can still be empty,
-  /// all zeros here, while its pages sit in the WAL).
-  nonisolated static func looksLikeSQLite(_ header: [UInt8]?) -> Bool {
-    guard let header else { return false }
-    return header.allSatisfy { $0 == 0 } || header == Array("SQLite format 3".utf8) + [0]
+    do { return try engine.connection() } catch { throw failed(error) }
   }
 }
 
@@ -272,7 +270,11 @@ protocol DatabaseObserver: AnyObject {
   var deliveryState: (sequence: UInt64, pending: Bool) { get }
   /// How long its last fetch took (refresh order).
   var lastFetchDuration: Duration { get }
-  func databaseChanged(_ connection: any Connection, version: UInt64, fromOtherProcess: Bool)
+  /// The store changed; `restored` when it is reachable again after an interruption (the
+  /// observer must then publish even an unchanged result, to clear the interruption).
+  func databaseChanged(_ connection: any Connection, version: UInt64, fromOtherProcess: Bool, restored: Bool)
+  /// The store cannot be reached for now: keep the last snapshot, and say why.
+  func databaseInterrupted(_ error: StoreError)
   func databaseFailed(_ error: StoreError)
   func databaseClosed()
 }

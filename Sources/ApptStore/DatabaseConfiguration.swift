@@ -7,6 +7,16 @@ public struct DatabaseConfiguration: Sendable {
     case file(URL)
     /// A private in-memory database, for tests that need neither WAL nor other processes.
     case inMemory
+    /// A PostgreSQL database, by libpq connection URL (`postgresql://user@host:port/dbname`)
+    /// or conninfo string; the password comes from it, `PGPASSWORD` or `~/.pgpass`.
+    case postgres(url: String)
+
+    /// The location `--db`/`APPT_DB` names: a PostgreSQL URL, or else a file path.
+    public static func named(_ name: String) -> Location {
+      let lowered = name.lowercased()
+      if lowered.hasPrefix("postgresql://") || lowered.hasPrefix("postgres://") { return .postgres(url: name) }
+      return .file(URL(fileURLWithPath: name))
+    }
   }
 
   public var location: Location
@@ -16,7 +26,9 @@ public struct DatabaseConfiguration: Sendable {
   public var readOnly: Bool
   /// How long a writer waits for another process's lock before giving up (milliseconds).
   public var busyTimeout: Int32
-  /// How often observed windows check for other processes' commits (`PRAGMA data_version`).
+  /// How often observed windows check for other clients' commits (SQLite's
+  /// `PRAGMA data_version`, PostgreSQL's notifications) and, on PostgreSQL, retry a lost
+  /// connection.
   public var externalChangePollInterval: Duration
 
   public init(
@@ -24,22 +36,25 @@ public struct DatabaseConfiguration: Sendable {
     migrations: [Migration],
     readOnly: Bool = false,
     busyTimeout: Int32 = 10_000,
-    externalChangePollInterval: Duration = .milliseconds(250)
+    externalChangePollInterval: Duration? = nil
   ) {
     self.location = location
     self.migrations = migrations
     self.readOnly = readOnly
     self.busyTimeout = busyTimeout
-    self.externalChangePollInterval = externalChangePollInterval
+    // A server pushes notifications, so reading them often costs one non-blocking recv.
+    let defaultInterval: Duration = if case .postgres = location { .milliseconds(100) } else { .milliseconds(250) }
+    self.externalChangePollInterval = externalChangePollInterval ?? defaultInterval
   }
 
   public var schemaVersion: Int { migrations.count }
 
-  /// The path for messages.
+  /// The path (or the server, never with its password) for messages.
   public var displayPath: String {
     switch location {
     case .file(let url): url.path
     case .inMemory: ":memory:"
+    case .postgres(let url): PostgresConnection.displayName(of: url)
     }
   }
 }

@@ -20,6 +20,8 @@ struct FileOpener {
       )
     case .file(let url):
       return try openFile(at: url)
+    case .postgres:
+      preconditionFailure("FileOpener opens SQLite locations only")
     }
   }
 

@@ -22,6 +22,9 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
   private var pendingVersion: UInt64 = 0
   private var pendingFromOtherProcess = false
   private var failure: StoreError?
+  /// Why the store cannot be reached now, and what the subscriber was last told of it.
+  private var interruption: StoreError?
+  private var deliveredInterruption: StoreError?
   private var finished = false
   private var waiter: CheckedContinuation<CollectionSnapshot<Element>?, Never>?
 
@@ -47,6 +50,11 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
       lastFetchDuration = ContinuousClock.now - started
       pendingVersion = database.version
       database.register(self)
+    } catch .connectionLost(let server, let reason) {
+      // The server is away: start empty and say so; the refresh on its return fills it.
+      pending = []
+      database.register(self)
+      databaseInterrupted(.connectionLost(server: server, reason: reason))
     } catch {
       databaseFailed(error)
     }
@@ -79,18 +87,20 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
   }
 
   var deliveryState: (sequence: UInt64, pending: Bool) {
-    (deliveredSequence, pending != nil || (failure != nil && !finished))
+    (deliveredSequence, pending != nil || (failure != nil && !finished) || interruption != deliveredInterruption)
   }
 
   // MARK: DatabaseObserver
 
-  func databaseChanged(_ connection: any Connection, version: UInt64, fromOtherProcess: Bool) {
+  func databaseChanged(_ connection: any Connection, version: UInt64, fromOtherProcess: Bool, restored: Bool) {
     guard !finished else { return }
     do {
       let started = ContinuousClock.now
       let items = try fetch(connection)
       lastFetchDuration = ContinuousClock.now - started
-      if let baseline = pending ?? delivered, baseline == items { return }  // unchanged: say nothing
+      if restored { interruption = nil }
+      // Unchanged: say nothing, unless the subscriber still believes the store is away.
+      if let baseline = pending ?? delivered, baseline == items, interruption == deliveredInterruption { return }
       pendingFromOtherProcess = (pending != nil && pendingFromOtherProcess) || fromOtherProcess
       pending = items
       pendingVersion = version
@@ -98,6 +108,12 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
     } catch {
       databaseFailed(error)
     }
+  }
+
+  func databaseInterrupted(_ error: StoreError) {
+    guard !finished, interruption == nil else { return }
+    interruption = error
+    wakeWaiter()
   }
 
   func databaseFailed(_ error: StoreError) {
@@ -115,6 +131,10 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
   func takeInitial() -> CollectionSnapshot<Element>? { takeReady() }
 
   private func takeReady() -> CollectionSnapshot<Element>? {
+    if pending == nil, interruption != deliveredInterruption, failure == nil, let delivered {
+      pending = delivered  // only the interruption changed: the same items, with it
+      pendingVersion = deliveredVersion
+    }
     if let items = pending {
       let change: CollectionSnapshot<Element>.Change =
         delivered.map { .update(ChangeSet.diff(from: $0, to: items, key: key)) } ?? .initial
@@ -122,13 +142,15 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
       deliveredVersion = pendingVersion
       deliveredSequence = database?.nextDeliverySequence() ?? deliveredSequence
       pending = nil
+      deliveredInterruption = interruption
       defer { pendingFromOtherProcess = false }
       return CollectionSnapshot(
         items: items,
         change: change,
         version: deliveredVersion,
         sequence: deliveredSequence,
-        fromOtherProcess: pendingFromOtherProcess
+        fromOtherProcess: pendingFromOtherProcess,
+        interruption: interruption
       )
     }
     if let failure, !finished {

@@ -17,10 +17,13 @@ public struct CollectionSnapshot<Element: Sendable & Equatable>: Sendable, Equat
   /// Its place in the order the database handed snapshots out (to all subscribers), so a
   /// consumer can tell whether it has received everything handed out so far.
   public let sequence: UInt64
-  /// True when another process's commit (seen through `PRAGMA data_version`) caused it.
+  /// True when another client's commit caused it (or the store coming back).
   public let fromOtherProcess: Bool
   /// Set on a stream's final snapshot when the store failed; the items are the last good ones.
   public let failure: StoreError?
+  /// Set while the store cannot be reached (a PostgreSQL server restarting): the items are
+  /// the last good ones, and a later snapshot, without it, follows when the store is back.
+  public let interruption: StoreError?
 
   public init(
     items: [Element],
@@ -28,8 +31,10 @@ public struct CollectionSnapshot<Element: Sendable & Equatable>: Sendable, Equat
     version: UInt64,
     sequence: UInt64 = 0,
     fromOtherProcess: Bool = false,
-    failure: StoreError? = nil
+    failure: StoreError? = nil,
+    interruption: StoreError? = nil
   ) {
+    self.interruption = interruption
     self.fromOtherProcess = fromOtherProcess
     self.items = items
     self.change = change

@@ -1,0 +1,204 @@
+import Foundation
+
+/// The shared engine: a PostgreSQL database several appt clients use at once.
+///
+/// Reads run in REPEATABLE READ (one consistent state), writes in SERIALIZABLE, retried by
+/// `AsyncDatabase` when another client's transaction wins a race, so a read-check-write in
+/// the DAO can never lose an update. Every row change fires `NOTIFY appt_changes` (a trigger
+/// from the schema), delivered at commit: this connection LISTENs, so its own commits and
+/// other clients' both arrive as notifications, told apart by the sender's backend pid.
+@DatabaseActor
+final class PostgresEngine: StorageEngine {
+  private let configuration: DatabaseConfiguration
+  private let url: String
+  private let server: String
+  private var open: PostgresConnection?
+  /// Once connected, a failure to reconnect is a lost connection (the TUI waits it out), not
+  /// a failure to start (which ends the program with exit status 3).
+  private var hasConnected = false
+  /// True from a lost connection until polling has reported the store back.
+  private var wasLost = false
+  /// Other clients' changes received while doing our own work, reported at the next poll.
+  private var externalTables: Set<String> = []
+
+  init(configuration: DatabaseConfiguration) {
+    self.configuration = configuration
+    if case .postgres(let url) = configuration.location {
+      self.url = url
+    } else {
+      preconditionFailure("PostgresEngine needs a postgres location")
+    }
+    server = configuration.displayPath
+  }
+
+  /// Plenty for 8 writers hammering one table; each retry backs off a little longer.
+  var writeAttempts: Int { 50 }
+  var pollInterval: Duration { configuration.externalChangePollInterval }
+
+  func connection() throws(StoreError) -> any Connection { try postgresConnection() }
+
+  private func postgresConnection() throws(StoreError) -> PostgresConnection {
+    if let open, !open.isBroken { return open }
+    open = nil
+    do {
+      let connection = try PostgresConnection(url: url)
+      try PostgresMigrator(configuration: configuration).migrate(connection)
+      try connection.execute("LISTEN \(Schema.changeChannel)")
+      open = connection
+      hasConnected = true
+      return connection
+    } catch .cannotConnect(_, let reason) where hasConnected {
+      wasLost = true
+      throw .connectionLost(server: server, reason: reason)
+    }
+  }
+
+  func beginRead(_ connection: any Connection) throws(StoreError) {
+    try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+  }
+
+  func beginWrite(_ connection: any Connection) throws(StoreError) {
+    if configuration.readOnly { throw .readOnly(path: server) }
+    try connection.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+  }
+
+  /// Our own notifications arrive with the COMMIT's reply; others' may have come in too.
+  func takeCommittedChanges(_ connection: any Connection) throws(StoreError) -> Set<String> {
+    try drainNotifications()
+  }
+
+  func discardChanges(_ connection: any Connection) {}  // a rollback sends no notifications
+
+  /// Reads what has arrived: returns the tables our own commits changed, and keeps the
+  /// tables other clients changed for the next poll.
+  @discardableResult
+  private func drainNotifications() throws(StoreError) -> Set<String> {
+    guard let open else { return [] }
+    var own: Set<String> = []
+    for notification in try open.takeNotifications() where notification.channel == Schema.changeChannel {
+      let table = String(notification.payload.prefix { $0 != " " })
+      if notification.pid == open.backendPID {
+        own.insert(table)
+      } else {
+        externalTables.insert(table)
+      }
+    }
+    return own
+  }
+
+  func externalChanges() -> ExternalChange {
+    if wasLost || open == nil || open?.isBroken == true {
+      guard hasConnected else { return .none }
+      do {
+        _ = try postgresConnection()
+      } catch {
+        return .interrupted(error)
+      }
+      wasLost = false
+      externalTables = []
+      return .restored  // notifications sent while we were away are lost: refresh everything
+    }
+    do {
+      try drainNotifications()
+    } catch {
+      operationFailed(with: error)
+      return .interrupted(error)
+    }
+    guard !externalTables.isEmpty else { return .none }
+    defer { externalTables = [] }
+    return .changed(externalTables)
+  }
+
+  func operationFailed(with error: StoreError) {
+    if case .connectionLost = error {
+      open = nil
+      wasLost = true
+    }
+  }
+
+  func close() { open = nil }
+
+  // MARK: - Maintenance
+
+  /// The constraints live in the schema, so PostgreSQL itself keeps the rows sound; this
+  /// checks what appt relies on besides: the schema version, and that every row reads back.
+  func integrityCheck() throws(StoreError) -> [String] {
+    let connection = try postgresConnection()
+    var problems: [String] = []
+    let version = try connection.scalar("SELECT max(version) FROM appt_schema")?.int64 ?? 0
+    if version != Int64(configuration.schemaVersion) {
+      problems.append("schema version \(version), expected \(configuration.schemaVersion)")
+    }
+    try connection.query(
+      "SELECT id FROM appointment WHERE NOT (end_ms > start_ms) OR status NOT IN ('scheduled', 'cancelled') LIMIT 10"
+    ) { row throws(StoreError) in problems.append("appointment \(row.string(at: 0)) is unsound") }
+    return problems.isEmpty ? ["ok"] : problems
+  }
+
+  func backup(to url: URL) throws(StoreError) {
+    throw .invalidRequest(
+      message: "backup copies an SQLite file; back up a PostgreSQL database with pg_dump (or appt export)"
+    )
+  }
+}
+
+/// Brings a PostgreSQL database to the current schema: the same append-only list of steps as
+/// SQLite, with the applied versions in an `appt_schema` table. One transaction under an
+/// advisory lock, so two clients starting together on a new database cannot both migrate.
+struct PostgresMigrator {
+  let configuration: DatabaseConfiguration
+
+  /// "appt" in ASCII: the advisory lock key that serializes migrations.
+  private static let lockKey: Int64 = 0x6170_7074
+
+  func migrate(_ connection: PostgresConnection) throws(StoreError) {
+    let server = connection.path
+    try connection.execute("BEGIN")
+    do throws(StoreError) {
+      _ = try connection.run("SELECT pg_advisory_xact_lock(?)", [.integer(Self.lockKey)])
+      if try connection.scalar("SELECT to_regclass('appt_schema') IS NULL") == .integer(1) {
+        if try connection.scalar("SELECT to_regclass('appointment') IS NOT NULL") == .integer(1) {
+          throw StoreError.cannotOpen(
+            path: server,
+            reason: "it has an \"appointment\" table that appt did not create; refusing to touch it"
+          )
+        }
+        try connection.execute(
+          """
+          CREATE TABLE appt_schema (
+            version integer PRIMARY KEY CHECK (version > 0),
+            name text NOT NULL,
+            applied_at timestamptz NOT NULL DEFAULT now()
+          )
+          """
+        )
+      }
+      let current = Int(try connection.scalar("SELECT coalesce(max(version), 0) FROM appt_schema")?.int64 ?? 0)
+      let known = configuration.schemaVersion
+      if current > known { throw StoreError.newerSchema(path: server, found: current, known: known) }
+      if current < known, configuration.readOnly { throw StoreError.readOnly(path: server) }
+      for index in current..<known {
+        let migration = configuration.migrations[index]
+        do throws(StoreError) {
+          try migration.migrate(connection, on: .postgres)
+          _ = try connection.run(
+            "INSERT INTO appt_schema (version, name) VALUES (?, ?)",
+            [.integer(Int64(index + 1)), .text(migration.name)]
+          )
+        } catch .connectionLost(let server, let reason) {
+          throw .connectionLost(server: server, reason: reason)
+        } catch {
+          throw .migrationFailed(name: migration.name, reason: error.description)
+        }
+      }
+      try connection.execute("COMMIT")
+    } catch {
+      if connection.isInTransaction {
+        do { try connection.execute("ROLLBACK") } catch {
+          // Reported below with the original error; the server rolls back a dropped session.
+        }
+      }
+      throw error
+    }
+  }
+}
