@@ -42,10 +42,15 @@ public final class AppointmentDAO: Sendable {
     self.clock = clock
   }
 
+  /// A DAO over a database (a file, or a PostgreSQL server) with appt's schema.
+  public convenience init(location: DatabaseConfiguration.Location, readOnly: Bool = false, clock: Clock = .system) {
+    let configuration = DatabaseConfiguration(location: location, migrations: Schema.migrations, readOnly: readOnly)
+    self.init(service: DatabaseService(database: AsyncDatabase(configuration: configuration)), clock: clock)
+  }
+
   /// A DAO over a database file with appt's schema.
   public convenience init(file url: URL, readOnly: Bool = false, clock: Clock = .system) {
-    let configuration = DatabaseConfiguration(location: .file(url), migrations: Schema.migrations, readOnly: readOnly)
-    self.init(service: DatabaseService(database: AsyncDatabase(configuration: configuration)), clock: clock)
+    self.init(location: .file(url), readOnly: readOnly, clock: clock)
   }
 
   public var database: AsyncDatabase { service.database }

@@ -15,7 +15,7 @@ public struct DatabaseQuery<Model: Persistable>: Sendable {
   public var order: String
   public var limit: Int?
 
-  public init(where condition: String = "1", bindings: [SQLValue] = [], order: String, limit: Int? = nil) {
+  public init(where condition: String = "TRUE", bindings: [SQLValue] = [], order: String, limit: Int? = nil) {
     self.condition = condition
     self.bindings = bindings
     self.order = order

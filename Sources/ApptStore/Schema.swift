@@ -13,7 +13,9 @@ public enum Schema {
   // index by the longest appointment (`max(end_ms - start_ms)` is one index lookup).
   //
   // PostgreSQL keeps the same integer columns, so one set of queries serves both engines,
-  // and adds `timestamptz` columns generated from them for people and reporting tools. A
+  // and adds `timestamptz` columns generated from them for people and reporting tools. Text
+  // that appt sorts or ranges over is COLLATE "C", so it orders bytewise as in SQLite (an
+  // id prefix range `id >= 'ab12' AND id < 'ab12~'` relies on it). A
   // trigger NOTIFYs every row change (delivered at commit, only if it commits), which is
   // how other clients learn of it. `appt_fold` and `instr` exist on both engines.
   public static let migrations: [Migration] = [
@@ -35,8 +37,8 @@ public enum Schema {
         """,
       postgres: """
         CREATE TABLE appointment (
-          id text PRIMARY KEY NOT NULL CHECK (length(id) = 36 AND id = lower(id)),
-          title text NOT NULL,
+          id text COLLATE "C" PRIMARY KEY NOT NULL CHECK (length(id) = 36 AND id = lower(id)),
+          title text COLLATE "C" NOT NULL,
           start_ms bigint NOT NULL,
           end_ms bigint NOT NULL CHECK (end_ms > start_ms),
           note text NOT NULL DEFAULT '',
@@ -97,7 +99,7 @@ public enum Schema {
         ALTER TABLE appointment ADD COLUMN recurrence text CHECK (recurrence IS NULL OR recurrence LIKE 'FREQ=%');
         ALTER TABLE appointment ADD COLUMN exceptions text NOT NULL DEFAULT '';
         ALTER TABLE appointment ADD COLUMN series_end_ms bigint;
-        ALTER TABLE appointment ADD COLUMN uid text;
+        ALTER TABLE appointment ADD COLUMN uid text COLLATE "C";
         CREATE INDEX appointment_series ON appointment (start_ms) WHERE recurrence IS NOT NULL;
         CREATE UNIQUE INDEX appointment_by_uid ON appointment (uid) WHERE uid IS NOT NULL;
         """

@@ -35,7 +35,7 @@ struct Appt {
     }
 
     let clock = Clock.system
-    let dao = AppointmentDAO(file: options.databaseURL, clock: clock)
+    let dao = AppointmentDAO(location: options.database, clock: clock)
     let executor = CommandExecutor(dao: dao, clock: clock, json: options.json)
 
     let status: ExitStatus

@@ -1,9 +1,11 @@
 import ApptCore
+import ApptStore
 import Foundation
 
-/// The global options that come before a command: `appt [--db PATH] [--json] [--bail] ...`.
+/// The global options that come before a command: `appt [--db PATH|URL] [--json] [--bail] ...`.
 struct Options {
-  var databaseURL: URL
+  /// A file path, or a `postgresql://` URL (`DatabaseConfiguration.Location.named`).
+  var database: DatabaseConfiguration.Location
   var json = false
   var bail = false
   var showVersion = false
@@ -11,7 +13,7 @@ struct Options {
   var commandWords: [String]?
 
   static let usage = """
-    usage: appt [--db PATH] [--json] [--bail] [COMMAND ARGS...]
+    usage: appt [--db PATH|postgresql://URL] [--json] [--bail] [COMMAND ARGS...]
            appt --help | --version
     With no command: the full-screen calendar on a terminal, else commands read from stdin.
     """
@@ -19,7 +21,7 @@ struct Options {
   static func parse(_ arguments: [String], environment: [String: String]) throws(CommandError) -> Options {
     var databasePath = environment["APPT_DB"].flatMap { $0.isEmpty ? nil : $0 }
     var databaseGiven = false
-    var options = Options(databaseURL: URL(fileURLWithPath: "/"))
+    var options = Options(database: .inMemory)
     // Two --db options would write into whichever came last: refuse rather than guess.
     func setDatabase(_ path: String) throws(CommandError) {
       guard !databaseGiven else { throw .usage("--db given more than once") }
@@ -34,12 +36,12 @@ struct Options {
       case "--bail": options.bail = true
       case "--version": options.showVersion = true
       case "--db":
-        guard index + 1 < arguments.count, !arguments[index + 1].isEmpty else { throw .usage("--db needs a path") }
+        guard index + 1 < arguments.count, !arguments[index + 1].isEmpty else { throw .usage("--db needs a path or a postgresql:// URL") }
         try setDatabase(arguments[index + 1])
         index += 1
       case _ where argument.hasPrefix("--db="):
         let path = String(argument.dropFirst("--db=".count))
-        guard !path.isEmpty else { throw .usage("--db needs a path") }
+        guard !path.isEmpty else { throw .usage("--db needs a path or a postgresql:// URL") }
         try setDatabase(path)
       case "--":
         options.commandWords = Array(arguments[(index + 1)...])
@@ -56,7 +58,7 @@ struct Options {
       }
       index += 1
     }
-    options.databaseURL = databasePath.map { URL(fileURLWithPath: $0) } ?? defaultDatabaseURL(environment: environment)
+    options.database = databasePath.map(DatabaseConfiguration.Location.named) ?? .file(defaultDatabaseURL(environment: environment))
     return options
   }
 
