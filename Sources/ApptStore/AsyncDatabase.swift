@@ -247,6 +247,12 @@ public final class AsyncDatabase {
     do { try engine.backup(to: url) } catch { throw failed(error) }
   }
 
+  /// The PostgreSQL session's backend pid (nil on SQLite, or when not connected): what an
+  /// administrator sees in `pg_stat_activity`.
+  public var backendPID: Int32? {
+    (engine as? PostgresEngine)?.backendPID
+  }
+
   // MARK: - Opening
 
   /// Opens (and migrates) now, so a caller can report a bad store before doing anything else.

@@ -118,6 +118,8 @@ final class PostgresEngine: StorageEngine {
 
   func close() { open = nil }
 
+  var backendPID: Int32? { open?.backendPID }
+
   // MARK: - Maintenance
 
   /// The constraints live in the schema, so PostgreSQL itself keeps the rows sound; this

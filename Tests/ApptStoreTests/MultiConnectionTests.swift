@@ -4,44 +4,45 @@ import ApptTestSupport
 import Foundation
 import Testing
 
-/// Several connections on one file: separate `AsyncDatabase`s behave like separate processes
-/// (their own `sqlite3*`, so `PRAGMA data_version` sees each other's commits), and a raw
-/// SQLite handle plays a foreign process holding locks.
-@Suite("Several connections on one file", .timeLimit(.minutes(1)))
+/// Several connections on one store: separate `AsyncDatabase`s behave like separate processes
+/// (their own `sqlite3*`, so `PRAGMA data_version` sees each other's commits; their own
+/// PostgreSQL session, so each other's notifications), and a raw SQLite handle plays a
+/// foreign process holding locks.
+@Suite("Several connections on one store", .timeLimit(.minutes(2)))
 struct MultiConnectionTests {
   static let query = AppointmentQuery(range: window(december(1), december(2)))
 
-  @Test("an observer on one connection sees a save made through another")
-  func crossConnectionObservation() async throws {
+  @Test("an observer on one connection sees a save made through another", arguments: StoreKind.shared)
+  func crossConnectionObservation(kind: StoreKind) async throws {
     try await withTimeout {
-      let directory = TemporaryDirectory()
-      defer { withExtendedLifetime(directory) {} }
-      let a = TestStore.fileDAO(in: directory)
-      let b = TestStore.fileDAO(in: directory)
-      let existing = appointment("existing", from: december(1, 8), to: december(1, 9))
-      try await a.saveAppointment(existing)
+      try await withSharedStore(kind) { store in
+        let a = store.dao()
+        let b = store.dao()
+        let existing = appointment("existing", from: december(1, 8), to: december(1, 9))
+        try await a.saveAppointment(existing)
 
-      var iterator = await a.observeAppointments(Self.query).makeAsyncIterator()
-      let first = try await nextSnapshot(&iterator)
-      #expect(first.items == [existing])
+        var iterator = await a.observeAppointments(Self.query).makeAsyncIterator()
+        let first = try await nextSnapshot(&iterator)
+        #expect(first.items == [existing])
 
-      // B's commit outside A's window is noticed, re-queried and found irrelevant...
-      try await b.saveAppointment(appointment("elsewhere", from: december(7, 9), to: december(7, 10)))
-      // ...and the one inside arrives with its index.
-      let inside = appointment("from B", from: december(1, 12), to: december(1, 13))
-      try await b.saveAppointment(inside)
-      let next = try await nextSnapshot(&iterator)
-      #expect(next.items == [existing, inside])
-      #expect(next.change == .update(ChangeSet(insertions: [1])))
-      #expect(try await a.getAllAppointments().count == 3)
+        // B's commit outside A's window is noticed, re-queried and found irrelevant...
+        try await b.saveAppointment(appointment("elsewhere", from: december(7, 9), to: december(7, 10)))
+        // ...and the one inside arrives with its index.
+        let inside = appointment("from B", from: december(1, 12), to: december(1, 13))
+        try await b.saveAppointment(inside)
+        let next = try await nextSnapshot(&iterator)
+        #expect(next.items == [existing, inside])
+        #expect(next.change == .update(ChangeSet(insertions: [1])))
+        #expect(try await a.getAllAppointments().count == 3)
 
-      // A's own write still reaches A's observer as before.
-      try await a.deleteAppointment(id: existing.id)
-      let afterDelete = try await nextSnapshot(&iterator)
-      #expect(afterDelete.items == [inside])
-      #expect(afterDelete.change == .update(ChangeSet(deletions: [0])))
-      await a.database.close()
-      await b.database.close()
+        // A's own write still reaches A's observer as before.
+        try await a.deleteAppointment(id: existing.id)
+        let afterDelete = try await nextSnapshot(&iterator)
+        #expect(afterDelete.items == [inside])
+        #expect(afterDelete.change == .update(ChangeSet(deletions: [0])))
+        #expect(afterDelete.fromOtherProcess == false)
+        #expect(next.fromOtherProcess)
+      }
     }
   }
 
@@ -66,32 +67,35 @@ struct MultiConnectionTests {
     }
   }
 
-  @Test("4 connections saving 150 appointments each at once store all 600")
-  func concurrentWriters() async throws {
-    let directory = TemporaryDirectory()
-    let daos = (0..<4).map { _ in TestStore.fileDAO(in: directory) }
-    try await withThrowingTaskGroup(of: Void.self) { group in
-      for (writer, dao) in daos.enumerated() {
-        group.addTask {
-          for index in 0..<150 {
-            let start = december(1, 8).addingTimeInterval(Double(writer * 150 + index) * 60)
-            try await dao.saveAppointment(
-              appointment("w\(writer) #\(index)", from: start, to: start.addingTimeInterval(1_800))
-            )
+  @Test("8 connections saving 200 appointments each at once store all 1,600", arguments: StoreKind.shared)
+  func concurrentWriters(kind: StoreKind) async throws {
+    try await withSharedStore(kind) { store in
+      let daos = (0..<8).map { _ in store.dao() }
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        for (writer, dao) in daos.enumerated() {
+          group.addTask {
+            for index in 0..<200 {
+              let start = december(1, 8).addingTimeInterval(Double(writer * 200 + index) * 60)
+              try await dao.saveAppointment(
+                appointment("w\(writer) #\(index)", from: start, to: start.addingTimeInterval(1_800))
+              )
+            }
           }
         }
+        try await group.waitForAll()
       }
-      try await group.waitForAll()
+      for dao in daos {
+        let all = try await dao.getAllAppointments()
+        #expect(all.count == 1_600)
+        #expect(Set(all.map(\.id)).count == 1_600)
+      }
+      if case .file(let url) = store.location {
+        let raw = try RawSQLite(path: url.path, readOnly: true)
+        #expect(try raw.integer("SELECT count(*) FROM appointment") == 1_600)
+        #expect(try raw.column("PRAGMA integrity_check") == ["ok"])
+      }
+      #expect(try await daos[0].database.integrityCheck() == ["ok"])
     }
-    for dao in daos {
-      let all = try await dao.getAllAppointments()
-      #expect(all.count == 600)
-      #expect(Set(all.map(\.id)).count == 600)
-    }
-    let raw = try RawSQLite(path: directory.file("appt.sqlite3").path, readOnly: true)
-    #expect(try raw.integer("SELECT count(*) FROM appointment") == 600)
-    #expect(try raw.column("PRAGMA integrity_check") == ["ok"])
-    for dao in daos { await dao.database.close() }
   }
 
   @Test("a writer waits for another process's write lock (busy timeout)")
@@ -138,17 +142,16 @@ struct MultiConnectionTests {
     await dao.database.close()
   }
 
-  @Test("a reader on another connection sees every acknowledged write")
-  func acknowledgedWritesAreVisible() async throws {
-    let directory = TemporaryDirectory()
-    let writer = TestStore.fileDAO(in: directory)
-    let reader = TestStore.fileDAO(in: directory)
-    for index in 0..<20 {
-      let item = appointment("n\(index)", from: december(1, 9), to: december(1, 10))
-      try await writer.saveAppointment(item)
-      #expect(try await reader.getAppointment(id: item.id) == item)
+  @Test("a reader on another connection sees every acknowledged write", arguments: StoreKind.shared)
+  func acknowledgedWritesAreVisible(kind: StoreKind) async throws {
+    try await withSharedStore(kind) { store in
+      let writer = store.dao()
+      let reader = store.dao()
+      for index in 0..<20 {
+        let item = appointment("n\(index)", from: december(1, 9), to: december(1, 10))
+        try await writer.saveAppointment(item)
+        #expect(try await reader.getAppointment(id: item.id) == item)
+      }
     }
-    await writer.database.close()
-    await reader.database.close()
   }
 }

@@ -8,7 +8,6 @@ import Testing
 /// Series in the store: windows expand occurrences, and one occurrence can be cancelled,
 /// restored or edited on its own, each in one transaction.
 @Suite struct SeriesTests {
-  let directory = TemporaryDirectory()
 
   /// Weekly on Mondays and Wednesdays at 09:00 Paris from Mon 30 Nov 2026, ten times.
   func savedSeries(_ dao: AppointmentDAO) async throws -> Appointment {
@@ -27,97 +26,107 @@ import Testing
 
   var december: DateInterval { DateInterval(start: TestClock.date(2026, 12, 1), end: TestClock.date(2027, 1, 1)) }
 
-  @Test func windowsListOccurrences() async throws {
-    let dao = TestStore.fileDAO(in: directory)
-    let series = try await savedSeries(dao)
-    let listed = try await dao.appointments(matching: AppointmentQuery(range: december))
-    #expect(listed.count == 9, "ten in all, the first on 30 November")
-    #expect(listed.allSatisfy { $0.id == series.id && $0.occurrence == $0.start })
-    #expect(listed.first?.start == TestClock.date(2026, 12, 2, 9))
-    let all = try await dao.appointments(matching: AppointmentQuery(range: nil))
-    #expect(all == [series], "without a range the series is listed once, as stored")
-  }
-
-  @Test func oneOccurrenceCanBeCancelledAndRestored() async throws {
-    let dao = TestStore.fileDAO(in: directory)
-    let series = try await savedSeries(dao)
-    let cancelled = try await dao.cancelOccurrence(id: series.id, on: TestClock.date(2026, 12, 2))
-    #expect(cancelled.status == .cancelled)
-    #expect(cancelled.start == TestClock.date(2026, 12, 2, 9))
-    let week = DateInterval(start: TestClock.date(2026, 11, 30), end: TestClock.date(2026, 12, 7))
-    #expect(try await dao.appointments(matching: AppointmentQuery(range: week)).count == 1)
-    let withCancelled = try await dao.appointments(matching: AppointmentQuery(range: week, includeCancelled: true))
-    #expect(withCancelled.map(\.status) == [.scheduled, .cancelled])
-    #expect(try await dao.getAppointment(id: series.id).status == .scheduled, "the series itself is untouched")
-    try await dao.restoreOccurrence(id: series.id, on: TestClock.date(2026, 12, 2))
-    #expect(try await dao.appointments(matching: AppointmentQuery(range: week)).count == 2)
-  }
-
-  @Test func editingOneOccurrenceDetachesIt() async throws {
-    let dao = TestStore.fileDAO(in: directory)
-    let series = try await savedSeries(dao)
-    let moved = try await dao.editOccurrence(id: series.id, on: TestClock.date(2026, 12, 7)) { appointment in
-      appointment.title = "Sync (moved)"
-      appointment.start = TestClock.date(2026, 12, 7, 14)
-      appointment.end = TestClock.date(2026, 12, 7, 15)
+  @Test(arguments: StoreKind.allCases)
+  func windowsListOccurrences(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let series = try await savedSeries(dao)
+      let listed = try await dao.appointments(matching: AppointmentQuery(range: december))
+      #expect(listed.count == 9, "ten in all, the first on 30 November")
+      #expect(listed.allSatisfy { $0.id == series.id && $0.occurrence == $0.start })
+      #expect(listed.first?.start == TestClock.date(2026, 12, 2, 9))
+      let all = try await dao.appointments(matching: AppointmentQuery(range: nil))
+      #expect(all == [series], "without a range the series is listed once, as stored")
     }
-    #expect(moved.id != series.id && moved.recurrence == nil)
-    let day = DateInterval(start: TestClock.date(2026, 12, 7), end: TestClock.date(2026, 12, 8))
-    let listed = try await dao.appointments(matching: AppointmentQuery(range: day))
-    #expect(listed.map(\.title) == ["Sync (moved)"], "the series skips that day")
-    #expect(try await dao.getAppointment(id: series.id).exceptions == [TestClock.date(2026, 12, 7, 9)])
   }
 
-  @Test func occurrenceRequestsThatDoNotFitAreRefusedAndChangeNothing() async throws {
-    let dao = TestStore.fileDAO(in: directory)
-    let series = try await savedSeries(dao)
-    let tuesday = TestClock.date(2026, 12, 1)
-    await #expect(throws: StoreError.invalidRequest(message: "\"Sync\" has no occurrence on Tue 2026-12-01")) {
-      try await dao.cancelOccurrence(id: series.id, on: tuesday)
+  @Test(arguments: StoreKind.allCases)
+  func oneOccurrenceCanBeCancelledAndRestored(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let series = try await savedSeries(dao)
+      let cancelled = try await dao.cancelOccurrence(id: series.id, on: TestClock.date(2026, 12, 2))
+      #expect(cancelled.status == .cancelled)
+      #expect(cancelled.start == TestClock.date(2026, 12, 2, 9))
+      let week = DateInterval(start: TestClock.date(2026, 11, 30), end: TestClock.date(2026, 12, 7))
+      #expect(try await dao.appointments(matching: AppointmentQuery(range: week)).count == 1)
+      let withCancelled = try await dao.appointments(matching: AppointmentQuery(range: week, includeCancelled: true))
+      #expect(withCancelled.map(\.status) == [.scheduled, .cancelled])
+      #expect(try await dao.getAppointment(id: series.id).status == .scheduled, "the series itself is untouched")
+      try await dao.restoreOccurrence(id: series.id, on: TestClock.date(2026, 12, 2))
+      #expect(try await dao.appointments(matching: AppointmentQuery(range: week)).count == 2)
     }
-    let single = TestStore.appointment("Once", TestClock.date(2026, 12, 1, 10))
-    try await dao.saveAppointment(single)
-    await #expect(throws: StoreError.invalidRequest(message: "\"Once\" does not repeat; leave out --occurrence")) {
-      try await dao.cancelOccurrence(id: single.id, on: tuesday)
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func editingOneOccurrenceDetachesIt(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let series = try await savedSeries(dao)
+      let moved = try await dao.editOccurrence(id: series.id, on: TestClock.date(2026, 12, 7)) { appointment in
+        appointment.title = "Sync (moved)"
+        appointment.start = TestClock.date(2026, 12, 7, 14)
+        appointment.end = TestClock.date(2026, 12, 7, 15)
+      }
+      #expect(moved.id != series.id && moved.recurrence == nil)
+      let day = DateInterval(start: TestClock.date(2026, 12, 7), end: TestClock.date(2026, 12, 8))
+      let listed = try await dao.appointments(matching: AppointmentQuery(range: day))
+      #expect(listed.map(\.title) == ["Sync (moved)"], "the series skips that day")
+      #expect(try await dao.getAppointment(id: series.id).exceptions == [TestClock.date(2026, 12, 7, 9)])
     }
-    #expect(try await dao.getAppointment(id: series.id) == series)
   }
 
-  @Test func observersSeeAnOccurrenceChange() async throws {
-    let dao = TestStore.fileDAO(in: directory)
-    let series = try await savedSeries(dao)
-    let day = DateInterval(start: TestClock.date(2026, 12, 2), end: TestClock.date(2026, 12, 3))
-    var snapshots = await dao.observeAppointments(AppointmentQuery(range: day, includeCancelled: true))
-      .makeAsyncIterator()
-    let first = try #require(await snapshots.next())
-    #expect(first.items.map(\.status) == [.scheduled])
-    try await dao.cancelOccurrence(id: series.id, on: TestClock.date(2026, 12, 2))
-    let second = try #require(await snapshots.next())
-    #expect(second.items.map(\.status) == [.cancelled])
-    #expect(second.change == .update(ChangeSet(modifications: [0])), "the same occurrence, modified")
-    await dao.database.close()
+  @Test(arguments: StoreKind.allCases)
+  func occurrenceRequestsThatDoNotFitAreRefusedAndChangeNothing(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let series = try await savedSeries(dao)
+      let tuesday = TestClock.date(2026, 12, 1)
+      await #expect(throws: StoreError.invalidRequest(message: "\"Sync\" has no occurrence on Tue 2026-12-01")) {
+        try await dao.cancelOccurrence(id: series.id, on: tuesday)
+      }
+      let single = TestStore.appointment("Once", TestClock.date(2026, 12, 1, 10))
+      try await dao.saveAppointment(single)
+      await #expect(throws: StoreError.invalidRequest(message: "\"Once\" does not repeat; leave out --occurrence")) {
+        try await dao.cancelOccurrence(id: single.id, on: tuesday)
+      }
+      #expect(try await dao.getAppointment(id: series.id) == series)
+    }
   }
 
-  @Test func theMonthPanelCountsOccurrencesAndWholeDays() async throws {
-    let dao = TestStore.fileDAO(in: directory)
-    _ = try await savedSeries(dao)
-    let holiday = Appointment(
-      title: "Holiday",
-      start: TestClock.date(2026, 12, 24),
-      end: TestClock.date(2026, 12, 26),
-      created: TestClock.now,
-      isAllDay: true
-    )
-    try await dao.saveAppointment(holiday)
-    var marks = await dao.observeBusyDays(in: december).makeAsyncIterator()
-    let days = try #require(await marks.next()).items
-    let clock = TestClock.clock
-    #expect(days.contains(BusyDay(id: clock.dayNumber(of: TestClock.date(2026, 12, 24)), count: 1)))
-    #expect(days.contains(BusyDay(id: clock.dayNumber(of: TestClock.date(2026, 12, 25)), count: 1)))
-    #expect(!days.contains { $0.id == clock.dayNumber(of: TestClock.date(2026, 12, 26)) })
-    #expect(days.contains(BusyDay(id: clock.dayNumber(of: TestClock.date(2026, 12, 2)), count: 1)), "an occurrence")
-    #expect(!days.contains { $0.id == clock.dayNumber(of: TestClock.date(2026, 12, 3)) }, "a Thursday: none")
-    #expect(days.filter { $0.count == 1 }.count == 11, "9 occurrences in December and 2 holiday days")
-    await dao.database.close()
+  @Test(arguments: StoreKind.allCases)
+  func observersSeeAnOccurrenceChange(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let series = try await savedSeries(dao)
+      let day = DateInterval(start: TestClock.date(2026, 12, 2), end: TestClock.date(2026, 12, 3))
+      var snapshots = await dao.observeAppointments(AppointmentQuery(range: day, includeCancelled: true))
+        .makeAsyncIterator()
+      let first = try #require(await snapshots.next())
+      #expect(first.items.map(\.status) == [.scheduled])
+      try await dao.cancelOccurrence(id: series.id, on: TestClock.date(2026, 12, 2))
+      let second = try #require(await snapshots.next())
+      #expect(second.items.map(\.status) == [.cancelled])
+      #expect(second.change == .update(ChangeSet(modifications: [0])), "the same occurrence, modified")
+    }
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func theMonthPanelCountsOccurrencesAndWholeDays(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      _ = try await savedSeries(dao)
+      let holiday = Appointment(
+        title: "Holiday",
+        start: TestClock.date(2026, 12, 24),
+        end: TestClock.date(2026, 12, 26),
+        created: TestClock.now,
+        isAllDay: true
+      )
+      try await dao.saveAppointment(holiday)
+      var marks = await dao.observeBusyDays(in: december).makeAsyncIterator()
+      let days = try #require(await marks.next()).items
+      let clock = TestClock.clock
+      #expect(days.contains(BusyDay(id: clock.dayNumber(of: TestClock.date(2026, 12, 24)), count: 1)))
+      #expect(days.contains(BusyDay(id: clock.dayNumber(of: TestClock.date(2026, 12, 25)), count: 1)))
+      #expect(!days.contains { $0.id == clock.dayNumber(of: TestClock.date(2026, 12, 26)) })
+      #expect(days.contains(BusyDay(id: clock.dayNumber(of: TestClock.date(2026, 12, 2)), count: 1)), "an occurrence")
+      #expect(!days.contains { $0.id == clock.dayNumber(of: TestClock.date(2026, 12, 3)) }, "a Thursday: none")
+      #expect(days.filter { $0.count == 1 }.count == 11, "9 occurrences in December and 2 holiday days")
+    }
   }
 }

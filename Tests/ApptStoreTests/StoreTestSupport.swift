@@ -2,11 +2,13 @@
 // SQLite handle for writing "foreign" files, file inspection and a safety timeout.
 
 import ApptCore
-import ApptStore
 import ApptTestSupport
 import CSQLite
 import Foundation
+import Synchronization
 import Testing
+
+@testable import ApptStore
 
 // MARK: - Deterministic randomness
 
@@ -44,28 +46,123 @@ func window(_ from: Date, _ to: Date) -> DateInterval {
 
 // MARK: - Stores
 
+/// The stores a suite runs against. `allCases` holds PostgreSQL when a test server is given
+/// (`APPT_TEST_PG`, which `make test` sets), so one parameterized suite covers both engines.
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
   case memory
   case file
+  case postgres
+
+  static var allCases: [StoreKind] { [.memory, .file] + (PostgresTestServer.isAvailable ? [.postgres] : []) }
+
+  /// The stores several connections (processes, clients) can share.
+  static var shared: [StoreKind] { [.file] + (PostgresTestServer.isAvailable ? [.postgres] : []) }
 
   var testDescription: String { rawValue }
 }
 
-/// Runs `body` with a fresh DAO of `kind`; a file store's directory lives until `body` returns.
+/// Runs `body` with a fresh DAO of `kind`; the store lives until `body` returns.
 func withStore<R>(
   _ kind: StoreKind,
   _ body: (AppointmentDAO) async throws -> R
-) async rethrows -> R {
-  switch kind {
-  case .memory:
-    return try await body(TestStore.memoryDAO())
-  case .file:
-    let directory = TemporaryDirectory()
-    defer { withExtendedLifetime(directory) {} }
-    let dao = TestStore.fileDAO(in: directory)
-    let result = try await body(dao)
-    await dao.database.close()
+) async throws -> R {
+  try await withSharedStore(kind) { store in try await body(store.dao()) }
+}
+
+/// Runs `body` with a fresh store of `kind` that it can open several connections to (each
+/// `dao()` is a connection of its own, like another process); all are closed after.
+func withSharedStore<R>(
+  _ kind: StoreKind,
+  pollInterval: Duration = .milliseconds(20),
+  _ body: (TestDatabase) async throws -> R
+) async throws -> R {
+  let store = try TestDatabase(kind, pollInterval: pollInterval)
+  do {
+    let result = try await body(store)
+    try await store.remove()
     return result
+  } catch {
+    try await store.remove()
+    throw error
+  }
+}
+
+/// A fresh store of one kind: a temporary file, a private in-memory database, or a new
+/// database on the test PostgreSQL server (dropped by `remove`).
+final class TestDatabase: Sendable {
+  let kind: StoreKind
+  let location: DatabaseConfiguration.Location
+  private let directory: TemporaryDirectory?
+  private let pollInterval: Duration
+  private let opened = Mutex<[AppointmentDAO]>([])
+
+  init(_ kind: StoreKind, pollInterval: Duration = .milliseconds(20)) throws {
+    self.kind = kind
+    self.pollInterval = pollInterval
+    switch kind {
+    case .memory:
+      directory = nil
+      location = .inMemory
+    case .file:
+      let directory = TemporaryDirectory()
+      self.directory = directory
+      location = .file(directory.file("appt.sqlite3"))
+    case .postgres:
+      directory = nil
+      location = .postgres(url: try PostgresTestServer.createDatabase())
+    }
+  }
+
+  /// A DAO on a connection of its own (the same one, for an in-memory store).
+  func dao(migrations: [Migration] = Schema.migrations, readOnly: Bool = false) -> AppointmentDAO {
+    opened.withLock { opened in
+      if kind == .memory, let first = opened.first { return first }
+      let configuration = DatabaseConfiguration(
+        location: location,
+        migrations: migrations,
+        readOnly: readOnly,
+        externalChangePollInterval: pollInterval
+      )
+      let dao = AppointmentDAO(
+        service: DatabaseService(database: AsyncDatabase(configuration: configuration)),
+        clock: TestClock.clock
+      )
+      opened.append(dao)
+      return dao
+    }
+  }
+
+  /// Closes every connection, and drops a PostgreSQL database.
+  func remove() async throws {
+    for dao in opened.withLock({ $0 }) { await dao.database.close() }
+    if case .postgres(let url) = location { try PostgresTestServer.dropDatabase(url: url) }
+    withExtendedLifetime(directory) {}
+  }
+}
+
+/// The throwaway PostgreSQL server `make test` starts (Tests/pg/with-server.sh): each test
+/// gets a database of its own, so notifications and data never cross between tests.
+enum PostgresTestServer {
+  static let url = ProcessInfo.processInfo.environment["APPT_TEST_PG"].flatMap { $0.isEmpty ? nil : $0 }
+  static var isAvailable: Bool { url != nil }
+
+  /// Creates an empty database and returns its URL.
+  static func createDatabase() throws -> String {
+    guard let url, var components = URLComponents(string: url) else {
+      throw RawSQLiteError(code: 0, message: "APPT_TEST_PG is not a URL")
+    }
+    let name = "appt_test_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+    let admin = try PostgresConnection(url: url)
+    try admin.execute("CREATE DATABASE \(name)")
+    components.path = "/\(name)"
+    return components.string ?? url
+  }
+
+  /// Drops the database `url` names, disconnecting whoever is still on it.
+  static func dropDatabase(url: String) throws {
+    guard let admin = Self.url, let name = URLComponents(string: url)?.path.dropFirst(), name.hasPrefix("appt_test_")
+    else { return }
+    try PostgresConnection(url: admin).execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
   }
 }
 

@@ -1,0 +1,155 @@
+import ApptCore
+import ApptTestSupport
+import Foundation
+import Testing
+
+@testable import ApptStore
+
+/// What only the PostgreSQL engine does: its schema table, refusing what is not appt's,
+/// notifications from any client, and riding out a lost connection. The engine-independent
+/// behaviour is covered by the suites parameterized over `StoreKind` (which include it).
+@Suite("PostgreSQL engine", .enabled(if: PostgresTestServer.isAvailable), .timeLimit(.minutes(1)))
+struct PostgresEngineTests {
+  static let query = AppointmentQuery(range: window(december(1), december(2)))
+
+  /// A raw connection to the test database `store` made: another client, or an administrator.
+  func sql(_ store: TestDatabase) throws -> PostgresConnection {
+    guard case .postgres(let url) = store.location else { throw RawSQLiteError(code: 0, message: "not postgres") }
+    return try PostgresConnection(url: url)
+  }
+
+  @Test("a new database gets every step, recorded by name in appt_schema, with timestamptz columns")
+  func migrationsAreRecorded() async throws {
+    try await withSharedStore(.postgres) { store in
+      let dao = store.dao()
+      let saved = appointment("Dentist", from: december(1, 9), to: december(1, 10))
+      try await dao.saveAppointment(saved)
+      let raw = try sql(store)
+      var steps: [String] = []
+      try raw.query("SELECT version, name FROM appt_schema ORDER BY version") { row throws(StoreError) in
+        steps.append("\(row.int64(at: 0)) \(row.string(at: 1))")
+      }
+      #expect(steps == Schema.migrations.enumerated().map { "\($0.offset + 1) \($0.element.name)" })
+      // The generated timestamptz columns say the same instants as the integer ones.
+      let seconds = try raw.scalar("SELECT extract(epoch FROM starts_at)::bigint FROM appointment")
+      #expect(seconds == .integer(Int64(december(1, 9).timeIntervalSince1970)))
+    }
+  }
+
+  @Test("a database with someone else's appointment table is refused and left alone")
+  func foreignTableIsRefused() async throws {
+    try await withSharedStore(.postgres) { store in
+      let raw = try sql(store)
+      try raw.execute("CREATE TABLE appointment (name text); INSERT INTO appointment VALUES ('theirs')")
+      let error = await thrownError { try await store.dao().database.prepare() }
+      #expect((error as? StoreError)?.description.contains("appt did not create") == true)
+      #expect(try raw.scalar("SELECT name FROM appointment") == .text("theirs"))
+      #expect(try raw.scalar("SELECT to_regclass('appt_schema') IS NULL") == .integer(1))
+    }
+  }
+
+  @Test("a database from a newer appt is refused: newerSchema, nothing written")
+  func newerSchemaIsRefused() async throws {
+    try await withSharedStore(.postgres) { store in
+      try await store.dao().database.prepare()
+      let raw = try sql(store)
+      try raw.execute("INSERT INTO appt_schema (version, name) VALUES (99, 'from the future')")
+      let error = await thrownError { try await store.dao().database.prepare() }
+      guard case .newerSchema(_, let found, let known)? = error as? StoreError else {
+        Issue.record("expected newerSchema, got \(String(describing: error))")
+        return
+      }
+      #expect(found == 99 && known == Schema.migrations.count)
+    }
+  }
+
+  @Test("clients opening a new database at once migrate it once")
+  func concurrentMigration() async throws {
+    try await withSharedStore(.postgres) { store in
+      let daos = (0..<6).map { _ in store.dao() }
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        for dao in daos { group.addTask { try await dao.database.prepare() } }
+        try await group.waitForAll()
+      }
+      #expect(try sql(store).scalar("SELECT count(*) FROM appt_schema") == .integer(Int64(Schema.migrations.count)))
+    }
+  }
+
+  @Test("a change made in plain SQL by another client reaches observers (the trigger notifies)")
+  func plainSQLIsObserved() async throws {
+    try await withTimeout {
+      try await withSharedStore(.postgres) { store in
+        let dao = store.dao()
+        let saved = appointment("Dentist", from: december(1, 9), to: december(1, 10))
+        try await dao.saveAppointment(saved)
+        var iterator = await dao.observeAppointments(Self.query).makeAsyncIterator()
+        #expect(try await nextSnapshot(&iterator).items.map(\.title) == ["Dentist"])
+        try sql(store).execute("UPDATE appointment SET title = 'Dentist (moved)'")
+        let next = try await nextSnapshot(&iterator)
+        #expect(next.items.map(\.title) == ["Dentist (moved)"])
+        #expect(next.fromOtherProcess)
+      }
+    }
+  }
+
+  @Test("a lost connection interrupts observers, fails writes clearly, and recovers with a refresh")
+  func lostConnectionRecovers() async throws {
+    try await withTimeout(.seconds(20)) {
+      try await withSharedStore(.postgres) { store in
+        let dao = store.dao()
+        let other = store.dao()
+        let first = appointment("before", from: december(1, 9), to: december(1, 10))
+        try await dao.saveAppointment(first)
+        var iterator = await dao.observeAppointments(Self.query).makeAsyncIterator()
+        #expect(try await nextSnapshot(&iterator).items == [first])
+
+        // An administrator ends the observing client's session (as a server restart does).
+        let admin = try sql(store)
+        let pid = try #require(await dao.database.backendPID)
+        try admin.execute("SELECT pg_terminate_backend(\(pid))")
+        // Meanwhile another client adds one; the notification is lost with the session.
+        let during = appointment("during", from: december(1, 11), to: december(1, 12))
+        try await other.saveAppointment(during)
+
+        // The observer hears of the loss, or straight away of the recovery; either way it
+        // ends up with both appointments and no interruption, without being restarted.
+        var snapshot = try await nextSnapshot(&iterator)
+        if snapshot.interruption != nil {
+          #expect(snapshot.items == [first], "the last good items while away")
+          snapshot = try await nextSnapshot(&iterator)
+        }
+        #expect(snapshot.items == [first, during])
+        #expect(snapshot.interruption == nil)
+        #expect(snapshot.fromOtherProcess)
+        // Writes work again on a new session.
+        let after = appointment("after", from: december(1, 13), to: december(1, 14))
+        try await dao.saveAppointment(after)
+        #expect(try await nextSnapshot(&iterator).items == [first, during, after])
+      }
+    }
+  }
+
+  @Test("a server that cannot be reached at start is cannotConnect, with the host and no password")
+  func unreachableServer() async throws {
+    let url = "postgresql://appt:hunter2secret@127.0.0.1:1/appt"
+    let dao = AppointmentDAO(location: .postgres(url: url))
+    let error = await thrownError { try await dao.database.prepare() }
+    guard case .cannotConnect(let server, _)? = error as? StoreError else {
+      Issue.record("expected cannotConnect, got \(String(describing: error))")
+      return
+    }
+    #expect(server.contains("127.0.0.1"))
+    #expect(!String(describing: error!).contains("hunter2secret"))
+    #expect((error as? StoreError)?.isStorageFailure == true)
+  }
+}
+
+/// `make test` starts a PostgreSQL server and sets APPT_REQUIRE_PG: then the suites above must
+/// not quietly skip the engine because the server's URL went missing on the way.
+@Test("under make test, the store suites run against PostgreSQL too")
+func postgresRunsWhenRequired() {
+  if ProcessInfo.processInfo.environment["APPT_REQUIRE_PG"] == "1" {
+    #expect(PostgresTestServer.isAvailable, "APPT_REQUIRE_PG is set but APPT_TEST_PG is not")
+    #expect(StoreKind.allCases.contains(.postgres))
+  }
+}
