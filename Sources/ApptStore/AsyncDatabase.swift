@@ -60,10 +60,16 @@ public final class AsyncDatabase {
     let attempts = engine.writeAttempts
     for attempt in 1... {
       let connection = try open()
-      do {
+      do throws(StoreError) {
         try engine.beginWrite(connection)
         let result = try body(connection)
-        try connection.execute("COMMIT")
+        do throws(StoreError) {
+          try connection.execute("COMMIT")
+        } catch .connectionLost(let server, let reason) {
+          // The request may have reached the server: say so instead of "nothing was saved".
+          _ = failed(.connectionLost(server: server, reason: reason))
+          throw .commitUncertain(server: server, reason: reason)
+        }
         let tables = try engine.takeCommittedChanges(connection)
         if !tables.isEmpty {
           version &+= 1

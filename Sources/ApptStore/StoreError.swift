@@ -30,6 +30,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
   /// The connection to the PostgreSQL server broke; nothing of the failed call was saved,
   /// and appt reconnects by itself.
   case connectionLost(server: String, reason: String)
+  /// The connection broke while the server was committing: the change may or may not have
+  /// been saved (the only case where appt cannot say which).
+  case commitUncertain(server: String, reason: String)
   /// Any other PostgreSQL error, with its SQLSTATE and the server's message.
   case postgres(sqlState: String, message: String)
   /// PostgreSQL could not serialize this transaction against a concurrent one (SQLSTATE
@@ -71,6 +74,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case .cannotConnect(let server, let reason): "cannot connect to PostgreSQL at \(server): \(reason)"
     case .connectionLost(let server, let reason):
       "lost the connection to PostgreSQL at \(server) (\(reason)); nothing was saved"
+    case .commitUncertain(let server, let reason):
+      "lost the connection to PostgreSQL at \(server) while it was committing (\(reason)); "
+        + "the change may or may not have been saved: check before doing it again"
     case .postgres(let sqlState, let message): "PostgreSQL error \(sqlState): \(message)"
     case .serializationFailure(let message): "too many concurrent writers; try again (\(message))"
     case .closed: "the database is closed"
