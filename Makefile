@@ -1,21 +1,27 @@
 # appt: `make run` to use it, `make test` to check it. Both install what is missing first.
+# `make test` runs `make check` under a throwaway PostgreSQL server (Tests/pg/with-server.sh);
+# `make check` alone runs the same checks without one (tests that need PostgreSQL skip).
 
 SHELL := /bin/bash
 export PATH := $(PATH):/opt/swift/usr/bin
 export SWIFT_BACKTRACE := interactive=no
 
 SWIFT ?= swift
-# Debian packages appt needs to build (the -dev packages), run (tzdata) and test (tmux).
-PACKAGES := libncurses-dev libsqlite3-dev tzdata tmux
+# Debian packages appt needs to build (the -dev packages), run (tzdata) and test (tmux, and
+# postgresql for the throwaway server of `make test`).
+PACKAGES := libncurses-dev libsqlite3-dev libpq-dev tzdata tmux postgresql
 DEMO_DB ?= $(CURDIR)/.build/demo.sqlite3
 
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build release run demo test unit-tests e2e-tests tsan asan fuzz fuzz-smoke bench lint format clean
+.PHONY: all deps build release run demo test check pg-shell unit-tests e2e-tests tsan asan fuzz fuzz-smoke bench lint format clean
 
 all: build
 
 ## deps: install the Debian packages that are missing (and only those)
+# Installing postgresql would also create and start a system cluster (main, port 5432) that
+# the tests never use: a drop-in for postgresql-common's createcluster.conf turns that off
+# first (only when postgresql is missing, so an existing setup is left alone).
 deps:
 	@missing=""; \
 	for package in $(PACKAGES); do \
@@ -24,6 +30,11 @@ deps:
 	if [ -n "$$missing" ]; then \
 	  echo "Installing:$$missing"; \
 	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; \
+	  case " $$missing " in *" postgresql "*) \
+	    $$sudo mkdir -p /etc/postgresql-common/createcluster.d && \
+	    printf '# appt (Makefile deps): no default cluster; make test starts its own\ncreate_main_cluster = false\n' | \
+	      $$sudo tee /etc/postgresql-common/createcluster.d/appt.conf >/dev/null;; \
+	  esac; \
 	  $$sudo apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
@@ -48,9 +59,19 @@ demo: release
 	.build/release/appt --db $(DEMO_DB) < Resources/sample-week.appt
 	.build/release/appt --db $(DEMO_DB)
 
-## test: formatting, zero warnings, every unit/integration/e2e test, the suite under TSan and
-## ASan, and a short run of each fuzzer
-test: deps lint unit-tests e2e-tests tsan asan fuzz-smoke
+## test: `check` with a throwaway PostgreSQL server (Tests/pg/server.sh) spanning all of it,
+## stopped and removed afterwards; the tests get APPT_TEST_PG... and APPT_REQUIRE_PG=1, so a
+## PostgreSQL test fails rather than skips. No server, no run: with-server.sh fails first.
+test: deps
+	bash Tests/pg/with-server.sh $(MAKE) --no-print-directory check
+
+## check: formatting, zero warnings, every unit/integration/e2e test, the suite under TSan and
+## ASan, and a short run of each fuzzer (PostgreSQL tests run only under `make test`/`pg-shell`)
+check: lint unit-tests e2e-tests tsan asan fuzz-smoke
+
+## pg-shell: a shell with a throwaway PostgreSQL server (e.g. for `swift test --filter ...`)
+pg-shell: deps
+	bash Tests/pg/with-server.sh bash
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks/Sources
