@@ -29,6 +29,8 @@ public final class RenderLoop {
   private var ticker: Task<Void, Never>?
   /// The sequence of the newest snapshot the observations have put in the inbox.
   private var forwardedSequence: UInt64 = 0
+  /// The last reachability the model was told of (nil: reachable), so it hears only changes.
+  private var reportedUnreachable: String?
   private let executor: CommandExecutor
   /// How often the clock ticks (the now marker moves, "today" changes at midnight).
   private let tickInterval: Duration
@@ -209,6 +211,11 @@ public final class RenderLoop {
       for await snapshot in stream {
         guard let self, !Task.isCancelled else { return }
         self.forwardedSequence = max(self.forwardedSequence, snapshot.sequence)
+        let unreachable = snapshot.interruption.map(Self.reconnecting)
+        if unreachable != self.reportedUnreachable {
+          self.reportedUnreachable = unreachable
+          self.send(.storeReachability(unreachable: unreachable))
+        }
         let days = Dictionary(uniqueKeysWithValues: snapshot.items.map { ($0.id, $0.count) })
         self.send(.busyDaysArrived(month: month, days: days))
       }
@@ -268,6 +275,15 @@ public final class RenderLoop {
       }
       self?.inFlight -= 1
       self?.send(message)
+    }
+  }
+
+  /// What the status line says while the store is away.
+  nonisolated static func reconnecting(_ error: StoreError) -> String {
+    switch error {
+    case .connectionLost(let server, let reason), .cannotConnect(let server, let reason):
+      "Reconnecting to PostgreSQL at \(server)… (\(reason))"
+    default: "Reconnecting… (\(error))"
     }
   }
 

@@ -52,6 +52,9 @@ public struct State: Equatable, Sendable {
   public var selectedID: AppointmentID?
   public var mode: Mode = .browsing
   public var status: StatusMessage?
+  /// Set while the store cannot be reached (a PostgreSQL server restarting): what the status
+  /// line says until it is back. The agenda keeps the last snapshot meanwhile.
+  public var storeUnreachable: String?
   public var isQuitting = false
   /// Keys typed while the selected day was still loading, replayed when its snapshot comes:
   /// `l j` typed in one go must move in the new day's list, not in the empty one between.
@@ -171,6 +174,8 @@ public enum Message: Sendable, Equatable {
   case commandFinished(output: String, isError: Bool)
   /// A store operation failed; the text says what and why.
   case storeFailed(String)
+  /// The store became unreachable (the text says where and why), or reachable again (nil).
+  case storeReachability(unreachable: String?)
   /// The terminal was interrupted (SIGINT, SIGTERM, SIGHUP) or hung up.
   case interrupted
 }

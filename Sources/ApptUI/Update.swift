@@ -83,6 +83,15 @@ public enum UI {
       state.isQuitting = true
       return [.quit]
 
+    case .storeReachability(let unreachable):
+      if let unreachable {
+        state.storeUnreachable = unreachable
+      } else if state.storeUnreachable != nil {
+        state.storeUnreachable = nil
+        state.report("Reconnected: the calendar is up to date")
+      }
+      return []
+
     case .storeFailed(let reason):
       state.typeahead = []  // the day they were meant for may never load
       if case .form(var form) = state.mode {

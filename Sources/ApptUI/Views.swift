@@ -114,6 +114,7 @@ public enum Views {
     case .form(let form) where form.isSaving:
       return (" Saving…", .status)
     default:
+      if let problem = state.storeUnreachable, state.status?.isError != true { return (" " + problem, .error) }
       if let status = state.status { return (" " + status.text, status.isError ? .error : .status) }
       if case .form = state.mode { return (" enter save  tab next field  esc discard  ctrl+u clear field", .status) }
       return (" " + hints(environment.keyMap), .status)
