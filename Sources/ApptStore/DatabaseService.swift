@@ -83,7 +83,8 @@ extension DatabaseService {
     }
   }
 
-  static func find<Model: Persistable>(_ type: Model.Type, id: Model.ID, in connection: any Connection) throws(StoreError)
+  static func find<Model: Persistable>(_ type: Model.Type, id: Model.ID, in connection: any Connection)
+    throws(StoreError)
     -> Model?
   {
     var found: Model?

@@ -93,7 +93,11 @@ struct FileOpener {
     var allowed = CharacterSet.urlPathAllowed
     allowed.remove(charactersIn: "?#%")
     let escaped = path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
-    let probe = try SQLiteConnection(filename: "file:\(escaped)?immutable=1", displayPath: path, flags: SQLITE_OPEN_READONLY)
+    let probe = try SQLiteConnection(
+      filename: "file:\(escaped)?immutable=1",
+      displayPath: path,
+      flags: SQLITE_OPEN_READONLY
+    )
     let magic = Array("SQLite format 3".utf8) + [0]
     guard size >= 100, let header = probe.readHeader(count: 100), Array(header.prefix(16)) == magic else {
       throw .notADatabase(path: path)

@@ -36,7 +36,9 @@ struct Options {
       case "--bail": options.bail = true
       case "--version": options.showVersion = true
       case "--db":
-        guard index + 1 < arguments.count, !arguments[index + 1].isEmpty else { throw .usage("--db needs a path or a postgresql:// URL") }
+        guard index + 1 < arguments.count, !arguments[index + 1].isEmpty else {
+          throw .usage("--db needs a path or a postgresql:// URL")
+        }
         try setDatabase(arguments[index + 1])
         index += 1
       case _ where argument.hasPrefix("--db="):
@@ -58,7 +60,8 @@ struct Options {
       }
       index += 1
     }
-    options.database = databasePath.map(DatabaseConfiguration.Location.named) ?? .file(defaultDatabaseURL(environment: environment))
+    options.database =
+      databasePath.map(DatabaseConfiguration.Location.named) ?? .file(defaultDatabaseURL(environment: environment))
     return options
   }
 
