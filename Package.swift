@@ -14,10 +14,11 @@ let package = Package(
     // MARK: - C boundary
     .systemLibrary(name: "CNCursesW", path: "Sources/CNCursesW"),
     .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+    .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ"),
 
     // MARK: - Layers
     .target(name: "ApptCore", swiftSettings: strict),
-    .target(name: "ApptStore", dependencies: ["ApptCore", "CSQLite"], swiftSettings: strict),
+    .target(name: "ApptStore", dependencies: ["ApptCore", "CSQLite", "CLibPQ"], swiftSettings: strict),
     .target(name: "ApptUI", dependencies: ["ApptCore"], swiftSettings: strict),
     .target(name: "ApptTerminal", dependencies: ["ApptUI", "CNCursesW"], swiftSettings: strict),
     .target(
