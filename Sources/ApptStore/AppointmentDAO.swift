@@ -262,7 +262,7 @@ extension AppointmentDAO {
     }
     guard let range = query.range else {
       return try DatabaseQuery<Appointment>(
-        where: conditions.isEmpty ? "1" : conditions.joined(separator: " AND "),
+        where: conditions.isEmpty ? "TRUE" : conditions.joined(separator: " AND "),
         bindings: bindings,
         order: Self.displayOrder,
         limit: query.limit

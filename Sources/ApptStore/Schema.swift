@@ -40,7 +40,7 @@ public enum Schema {
           id text COLLATE "C" PRIMARY KEY NOT NULL CHECK (length(id) = 36 AND id = lower(id)),
           title text COLLATE "C" NOT NULL,
           start_ms bigint NOT NULL,
-          end_ms bigint NOT NULL CHECK (end_ms > start_ms),
+          end_ms bigint NOT NULL CONSTRAINT "end_ms > start_ms" CHECK (end_ms > start_ms),
           note text NOT NULL DEFAULT '',
           status text NOT NULL DEFAULT 'scheduled' CHECK (status IN ('scheduled', 'cancelled')),
           created_ms bigint NOT NULL,
@@ -48,8 +48,7 @@ public enum Schema {
           starts_at timestamptz NOT NULL GENERATED ALWAYS AS (to_timestamp(start_ms / 1000.0)) STORED,
           ends_at timestamptz NOT NULL GENERATED ALWAYS AS (to_timestamp(end_ms / 1000.0)) STORED,
           created_at timestamptz NOT NULL GENERATED ALWAYS AS (to_timestamp(created_ms / 1000.0)) STORED,
-          updated_at timestamptz NOT NULL GENERATED ALWAYS AS (to_timestamp(updated_ms / 1000.0)) STORED,
-          CHECK (ends_at > starts_at)
+          updated_at timestamptz NOT NULL GENERATED ALWAYS AS (to_timestamp(updated_ms / 1000.0)) STORED
         );
         CREATE INDEX appointment_by_start ON appointment (start_ms);
         CREATE INDEX appointment_by_length ON appointment ((end_ms - start_ms));

@@ -262,11 +262,23 @@ struct AppointmentDAOTests {
   }
 
   /// Regression: text was once bound with length -1, so SQLite read it as a C string and
-  /// stopped at the first NUL ("a\0b" was stored as "a").
-  @Test("text with an embedded NUL is stored whole", arguments: StoreKind.allCases)
+  /// stopped at the first NUL ("a\0b" was stored as "a"). PostgreSQL text cannot hold NUL at
+  /// all: there it must be refused whole, never cut short. (appt's commands refuse NUL before
+  /// the store sees it; this is the store's own guarantee.)
+  @Test("text with an embedded NUL is stored whole, or refused whole", arguments: StoreKind.allCases)
   func embeddedNUL(kind: StoreKind) async throws {
     try await withStore(kind) { dao async throws in
       let stored = appointment("before\u{0}after", from: december(1, 9), to: december(1, 10), note: "x\u{0}y")
+      if kind == .postgres {
+        let error = await thrownError { try await dao.saveAppointment(stored) }
+        guard case .constraint(let message)? = error as? StoreError else {
+          Issue.record("expected a refusal, got \(String(describing: error))")
+          return
+        }
+        #expect(message.contains("NUL"))
+        #expect(try await dao.getAllAppointments().isEmpty)
+        return
+      }
       try await dao.saveAppointment(stored)
       let read = try await dao.getAppointment(id: stored.id)
       #expect(read.title == stored.title)
