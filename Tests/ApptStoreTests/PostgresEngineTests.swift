@@ -129,6 +129,30 @@ struct PostgresEngineTests {
     }
   }
 
+  @Test("backup writes an appt SQLite file with every row, and refuses to overwrite one")
+  func backupToSQLite() async throws {
+    try await withSharedStore(.postgres) { store in
+      let dao = store.dao()
+      for hour in [9, 11, 14] {
+        try await dao.saveAppointment(appointment("at \(hour)", from: december(1, hour), to: december(1, hour + 1)))
+      }
+      let stored = try await dao.getAllAppointments()
+      let directory = TemporaryDirectory()
+      let copy = directory.file("copy.sqlite3")
+      try await dao.database.backup(to: copy)
+      let fromCopy = AppointmentDAO(file: copy, clock: TestClock.clock)
+      #expect(try await fromCopy.getAllAppointments() == stored)
+      #expect(try await fromCopy.database.integrityCheck() == ["ok"])
+      await fromCopy.database.close()
+      #expect(permissions(copy.path) == 0o600)
+
+      let before = try fileBytes(copy)
+      let error = await thrownError { try await dao.database.backup(to: copy) }
+      #expect((error as? StoreError)?.description.contains("refusing to overwrite") == true)
+      #expect(try fileBytes(copy) == before)
+    }
+  }
+
   @Test("a server that cannot be reached at start is cannotConnect, with the host and no password")
   func unreachableServer() async throws {
     let url = "postgresql://appt:hunter2secret@127.0.0.1:1/appt"
