@@ -18,8 +18,8 @@ struct MultiConnectionTests {
       defer { withExtendedLifetime(directory) {} }
       let a = TestStore.fileDAO(in: directory)
       let b = TestStore.fileDAO(in: directory)
-      let existing = appointment("existing", from: december(1, 8), to: december(1, 9))
-      try await a.saveAppointment(existing)
+      var existing = appointment("existing", from: december(1, 8), to: december(1, 9))
+      existing = try await a.saveAppointment(existing)
 
       var iterator = await a.observeAppointments(Self.query).makeAsyncIterator()
       let first = try await nextSnapshot(&iterator)
@@ -28,8 +28,8 @@ struct MultiConnectionTests {
       // B's commit outside A's window is noticed, re-queried and found irrelevant...
       try await b.saveAppointment(appointment("elsewhere", from: december(7, 9), to: december(7, 10)))
       // ...and the one inside arrives with its index.
-      let inside = appointment("from B", from: december(1, 12), to: december(1, 13))
-      try await b.saveAppointment(inside)
+      var inside = appointment("from B", from: december(1, 12), to: december(1, 13))
+      inside = try await b.saveAppointment(inside)
       let next = try await nextSnapshot(&iterator)
       #expect(next.items == [existing, inside])
       #expect(next.change == .update(ChangeSet(insertions: [1])))
@@ -51,8 +51,8 @@ struct MultiConnectionTests {
       let directory = TemporaryDirectory()
       defer { withExtendedLifetime(directory) {} }
       let dao = TestStore.fileDAO(in: directory)
-      let one = appointment("one", from: december(1, 9), to: december(1, 10))
-      let two = appointment("two", from: december(1, 11), to: december(1, 12))
+      let one = appointment("one", from: december(1, 9), to: december(1, 10)).atRevision(1)
+      let two = appointment("two", from: december(1, 11), to: december(1, 12)).atRevision(1)
       try await dao.service.save(all: [one, two])
       var iterator = await dao.observeAppointments(Self.query).makeAsyncIterator()
       #expect(try await nextSnapshot(&iterator).items == [one, two])
@@ -107,8 +107,8 @@ struct MultiConnectionTests {
     // Give the save time to meet the lock (not asserted: it passes either way).
     try await Task.sleep(for: .milliseconds(100))
     try other.execute("COMMIT")
-    try await save.value
-    #expect(try await dao.getAllAppointments() == [stored])
+    _ = try await save.value
+    #expect(try await dao.getAllAppointments() == [stored.atRevision(1)])
     await dao.database.close()
   }
 
@@ -144,8 +144,8 @@ struct MultiConnectionTests {
     let writer = TestStore.fileDAO(in: directory)
     let reader = TestStore.fileDAO(in: directory)
     for index in 0..<20 {
-      let item = appointment("n\(index)", from: december(1, 9), to: december(1, 10))
-      try await writer.saveAppointment(item)
+      var item = appointment("n\(index)", from: december(1, 9), to: december(1, 10))
+      item = try await writer.saveAppointment(item)
       #expect(try await reader.getAppointment(id: item.id) == item)
     }
     await writer.database.close()
