@@ -33,6 +33,10 @@ enum FormView {
       }
     }
     row += 1
+    if row < area.rows.upperBound, let notice = form.notice {
+      screen.put("  ! \(notice)", row: row, column: x, width: area.width, style: .error)
+      row += 1
+    }
     if row < area.rows.upperBound, let meaning = form.interpretation(environment: environment) {
       screen.put("  → \(meaning)", row: row, column: x, width: area.width, style: .accent)
       row += 1

@@ -49,7 +49,10 @@ public enum UI {
 
     case .appointmentUpdated(let old, let new):
       state.mode = .browsing
-      state.recordUndo(old.occurrence == nil ? .put(old) : .reattach(occurrence: old, detached: new))
+      // Undo puts the old fields back over the version just saved, and only over that one.
+      var previous = old
+      previous.revision = new.revision
+      state.recordUndo(old.occurrence == nil ? .put(previous) : .reattach(occurrence: old, detached: new))
       state.report("Saved \"\(new.title)\"")
       return show(new, state: &state, clock: environment.clock)
 
@@ -82,6 +85,28 @@ public enum UI {
     case .interrupted:
       state.isQuitting = true
       return [.quit]
+
+    case .changeRefused(let change, let current):
+      let formatter = environment.formatter
+      let now = "now \"\(current.title)\" \(formatter.day(current.start)) \(formatter.timeRange(current))"
+      if change == .save, case .form(var form) = state.mode, form.isSaving, var base = form.editing,
+        base.id == current.id
+      {
+        // Keep what was typed; the next Enter saves it over the version stored now.
+        if base.occurrence == nil {
+          base = current
+        } else {
+          base.revision = current.revision  // an occurrence: the series' revision
+        }
+        form.editing = base
+        form.isSaving = false
+        form.notice = "Changed by someone else (\(now)); enter saves over it, esc discards"
+        state.mode = .form(form)
+        state.report("\"\(current.title)\" was changed by someone else; nothing saved", isError: true)
+        return []
+      }
+      state.report("\"\(current.title)\" was changed by someone else (\(now)); \(change.refusal)", isError: true)
+      return []
 
     case .storeFailed(let reason):
       state.typeahead = []  // the day they were meant for may never load
