@@ -265,7 +265,9 @@ extension AppointmentDAO {
   /// Reads only the two times of each one-off in the window (the start index bounds the
   /// scan), expands the series that reach it, and counts per local day; a multi-day
   /// appointment marks every day it touches.
-  static func busyDays(in range: DateInterval, clock: Clock, connection: any Connection) throws(StoreError) -> [BusyDay] {
+  static func busyDays(in range: DateInterval, clock: Clock, connection: any Connection) throws(StoreError)
+    -> [BusyDay]
+  {
     let from = range.start.millisecondsSince1970
     let to = range.end.millisecondsSince1970
     let longest =

@@ -77,9 +77,9 @@ public struct Form: Equatable, Sendable {
   public var errors: [Field: String] = [:]
   /// The appointment being edited, at the revision the edit is based on; nil when adding.
   public var editing: Appointment?
-  /// Shown above the fields' summary: why the last save was refused (someone else changed
-  /// the appointment) and what Enter now does.
-  public var notice: String?
+  /// Lines shown under the fields: why the last save was refused (someone else changed the
+  /// appointment), what it is now, and what Enter now does.
+  public var notice: [String] = []
   /// True between Enter and the store's answer; keys are ignored meanwhile.
   public var isSaving = false
 

@@ -33,8 +33,8 @@ enum FormView {
       }
     }
     row += 1
-    if row < area.rows.upperBound, let notice = form.notice {
-      screen.put("  ! \(notice)", row: row, column: x, width: area.width, style: .error)
+    for (index, line) in form.notice.enumerated() where row < area.rows.upperBound {
+      screen.put((index == 0 ? "  ! " : "    ") + line, row: row, column: x, width: area.width, style: .error)
       row += 1
     }
     if row < area.rows.upperBound, let meaning = form.interpretation(environment: environment) {

@@ -88,7 +88,6 @@ public enum UI {
 
     case .changeRefused(let change, let current):
       let formatter = environment.formatter
-      let now = "now \"\(current.title)\" \(formatter.day(current.start)) \(formatter.timeRange(current))"
       if change == .save, case .form(var form) = state.mode, form.isSaving, var base = form.editing,
         base.id == current.id
       {
@@ -100,12 +99,16 @@ public enum UI {
         }
         form.editing = base
         form.isSaving = false
-        form.notice = "Changed by someone else (\(now)); enter saves over it, esc discards"
+        form.notice = [
+          "Changed by someone else; it is now",
+          "\"\(current.title)\" \(formatter.day(current.start)) \(formatter.timeRange(current))",
+          "enter saves yours over it, esc discards yours",
+        ]
         state.mode = .form(form)
         state.report("\"\(current.title)\" was changed by someone else; nothing saved", isError: true)
         return []
       }
-      state.report("\"\(current.title)\" was changed by someone else (\(now)); \(change.refusal)", isError: true)
+      state.report("\"\(current.title)\" was changed by someone else; \(change.refusal)", isError: true)
       return []
 
     case .storeFailed(let reason):
