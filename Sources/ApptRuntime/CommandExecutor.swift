@@ -75,8 +75,7 @@ public struct CommandExecutor: Sendable {
           isAllDay: request.isAllDay,
           recurrence: request.recurrence
         )
-        try await dao.saveAppointment(appointment)
-        return render(appointment, verb: "added")
+        return render(try await dao.saveAppointment(appointment), verb: "added")
 
       case .list(let request):
         let query = AppointmentQuery(
