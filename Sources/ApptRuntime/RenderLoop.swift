@@ -114,23 +114,55 @@ public final class RenderLoop {
       )
       runStoreCall { dao throws(StoreError) in .appointmentAdded(try await dao.saveAppointment(appointment)) }
     // Each change is based on the revision the user saw; a newer one is refused (.changeRefused).
+    // An occurrence of a series is changed on its own (the series itself stays as it is), as
+    // the confirmation and the undo steps say; its revision is the series'.
     case .updateAppointment(let old, let new):
+      let clock = environment.clock
       runStoreCall(.save) { dao throws(StoreError) in
-        let saved = try await dao.updateAppointment(id: old.id, ifRevision: old.revision) { appointment in
+        let apply: @Sendable (inout Appointment) -> Void = { appointment in
           appointment.title = new.title
           appointment.start = new.start
           appointment.end = new.end
           appointment.note = new.note
         }
+        let saved =
+          if let occurrence = old.occurrence {
+            try await dao.editOccurrence(
+              id: old.id,
+              on: clock.startOfDay(occurrence),
+              ifRevision: old.revision,
+              change: apply
+            )
+          } else {
+            try await dao.updateAppointment(id: old.id, ifRevision: old.revision, change: apply)
+          }
         return .appointmentUpdated(old: old, new: saved)
       }
     case .cancelAppointment(let appointment):
+      let clock = environment.clock
       runStoreCall(.cancel) { dao throws(StoreError) in
-        .appointmentCancelled(try await dao.cancelAppointment(id: appointment.id, ifRevision: appointment.revision))
+        if let occurrence = appointment.occurrence {
+          let day = clock.startOfDay(occurrence)
+          return .appointmentCancelled(
+            try await dao.cancelOccurrence(id: appointment.id, on: day, ifRevision: appointment.revision)
+          )
+        }
+        return .appointmentCancelled(
+          try await dao.cancelAppointment(id: appointment.id, ifRevision: appointment.revision)
+        )
       }
     case .restoreAppointment(let appointment):
+      let clock = environment.clock
       runStoreCall(.restore) { dao throws(StoreError) in
-        .appointmentRestored(try await dao.restoreAppointment(id: appointment.id, ifRevision: appointment.revision))
+        if let occurrence = appointment.occurrence {
+          let day = clock.startOfDay(occurrence)
+          return .appointmentRestored(
+            try await dao.restoreOccurrence(id: appointment.id, on: day, ifRevision: appointment.revision)
+          )
+        }
+        return .appointmentRestored(
+          try await dao.restoreAppointment(id: appointment.id, ifRevision: appointment.revision)
+        )
       }
     case .deleteAppointment(let appointment):
       runStoreCall(.delete) { dao throws(StoreError) in
