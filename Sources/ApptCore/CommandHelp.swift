@@ -109,10 +109,11 @@ public enum CommandHelp {
   /// The overview: every command's usage line, then what WHEN, DURATION and ID accept.
   public static let summary: String = {
     var lines = [
-      "usage: appt [--db PATH] [--json] [--bail] [COMMAND ARGS...]",
+      "usage: appt [--db PATH|postgresql://URL] [--json] [--bail] [COMMAND ARGS...]",
       "",
       "Without a command appt opens its full-screen view on a terminal, and otherwise",
       "reads commands from stdin, one per line (blank lines and # comments skip).",
+      "--db (or APPT_DB) names an SQLite file, or a shared PostgreSQL database by URL.",
       "",
       "commands:",
     ]
