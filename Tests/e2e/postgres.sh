@@ -251,7 +251,7 @@ concurrent_edits_one_wins() {
     new_database || return
     run_appt --db "$DB" --json add "Original" --at "2026-12-07 09:00" --for 1h
     check_status 0 "setup: add"
-    local id n status winner="" wins=0 losses=0
+    local id n status winner="" wins=0 losses=0 losers=()
     id=$(json_field "$OUT" id)
     [[ $id =~ ^[0-9a-f-]{36}$ ]] || { fail "setup: no id in [$OUT]"; return; }
     check_eq 1 "$(pg "$DB" "SELECT revision FROM appointment WHERE id = '$id'")" "revision after add"
@@ -280,8 +280,8 @@ concurrent_edits_one_wins() {
             ;;
         1)
             losses=$((losses + 1))
-            check_contains "$(cat "$T/err$n")" "changed by someone else" "writer $n's stderr"
-            check_eq "" "$(cat "$T/out$n")" "writer $n's stdout"
+            losers+=("$n")
+            check_contains "$(cat "$T/err$n")" "${id:0:8} was changed by someone else" "writer $n's stderr"
             ;;
         *) fail "writer $n exited $status (stderr: $(cat "$T/err$n"))" ;;
         esac
@@ -290,6 +290,13 @@ concurrent_edits_one_wins() {
     check_eq 1 "$wins" "writers that exited 0"
     check_eq 7 "$losses" "writers that exited 1"
     [[ -n $winner ]] || return
+    echo "    writer $winner won"
+    check_contains "$(cat "$T/out$winner")" "updated" "the winner's stdout"
+    # a refused edit shows what is stored now: the winner's title, revision 2
+    for n in "${losers[@]}"; do
+        check_contains "$(cat "$T/out$n")" "title: Writer $winner" "writer $n's stdout shows the stored title"
+        check_contains "$(cat "$T/out$n")" "revision: 2" "writer $n's stdout shows the stored revision"
+    done
     check_eq "Writer $winner|2" "$(pg "$DB" "SELECT title, revision FROM appointment WHERE id = '$id'")" \
         "stored title and revision"
     run_appt --db "$DB" --json show "$id"
@@ -390,6 +397,10 @@ server_down_at_start() {
     check_contains "$ERR" "Connection refused" "the message gives libpq's reason"
     check_not_contains "$ERR" "SECRET" "the message hides the password"
     check_eq "" "$OUT" "stdout with no server"
+    APPT_DB=$url run_appt list
+    check_status 3 "list with no server, URL from APPT_DB"
+    check_contains "$ERR" "127.0.0.1:$port" "the message names the server (APPT_DB)"
+    check_not_contains "$ERR" "SECRET" "the message hides the password (APPT_DB)"
 
     # the full screen, under script(1) so that every byte it writes to the terminal is kept
     local cmd
