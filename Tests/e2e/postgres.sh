@@ -2,7 +2,7 @@
 # End-to-end scenarios for appt on PostgreSQL: live updates between two full-screen clients,
 # concurrent writers, optimistic edits, a server restart under a running TUI, a server that is
 # not there at all, and what the schema looks like from psql.
-# usage: Tests/e2e/postgres.sh [PATH_TO_APPT]
+# usage: Tests/e2e/postgres.sh [PATH_TO_APPT [SCENARIO...]]   (scenario names: only those)
 #
 # Needs a server: run it under Tests/pg/with-server.sh (APPT_TEST_PG, APPT_TEST_PG_DIR and
 # APPT_TEST_PG_SERVER). Without APPT_TEST_PG the suite is skipped, unless APPT_REQUIRE_PG=1.
