@@ -91,7 +91,8 @@ struct DatasetGenerator {
       status: status,
       created: Self.created,
       timeZone: recurrence == nil ? "" : "UTC",
-      recurrence: recurrence
+      recurrence: recurrence,
+      revision: 1  // stored as is through the generic layer: as a first save would
     )
   }
 

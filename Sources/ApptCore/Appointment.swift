@@ -80,6 +80,10 @@ public struct Appointment: Hashable, Sendable, Identifiable {
   public var occurrence: Date?
   /// The iCalendar UID it was imported with (or exported as), so a re-import updates it.
   public var uid: String?
+  /// How many times the stored row was written: 0 for a value never stored, 1 once saved,
+  /// one more on every later write. An edit based on an older revision is refused, so a change
+  /// someone else made in between is never lost. An occurrence carries its series' revision.
+  public var revision: Int
 
   public init(
     id: AppointmentID = AppointmentID(),
@@ -95,7 +99,8 @@ public struct Appointment: Hashable, Sendable, Identifiable {
     recurrence: Recurrence? = nil,
     exceptions: [Date] = [],
     occurrence: Date? = nil,
-    uid: String? = nil
+    uid: String? = nil,
+    revision: Int = 0
   ) {
     self.id = id
     self.title = title
@@ -111,6 +116,7 @@ public struct Appointment: Hashable, Sendable, Identifiable {
     self.exceptions = exceptions.sorted()
     self.occurrence = occurrence
     self.uid = uid
+    self.revision = revision
   }
 
   /// The zone the series repeats in (its own, else `fallback`).

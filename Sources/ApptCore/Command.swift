@@ -8,9 +8,10 @@ public enum Command: Equatable, Sendable {
   case show(id: String)
   case edit(EditRequest)
   /// The whole appointment, or with `occurrence` (a local midnight) one occurrence of a series.
-  case cancel(id: String, occurrence: Date? = nil)
-  case restore(id: String, occurrence: Date? = nil)
-  case delete(id: String)
+  /// With `ifRevision` (`--if-revision N`), only if it is still at that revision.
+  case cancel(id: String, occurrence: Date? = nil, ifRevision: Int? = nil)
+  case restore(id: String, occurrence: Date? = nil, ifRevision: Int? = nil)
+  case delete(id: String, ifRevision: Int? = nil)
   /// Reads an iCalendar file, all or nothing; with `partial`, imports the events that map and
   /// lists the others.
   case importFile(path: String, partial: Bool)
@@ -61,6 +62,8 @@ public struct EditRequest: Equatable, Sendable {
   /// Edit only the occurrence of a series on this day (a local midnight): it becomes an
   /// appointment of its own and the series skips that day.
   public var occurrence: Date?
+  /// `--if-revision N`: change it only if it is still at revision N (nobody changed it since).
+  public var ifRevision: Int?
 
   public init(
     id: String,
@@ -68,7 +71,8 @@ public struct EditRequest: Equatable, Sendable {
     start: Date? = nil,
     duration: TimeInterval? = nil,
     note: String? = nil,
-    occurrence: Date? = nil
+    occurrence: Date? = nil,
+    ifRevision: Int? = nil
   ) {
     self.id = id
     self.title = title
@@ -76,6 +80,7 @@ public struct EditRequest: Equatable, Sendable {
     self.duration = duration
     self.note = note
     self.occurrence = occurrence
+    self.ifRevision = ifRevision
   }
 }
 

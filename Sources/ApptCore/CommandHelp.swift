@@ -30,27 +30,28 @@ public enum CommandHelp {
         "--include-cancelled. --search keeps only those matching TEXT.",
       ]
     ),
-    ("show", "show ID", ["Prints every field of one appointment."]),
+    ("show", "show ID", ["Prints every field of one appointment, its revision included."]),
     (
-      "edit", "edit ID [--occurrence DATE] [--title T] [--at WHEN] [--for DURATION] [--note TEXT]",
+      "edit",
+      "edit ID [--occurrence DATE] [--title T] [--at WHEN] [--for DURATION] [--note TEXT] [--if-revision N]",
       [
         "Changes the fields given and keeps the others. At least one option is needed.",
         "--at moves the start; --note \"\" clears the note. With --occurrence, only that",
         "day's occurrence of a series changes: it becomes an appointment of its own.",
-      ]
+      ] + revisionHelp
     ),
     (
-      "cancel", "cancel ID [--occurrence DATE]",
+      "cancel", "cancel ID [--occurrence DATE] [--if-revision N]",
       [
         "Marks an appointment cancelled; it is kept and can be restored. With",
         "--occurrence, only that day's occurrence of a series.",
-      ]
+      ] + revisionHelp
     ),
     (
-      "restore", "restore ID [--occurrence DATE]",
-      ["Makes a cancelled appointment (or one cancelled occurrence) scheduled again."]
+      "restore", "restore ID [--occurrence DATE] [--if-revision N]",
+      ["Makes a cancelled appointment (or one cancelled occurrence) scheduled again."] + revisionHelp
     ),
-    ("delete", "delete ID", ["Deletes an appointment for good."]),
+    ("delete", "delete ID [--if-revision N]", ["Deletes an appointment for good."] + revisionHelp),
     (
       "import", "import FILE.ics [--partial]",
       [
@@ -81,6 +82,13 @@ public enum CommandHelp {
       ]
     ),
     ("help", "help [COMMAND]", ["Prints this overview, or the usage of one command."]),
+  ]
+
+  /// What `--if-revision` does, for each command that takes it.
+  private static let revisionHelp = [
+    "--if-revision N changes it only if it is still at revision N (as show printed",
+    "it): if someone else changed it since, nothing changes, the command fails",
+    "(exit 1) and the version stored now is printed as show prints it.",
   ]
 
   /// The values the usages refer to, shared by the overview and each command's help.

@@ -39,9 +39,10 @@ public struct CommandParser: Sendable {
     case "add": return try parseAdd(rest)
     case "list": return try parseList(rest)
     case "show": return try parseIDCommand("show", rest, Command.show(id:))
-    case "cancel": return try parseOccurrenceCommand("cancel", rest) { .cancel(id: $0, occurrence: $1) }
-    case "restore": return try parseOccurrenceCommand("restore", rest) { .restore(id: $0, occurrence: $1) }
-    case "delete": return try parseIDCommand("delete", rest, Command.delete(id:))
+    case "cancel": return try parseOccurrenceCommand("cancel", rest) { .cancel(id: $0, occurrence: $1, ifRevision: $2) }
+    case "restore":
+      return try parseOccurrenceCommand("restore", rest) { .restore(id: $0, occurrence: $1, ifRevision: $2) }
+    case "delete": return try parseDelete(rest)
     case "edit": return try parseEdit(rest)
     case "import": return try parseImport(rest)
     case "export": return try parseExport(rest)
@@ -260,13 +261,15 @@ public struct CommandParser: Sendable {
   private func parseEdit(_ words: [String]) throws(CommandError) -> Command {
     let options: [String: OptionKind] = [
       "--title": .text, "--at": .when, "--for": .text, "--note": .text, "--occurrence": .when,
+      "--if-revision": .text,
     ]
     let scan = try scanOptions("edit", options, words)
     if scan.help { return .help(topic: "edit") }
     let id = try onlyID("edit", scan.positional)
-    guard !scan.given.isEmpty else {
+    guard !scan.given.subtracting(["--occurrence", "--if-revision"]).isEmpty else {
       throw .usage("edit: nothing to change; give --title, --at, --for or --note")
     }
+    let ifRevision = try Self.revision("edit", scan)
     if let error = scan.deferredError { throw error }
     var request = EditRequest(id: id)
     if let title = scan.texts["--title"] {
@@ -282,23 +285,42 @@ public struct CommandParser: Sendable {
       request.note = note
     }
     request.occurrence = try occurrenceDay("edit", scan)
-    guard !scan.given.subtracting(["--occurrence"]).isEmpty else {
-      throw .usage("edit: nothing to change; give --title, --at, --for or --note")
-    }
+    request.ifRevision = ifRevision
     return .edit(request)
   }
 
-  /// `cancel ID [--occurrence DATE]`, `restore ID [--occurrence DATE]`.
+  /// `cancel ID [--occurrence DATE] [--if-revision N]`, `restore ID [--occurrence DATE]
+  /// [--if-revision N]`.
   private func parseOccurrenceCommand(
     _ command: String,
     _ words: [String],
-    _ make: (String, Date?) -> Command
+    _ make: (String, Date?, Int?) -> Command
   ) throws(CommandError) -> Command {
-    let scan = try scanOptions(command, ["--occurrence": .when], words)
+    let scan = try scanOptions(command, ["--occurrence": .when, "--if-revision": .text], words)
     if scan.help { return .help(topic: command) }
     let id = try onlyID(command, scan.positional)
+    let ifRevision = try Self.revision(command, scan)
     if let error = scan.deferredError { throw error }
-    return make(id, try occurrenceDay(command, scan))
+    return make(id, try occurrenceDay(command, scan), ifRevision)
+  }
+
+  /// `delete ID [--if-revision N]`.
+  private func parseDelete(_ words: [String]) throws(CommandError) -> Command {
+    let scan = try scanOptions("delete", ["--if-revision": .text], words)
+    if scan.help { return .help(topic: "delete") }
+    let id = try onlyID("delete", scan.positional)
+    return .delete(id: id, ifRevision: try Self.revision("delete", scan))
+  }
+
+  /// `--if-revision N`, if given: a revision is a whole number from 1 up, and anything else is
+  /// a usage error (a script computing a revision wrongly is a bug to stop at, like a typo in
+  /// an option name).
+  private static func revision(_ command: String, _ scan: Scan) throws(CommandError) -> Int? {
+    guard let text = scan.texts["--if-revision"] else { return nil }
+    guard !text.isEmpty, text.allSatisfy(WhenParser.isASCIIDigit), let n = Int(text), n >= 1 else {
+      throw .usage("\(command): --if-revision needs a revision number (1 or more), not \(WhenParser.quoted(text))")
+    }
+    return n
   }
 
   /// The day `--occurrence DATE` names (a local midnight), if given.
@@ -310,7 +332,7 @@ public struct CommandParser: Sendable {
     return day
   }
 
-  /// `show ID`, `cancel ID`, `restore ID`, `delete ID`: one id and no options.
+  /// `show ID`: one id and no options.
   private func parseIDCommand(
     _ command: String,
     _ words: [String],

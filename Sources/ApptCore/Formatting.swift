@@ -72,6 +72,7 @@ public struct AppointmentFormatter: Sendable {
       ("note", TextSafety.escapingControls(a.note)),
       ("created", dayAndTime(a.created)),
       ("updated", dayAndTime(a.updated)),
+      ("revision", String(a.revision)),
     ]
     var extra: [(String, String)] = []
     if a.isAllDay { extra.append(("all day", "yes")) }
@@ -112,6 +113,8 @@ public struct AppointmentFormatter: Sendable {
     out += ",\"repeat\":" + (a.recurrence.map { Self.jsonString($0.rrule) } ?? "null")
     out += ",\"occurrence\":" + (a.occurrence.map { Self.jsonString(iso8601($0)) } ?? "null")
     out += ",\"time_zone\":" + Self.jsonString(a.timeZone)
+    // Revisions (a later addition): what `--if-revision` compares with.
+    out += ",\"revision\":" + String(a.revision)
     out += "}"
     return out
   }

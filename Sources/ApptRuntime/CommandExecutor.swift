@@ -32,15 +32,21 @@ public struct CommandExecutor: Sendable {
 
     public let message: String
     public let kind: Kind
+    /// What to print on stdout all the same (terminated by a newline), "" for nothing: for a
+    /// change refused as stale, the appointment as stored now, as `show` prints it, so the
+    /// caller can look and decide again without another command.
+    public let output: String
 
     public init(_ error: CommandError) {
       message = error.message
       kind = error.kind == .usage ? .usage : .invalid
+      output = ""
     }
 
-    init(_ error: StoreError) {
+    init(_ error: StoreError, output: String = "") {
       message = error.description
       kind = error.isStorageFailure ? .storage : .invalid
+      self.output = output
     }
   }
 
@@ -69,8 +75,7 @@ public struct CommandExecutor: Sendable {
           isAllDay: request.isAllDay,
           recurrence: request.recurrence
         )
-        try await dao.saveAppointment(appointment)
-        return render(appointment, verb: "added")
+        return render(try await dao.saveAppointment(appointment), verb: "added")
 
       case .list(let request):
         let query = AppointmentQuery(
@@ -82,25 +87,34 @@ public struct CommandExecutor: Sendable {
         return appointments.map { json ? formatter.jsonObject($0) + "\n" : formatter.textLine($0) + "\n" }.joined()
 
       case .show(let prefix):
-        let appointment = try await dao.getAppointment(id: try await dao.resolveID(prefix))
-        return json
-          ? formatter.jsonObject(appointment) + "\n" : formatter.details(appointment).joined(separator: "\n") + "\n"
+        return show(try await dao.getAppointment(id: try await dao.resolveID(prefix)))
 
       case .edit(let request):
         return render(try await edit(request), verb: "updated")
 
-      case .cancel(let prefix, let occurrence):
+      case .cancel(let prefix, let occurrence, let ifRevision):
         let id = try await dao.resolveID(prefix)
-        if let occurrence { return render(try await dao.cancelOccurrence(id: id, on: occurrence), verb: "cancelled") }
-        return render(try await dao.cancelAppointment(id: id), verb: "cancelled")
+        if let occurrence {
+          return render(
+            try await dao.cancelOccurrence(id: id, on: occurrence, ifRevision: ifRevision),
+            verb: "cancelled"
+          )
+        }
+        return render(try await dao.cancelAppointment(id: id, ifRevision: ifRevision), verb: "cancelled")
 
-      case .restore(let prefix, let occurrence):
+      case .restore(let prefix, let occurrence, let ifRevision):
         let id = try await dao.resolveID(prefix)
-        if let occurrence { return render(try await dao.restoreOccurrence(id: id, on: occurrence), verb: "restored") }
-        return render(try await dao.restoreAppointment(id: id), verb: "restored")
+        if let occurrence {
+          return render(
+            try await dao.restoreOccurrence(id: id, on: occurrence, ifRevision: ifRevision),
+            verb: "restored"
+          )
+        }
+        return render(try await dao.restoreAppointment(id: id, ifRevision: ifRevision), verb: "restored")
 
-      case .delete(let prefix):
-        return render(try await dao.deleteAppointment(id: try await dao.resolveID(prefix)), verb: "deleted")
+      case .delete(let prefix, let ifRevision):
+        let id = try await dao.resolveID(prefix)
+        return render(try await dao.deleteAppointment(id: id, ifRevision: ifRevision), verb: "deleted")
 
       case .importFile(let path, let partial):
         return try await importFile(path, partial: partial)
@@ -123,6 +137,9 @@ public struct CommandExecutor: Sendable {
         return help(topic)
       }
     } catch {
+      // A stale revision: the message goes where errors go, and what is stored now where
+      // results go, as `show` would print it (one JSON object in --json mode).
+      if case .staleRevision(let current) = error { throw Failure(error, output: show(current)) }
       throw Failure(error)
     }
   }
@@ -267,11 +284,15 @@ public struct CommandExecutor: Sendable {
       appointment.end = appointment.start.addingTimeInterval(duration)
       appointment.updated = now
     }
-    if let day = request.occurrence { return try await dao.editOccurrence(id: id, on: day, change: change) }
-    var appointment = try await dao.getAppointment(id: id)
-    change(&appointment)
-    try await dao.saveAppointment(appointment)
-    return appointment
+    if let day = request.occurrence {
+      return try await dao.editOccurrence(id: id, on: day, ifRevision: request.ifRevision, change: change)
+    }
+    return try await dao.updateAppointment(id: id, ifRevision: request.ifRevision, change: change)
+  }
+
+  /// Every field of `appointment`: `show`'s output.
+  private func show(_ appointment: Appointment) -> String {
+    json ? formatter.jsonObject(appointment) + "\n" : formatter.details(appointment).joined(separator: "\n") + "\n"
   }
 
   private func render(_ appointment: Appointment, verb: String) -> String {

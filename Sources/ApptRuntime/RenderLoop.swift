@@ -112,29 +112,33 @@ public final class RenderLoop {
         note: request.note,
         created: now
       )
-      runStoreCall { dao throws(StoreError) in
-        try await dao.saveAppointment(appointment)
-        return .appointmentAdded(appointment)
-      }
+      runStoreCall { dao throws(StoreError) in .appointmentAdded(try await dao.saveAppointment(appointment)) }
+    // Each change is based on the revision the user saw; a newer one is refused (.changeRefused).
     case .updateAppointment(let old, let new):
-      runStoreCall { dao throws(StoreError) in
-        try await dao.saveAppointment(new)
-        return .appointmentUpdated(old: old, new: new)
+      runStoreCall(.save) { dao throws(StoreError) in
+        let saved = try await dao.updateAppointment(id: old.id, ifRevision: old.revision) { appointment in
+          appointment.title = new.title
+          appointment.start = new.start
+          appointment.end = new.end
+          appointment.note = new.note
+        }
+        return .appointmentUpdated(old: old, new: saved)
       }
     case .cancelAppointment(let appointment):
-      runStoreCall { dao throws(StoreError) in
-        .appointmentCancelled(try await dao.cancelAppointment(id: appointment.id))
+      runStoreCall(.cancel) { dao throws(StoreError) in
+        .appointmentCancelled(try await dao.cancelAppointment(id: appointment.id, ifRevision: appointment.revision))
       }
     case .restoreAppointment(let appointment):
-      runStoreCall { dao throws(StoreError) in
-        .appointmentRestored(try await dao.restoreAppointment(id: appointment.id))
+      runStoreCall(.restore) { dao throws(StoreError) in
+        .appointmentRestored(try await dao.restoreAppointment(id: appointment.id, ifRevision: appointment.revision))
       }
     case .deleteAppointment(let appointment):
-      runStoreCall { dao throws(StoreError) in .appointmentDeleted(try await dao.deleteAppointment(id: appointment.id))
+      runStoreCall(.delete) { dao throws(StoreError) in
+        .appointmentDeleted(try await dao.deleteAppointment(id: appointment.id, ifRevision: appointment.revision))
       }
     case .undo(let step):
       let clock = environment.clock
-      runStoreCall { dao throws(StoreError) in try await Self.undo(step, dao: dao, clock: clock) }
+      runStoreCall(.undo) { dao throws(StoreError) in try await Self.undo(step, dao: dao, clock: clock) }
     case .runCommand(let line):
       runCommand(line)
     case .quit:
@@ -143,7 +147,8 @@ public final class RenderLoop {
     }
   }
 
-  /// Carries out an undo step and says what was undone.
+  /// Carries out an undo step and says what was undone. Each step holds the revision its
+  /// change left, so an undo never overwrites what someone else changed since.
   private static func undo(_ step: State.UndoStep, dao: AppointmentDAO, clock: Clock) async throws(StoreError)
     -> Message
   {
@@ -151,29 +156,30 @@ public final class RenderLoop {
     case .setStatus(let appointment, let status) where appointment.occurrence != nil:
       let day = clock.startOfDay(appointment.occurrence ?? appointment.start)
       if status == .scheduled {
-        try await dao.restoreOccurrence(id: appointment.id, on: day)
+        try await dao.restoreOccurrence(id: appointment.id, on: day, ifRevision: appointment.revision)
         return .undone("cancelled occurrence of \"\(appointment.title)\"")
       }
-      try await dao.cancelOccurrence(id: appointment.id, on: day)
+      try await dao.cancelOccurrence(id: appointment.id, on: day, ifRevision: appointment.revision)
       return .undone("restored occurrence of \"\(appointment.title)\"")
     case .reattach(let occurrence, let detached):
-      try await dao.deleteAppointment(id: detached.id)
+      try await dao.deleteAppointment(id: detached.id, ifRevision: detached.revision)
+      // Giving the series its day back commutes with other changes to the series: no check.
       try await dao.restoreOccurrence(
         id: occurrence.id,
         on: clock.startOfDay(occurrence.occurrence ?? occurrence.start)
       )
       return .undone("changes to an occurrence of \"\(occurrence.title)\"")
     case .remove(let appointment):
-      try await dao.deleteAppointment(id: appointment.id)
+      try await dao.deleteAppointment(id: appointment.id, ifRevision: appointment.revision)
       return .undone("added \"\(appointment.title)\"")
     case .put(let appointment):
-      try await dao.saveAppointment(appointment)
+      try await dao.saveAppointment(appointment)  // checks `appointment.revision` if it is stored
       return .undone("changes to \"\(appointment.title)\"")
     case .setStatus(let appointment, .scheduled):
-      try await dao.restoreAppointment(id: appointment.id)
+      try await dao.restoreAppointment(id: appointment.id, ifRevision: appointment.revision)
       return .undone("cancelled \"\(appointment.title)\"")
     case .setStatus(let appointment, .cancelled):
-      try await dao.cancelAppointment(id: appointment.id)
+      try await dao.cancelAppointment(id: appointment.id, ifRevision: appointment.revision)
       return .undone("restored \"\(appointment.title)\"")
     }
   }
@@ -262,8 +268,12 @@ public final class RenderLoop {
     }
   }
 
-  /// Runs one DAO call off the main actor and sends its result (or its error) to the inbox.
-  private func runStoreCall(_ call: @escaping @Sendable (AppointmentDAO) async throws(StoreError) -> Message) {
+  /// Runs one DAO call off the main actor and sends its result (or its error) to the inbox; a
+  /// refusal of `change` as stale comes back as `.changeRefused`.
+  private func runStoreCall(
+    _ change: State.Change? = nil,
+    _ call: @escaping @Sendable (AppointmentDAO) async throws(StoreError) -> Message
+  ) {
     inFlight += 1
     let dao = self.dao
     Task { [weak self] in
@@ -271,7 +281,11 @@ public final class RenderLoop {
       do throws(StoreError) {
         message = try await call(dao)
       } catch {
-        message = .storeFailed(error.description)
+        if let change, case .staleRevision(let current) = error {
+          message = .changeRefused(change, current: current)
+        } else {
+          message = .storeFailed(error.description)
+        }
       }
       self?.inFlight -= 1
       self?.send(message)

@@ -95,9 +95,66 @@ extension AppointmentDAO {
 
   // MARK: - Writing
 
-  /// Inserts or replaces `appointment` (by id).
-  public func saveAppointment(_ appointment: Appointment) throws(StoreError) {
-    try service.save(appointment)
+  /// Inserts `appointment`, or replaces the stored one with its id, and returns it as saved.
+  ///
+  /// A new id is inserted at `revision + 1` (1 for a value never stored; one more for a value
+  /// stored before and deleted since, as when a delete is undone). An existing row is replaced
+  /// only if `appointment.revision` is the stored revision, else `.staleRevision` reports what
+  /// is stored now; the row is written at the next revision. Read, check and write are one
+  /// transaction, so two writers based on the same revision cannot both succeed.
+  @discardableResult
+  public func saveAppointment(_ appointment: Appointment) throws(StoreError) -> Appointment {
+    try database.write { connection throws(StoreError) in
+      var saved = appointment
+      saved.occurrence = nil
+      if let stored = try DatabaseService.find(Appointment.self, id: appointment.id, in: connection) {
+        try Self.check(stored, expected: appointment.revision)
+      }
+      saved.revision = appointment.revision + 1
+      try connection.run(Appointment.table.upsertSQL, saved.databaseValues)
+      return saved
+    }
+  }
+
+  /// Reads the appointment, checks it is still at `ifRevision` (when given), applies `change`
+  /// and writes it at the next revision with `updated` set to now, in one transaction. The id
+  /// and the revision are the store's: `change` cannot alter them.
+  @discardableResult
+  public func updateAppointment(
+    id: AppointmentID,
+    ifRevision expected: Int? = nil,
+    change: @Sendable (inout Appointment) -> Void
+  ) throws(StoreError) -> Appointment {
+    let now = clock.now
+    return try database.write { connection throws(StoreError) in
+      let stored = try Self.findForChange(id: id, expected: expected, in: connection)
+      var appointment = stored
+      change(&appointment)
+      appointment.id = stored.id
+      appointment.occurrence = nil
+      appointment.updated = now
+      appointment.revision = stored.revision + 1
+      try connection.run(Appointment.table.upsertSQL, appointment.databaseValues)
+      return appointment
+    }
+  }
+
+  /// The stored appointment `id`, refused as stale unless it is at revision `expected` (any
+  /// revision when nil).
+  private static func findForChange(
+    id: AppointmentID,
+    expected: Int?,
+    in connection: any Connection
+  ) throws(StoreError) -> Appointment {
+    guard let stored = try DatabaseService.find(Appointment.self, id: id, in: connection) else {
+      throw .notFound(id: id.description)
+    }
+    if let expected { try check(stored, expected: expected) }
+    return stored
+  }
+
+  private static func check(_ stored: Appointment, expected: Int) throws(StoreError) {
+    guard stored.revision == expected else { throw .staleRevision(current: stored) }
   }
 
   /// Saves imported appointments in ONE transaction (all or nothing), upserting by `uid`: one
@@ -130,13 +187,16 @@ extension AppointmentDAO {
           incoming.id = existing.id
           incoming.created = existing.created
           incoming.updated = existing.updated
+          incoming.revision = existing.revision  // a file carries no revision: not a change
           if incoming == existing {
             counts.unchanged += 1
             continue
           }
           incoming.updated = now
+          incoming.revision = existing.revision + 1
           counts.updated += 1
         } else {
+          incoming.revision = 1
           counts.added += 1
         }
         try connection.run(Appointment.table.upsertSQL, incoming.databaseValues)
@@ -145,39 +205,42 @@ extension AppointmentDAO {
     }
   }
 
-  /// Marks the appointment cancelled; it stays stored and can be restored.
+  /// Marks the appointment cancelled; it stays stored and can be restored. With `ifRevision`,
+  /// only if it is still at that revision (else `.staleRevision`); without, whatever is stored.
   @discardableResult
-  public func cancelAppointment(id: AppointmentID) throws(StoreError) -> Appointment {
-    try setStatus(.cancelled, id: id)
+  public func cancelAppointment(id: AppointmentID, ifRevision: Int? = nil) throws(StoreError) -> Appointment {
+    try setStatus(.cancelled, id: id, ifRevision: ifRevision)
   }
 
-  /// Undoes a cancellation.
+  /// Undoes a cancellation (with `ifRevision`, only if it is still at that revision).
   @discardableResult
-  public func restoreAppointment(id: AppointmentID) throws(StoreError) -> Appointment {
-    try setStatus(.scheduled, id: id)
+  public func restoreAppointment(id: AppointmentID, ifRevision: Int? = nil) throws(StoreError) -> Appointment {
+    try setStatus(.scheduled, id: id, ifRevision: ifRevision)
   }
 
-  /// Removes the appointment for good; returns what was removed.
+  /// Removes the appointment for good (with `ifRevision`, only if it is still at that
+  /// revision); returns what was removed.
   @discardableResult
-  public func deleteAppointment(id: AppointmentID) throws(StoreError) -> Appointment {
+  public func deleteAppointment(id: AppointmentID, ifRevision: Int? = nil) throws(StoreError) -> Appointment {
     try database.write { connection throws(StoreError) in
-      guard let existing = try DatabaseService.find(Appointment.self, id: id, in: connection) else {
-        throw .notFound(id: id.description)
-      }
+      let existing = try Self.findForChange(id: id, expected: ifRevision, in: connection)
       try connection.run("DELETE FROM appointment WHERE id = ?", [.text(id.description)])
       return existing
     }
   }
 
-  private func setStatus(_ status: Appointment.Status, id: AppointmentID) throws(StoreError) -> Appointment {
+  /// Sets the status and writes the next revision; an appointment already in `status` is
+  /// left as it is (no write, same revision).
+  private func setStatus(_ status: Appointment.Status, id: AppointmentID, ifRevision: Int?) throws(StoreError)
+    -> Appointment
+  {
     let now = clock.now
     return try database.write { connection throws(StoreError) in
-      guard var appointment = try DatabaseService.find(Appointment.self, id: id, in: connection) else {
-        throw .notFound(id: id.description)
-      }
+      var appointment = try Self.findForChange(id: id, expected: ifRevision, in: connection)
       guard appointment.status != status else { return appointment }
       appointment.status = status
       appointment.updated = now
+      appointment.revision += 1
       try connection.run(Appointment.table.upsertSQL, appointment.databaseValues)
       return appointment
     }
@@ -207,7 +270,8 @@ extension AppointmentDAO {
   /// Reads only the two times of each one-off in the window (the start index bounds the
   /// scan), expands the series that reach it, and counts per local day; a multi-day
   /// appointment marks every day it touches.
-  static func busyDays(in range: DateInterval, clock: Clock, connection: any Connection) throws(StoreError) -> [BusyDay]
+  static func busyDays(in range: DateInterval, clock: Clock, connection: any Connection) throws(StoreError)
+    -> [BusyDay]
   {
     let from = range.start.millisecondsSince1970
     let to = range.end.millisecondsSince1970
@@ -296,10 +360,13 @@ extension AppointmentDAO {
 
   // MARK: - Occurrences
 
-  /// Cancels only the occurrence of series `id` on `day` (a local midnight).
+  /// Cancels only the occurrence of series `id` on `day` (a local midnight). `ifRevision` is
+  /// the series' revision the change is based on (occurrences carry their series').
   @discardableResult
-  public func cancelOccurrence(id: AppointmentID, on day: Date) throws(StoreError) -> Appointment {
-    try changeOccurrence(id: id, on: day) { series, occurrence throws(StoreError) in
+  public func cancelOccurrence(id: AppointmentID, on day: Date, ifRevision: Int? = nil) throws(StoreError)
+    -> Appointment
+  {
+    try changeOccurrence(id: id, on: day, ifRevision: ifRevision) { series, occurrence throws(StoreError) in
       guard !series.exceptions.contains(occurrence.start) else { return occurrence }
       series.exceptions = (series.exceptions + [occurrence.start]).sorted()
       var cancelled = occurrence
@@ -310,8 +377,10 @@ extension AppointmentDAO {
 
   /// Undoes `cancelOccurrence`.
   @discardableResult
-  public func restoreOccurrence(id: AppointmentID, on day: Date) throws(StoreError) -> Appointment {
-    try changeOccurrence(id: id, on: day) { series, occurrence throws(StoreError) in
+  public func restoreOccurrence(id: AppointmentID, on day: Date, ifRevision: Int? = nil) throws(StoreError)
+    -> Appointment
+  {
+    try changeOccurrence(id: id, on: day, ifRevision: ifRevision) { series, occurrence throws(StoreError) in
       series.exceptions.removeAll { $0 == occurrence.start }
       var restored = occurrence
       restored.status = .scheduled
@@ -325,10 +394,11 @@ extension AppointmentDAO {
   public func editOccurrence(
     id: AppointmentID,
     on day: Date,
+    ifRevision: Int? = nil,
     change: @Sendable (inout Appointment) -> Void
   ) throws(StoreError) -> Appointment {
     let now = clock.now
-    return try changeOccurrence(id: id, on: day) { series, occurrence throws(StoreError) in
+    return try changeOccurrence(id: id, on: day, ifRevision: ifRevision) { series, occurrence throws(StoreError) in
       series.exceptions = (series.exceptions.filter { $0 != occurrence.start } + [occurrence.start]).sorted()
       var detached = occurrence
       detached.id = AppointmentID()
@@ -340,6 +410,7 @@ extension AppointmentDAO {
       detached.created = now
       detached.updated = now
       change(&detached)
+      detached.revision = 1
       return detached
     } alsoSave: {
       $0.id != id ? $0 : nil
@@ -347,19 +418,19 @@ extension AppointmentDAO {
   }
 
   /// Finds the occurrence of series `id` starting on local `day`, lets `body` change the
-  /// series (and describe the result), and saves it, all in one write transaction.
+  /// series (and describe the result), and saves the series at its next revision (checked
+  /// against `ifRevision` first), all in one write transaction.
   private func changeOccurrence(
     id: AppointmentID,
     on day: Date,
+    ifRevision: Int?,
     _ body: (inout Appointment, Appointment) throws(StoreError) -> Appointment,
     alsoSave extra: (Appointment) -> Appointment? = { _ in nil }
   ) throws(StoreError) -> Appointment {
     let now = clock.now
     let clock = self.clock
     return try database.write { connection throws(StoreError) in
-      guard var series = try DatabaseService.find(Appointment.self, id: id, in: connection) else {
-        throw .notFound(id: id.description)
-      }
+      var series = try Self.findForChange(id: id, expected: ifRevision, in: connection)
       let dayText = AppointmentFormatter(clock: clock).day(day)
       guard series.recurrence != nil else {
         throw .invalidRequest(message: "\"\(series.title)\" does not repeat; leave out --occurrence")
@@ -371,9 +442,11 @@ extension AppointmentDAO {
       else {
         throw .invalidRequest(message: "\"\(series.title)\" has no occurrence on \(dayText)")
       }
-      let result = try body(&series, occurrence)
+      var result = try body(&series, occurrence)
       series.updated = now
+      series.revision += 1
       try connection.run(Appointment.table.upsertSQL, series.databaseValues)
+      if result.id == series.id { result.revision = series.revision }
       if let detached = extra(result) {
         try connection.run(Appointment.table.upsertSQL, detached.databaseValues)
       }
@@ -389,7 +462,7 @@ extension Appointment: Persistable {
     name: "appointment",
     columns: [
       "id", "title", "start_ms", "end_ms", "note", "status", "created_ms", "updated_ms",
-      "time_zone", "all_day", "recurrence", "exceptions", "series_end_ms", "uid",
+      "time_zone", "all_day", "recurrence", "exceptions", "series_end_ms", "uid", "revision",
     ]
   )
 
@@ -425,7 +498,8 @@ extension Appointment: Persistable {
       isAllDay: row.int64(at: 9) != 0,
       recurrence: recurrence,
       exceptions: exceptions,
-      uid: row.isNull(at: 13) ? nil : row.string(at: 13)
+      uid: row.isNull(at: 13) ? nil : row.string(at: 13),
+      revision: Int(row.int64(at: 14))
     )
   }
 
@@ -438,6 +512,7 @@ extension Appointment: Persistable {
       .text(exceptions.map { String($0.millisecondsSince1970) }.joined(separator: ",")),
       seriesEnd.map { .integer($0.millisecondsSince1970) } ?? .null,
       uid.map { .text($0) } ?? .null,
+      .integer(Int64(revision)),
     ]
   }
 

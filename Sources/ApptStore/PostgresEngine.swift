@@ -137,10 +137,60 @@ final class PostgresEngine: StorageEngine {
     return problems.isEmpty ? ["ok"] : problems
   }
 
+  /// Copies the database into a new appt SQLite file (which must not exist yet, or be
+  /// empty): one consistent snapshot of every table the schema has, readable anywhere with
+  /// `appt --db FILE`. (pg_dump remains the way to back up the server itself.)
   func backup(to url: URL) throws(StoreError) {
-    throw .invalidRequest(
-      message: "backup copies an SQLite file; back up a PostgreSQL database with pg_dump (or appt export)"
-    )
+    let source = try postgresConnection()
+    let path = url.path
+    var info = stat()
+    if stat(path, &info) == 0, info.st_size > 0 {
+      throw .cannotOpen(path: path, reason: "it exists and is not empty; refusing to overwrite")
+    }
+    let target = DatabaseConfiguration(location: .file(url), migrations: configuration.migrations)
+    do {
+      let copy = try FileOpener(configuration: target).open()
+      try Migrator(configuration: target).migrate(copy)
+      try source.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+      defer {
+        do { try source.execute("COMMIT") } catch {
+          // A read-only transaction: nothing to lose; the copy's own outcome is what counts.
+        }
+      }
+      try copy.execute("BEGIN IMMEDIATE")
+      for table in try Self.tables(of: copy) {
+        let columns = try Self.columns(of: table, in: copy)
+        let list = columns.joined(separator: ", ")
+        let insert =
+          "INSERT INTO \(table) (\(list)) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        try source.query("SELECT \(list) FROM \(table)", []) { row throws(StoreError) in
+          try copy.run(insert, (0..<Int32(columns.count)).map(row.value(at:)))
+        }
+      }
+      try copy.execute("COMMIT")
+    } catch {
+      // Leave no half-written copy behind for someone to mistake for a backup.
+      for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+      throw error
+    }
+  }
+
+  /// The appt tables of an SQLite file (the schema's, not SQLite's own).
+  private static func tables(of connection: SQLiteConnection) throws(StoreError) -> [String] {
+    var names: [String] = []
+    try connection.query(
+      "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+      []
+    ) { row throws(StoreError) in names.append(row.string(at: 0)) }
+    return names
+  }
+
+  private static func columns(of table: String, in connection: SQLiteConnection) throws(StoreError) -> [String] {
+    var names: [String] = []
+    try connection.query("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table)]) {
+      row throws(StoreError) in names.append(row.string(at: 0))
+    }
+    return names
   }
 }
 

@@ -48,11 +48,14 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
   case constraint(message: String)
   /// A request that does not fit the appointment (no occurrence that day, not a series...).
   case invalidRequest(message: String)
+  /// The change was based on an older revision than the stored one: someone else changed the
+  /// appointment in between, so nothing was written. `current` is what is stored now.
+  case staleRevision(current: Appointment)
 
   /// True when the file or the engine failed (exit 3), false when the request did (exit 1).
   public var isStorageFailure: Bool {
     switch self {
-    case .notFound, .ambiguousID, .constraint, .invalidRequest: false
+    case .notFound, .ambiguousID, .constraint, .invalidRequest, .staleRevision: false
     default: true
     }
   }
@@ -85,6 +88,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
       "id \(prefix) is ambiguous; it matches \(candidates.joined(separator: ", "))"
     case .constraint(let message): "refused by the database: \(message)"
     case .invalidRequest(let message): message
+    case .staleRevision(let current):
+      "\(current.id.description.prefix(8)) was changed by someone else (now revision \(current.revision)); nothing changed"
     }
   }
 }

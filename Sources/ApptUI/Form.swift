@@ -75,8 +75,11 @@ public struct Form: Equatable, Sendable {
   public var fields: [TextField]
   public var focus: Field = .title
   public var errors: [Field: String] = [:]
-  /// The appointment being edited; nil when adding.
+  /// The appointment being edited, at the revision the edit is based on; nil when adding.
   public var editing: Appointment?
+  /// Lines shown under the fields: why the last save was refused (someone else changed the
+  /// appointment), what it is now, and what Enter now does.
+  public var notice: [String] = []
   /// True between Enter and the store's answer; keys are ignored meanwhile.
   public var isSaving = false
 

@@ -33,6 +33,10 @@ enum FormView {
       }
     }
     row += 1
+    for (index, line) in form.notice.enumerated() where row < area.rows.upperBound {
+      screen.put((index == 0 ? "  ! " : "    ") + line, row: row, column: x, width: area.width, style: .error)
+      row += 1
+    }
     if row < area.rows.upperBound, let meaning = form.interpretation(environment: environment) {
       screen.put("  → \(meaning)", row: row, column: x, width: area.width, style: .accent)
       row += 1

@@ -22,6 +22,22 @@ public struct State: Equatable, Sendable {
     case delete(Appointment)
   }
 
+  /// A change the store refuses when someone else changed the appointment since it was shown.
+  public enum Change: Equatable, Sendable {
+    case save, cancel, restore, delete, undo
+
+    /// What did not happen: "nothing saved", "not cancelled"...
+    var refusal: String {
+      switch self {
+      case .save: "nothing saved"
+      case .cancel: "not cancelled"
+      case .restore: "not restored"
+      case .delete: "not deleted"
+      case .undo: "nothing undone"
+      }
+    }
+  }
+
   public struct StatusMessage: Equatable, Sendable {
     public var text: String
     public var isError: Bool
@@ -176,6 +192,9 @@ public enum Message: Sendable, Equatable {
   case storeFailed(String)
   /// The store became unreachable (the text says where and why), or reachable again (nil).
   case storeReachability(unreachable: String?)
+  /// The store refused `change` because someone else changed the appointment since it was
+  /// shown (a newer revision); `current` is what is stored now.
+  case changeRefused(State.Change, current: Appointment)
   /// The terminal was interrupted (SIGINT, SIGTERM, SIGHUP) or hung up.
   case interrupted
 }
@@ -188,11 +207,14 @@ public enum Effect: Equatable, Sendable {
   /// Observe the busy days of the month starting here (replacing the current one).
   case observeMonth(Date)
   case addAppointment(AddRequest)
-  /// Save this new version of an existing appointment (the old one is kept for undo).
+  /// Save this new version of an existing appointment (the old one is kept for undo). Both
+  /// carry the revision the user saw: the store refuses the save if it changed since.
   case updateAppointment(old: Appointment, new: Appointment)
+  /// Cancel, restore or delete it, if it is still at the revision the user saw.
   case cancelAppointment(Appointment)
   case restoreAppointment(Appointment)
   case deleteAppointment(Appointment)
+  /// Carry out an undo step, if what it undoes is still at the revision it left.
   case undo(State.UndoStep)
   /// Run one line of the script grammar.
   case runCommand(String)

@@ -49,7 +49,10 @@ public enum UI {
 
     case .appointmentUpdated(let old, let new):
       state.mode = .browsing
-      state.recordUndo(old.occurrence == nil ? .put(old) : .reattach(occurrence: old, detached: new))
+      // Undo puts the old fields back over the version just saved, and only over that one.
+      var previous = old
+      previous.revision = new.revision
+      state.recordUndo(old.occurrence == nil ? .put(previous) : .reattach(occurrence: old, detached: new))
       state.report("Saved \"\(new.title)\"")
       return show(new, state: &state, clock: environment.clock)
 
@@ -90,6 +93,31 @@ public enum UI {
         state.storeUnreachable = nil
         state.report("Reconnected: the calendar is up to date")
       }
+      return []
+
+    case .changeRefused(let change, let current):
+      let formatter = environment.formatter
+      if change == .save, case .form(var form) = state.mode, form.isSaving, var base = form.editing,
+        base.id == current.id
+      {
+        // Keep what was typed; the next Enter saves it over the version stored now.
+        if base.occurrence == nil {
+          base = current
+        } else {
+          base.revision = current.revision  // an occurrence: the series' revision
+        }
+        form.editing = base
+        form.isSaving = false
+        form.notice = [
+          "Changed by someone else; it is now",
+          "\"\(current.title)\" \(formatter.day(current.start)) \(formatter.timeRange(current))",
+          "enter saves yours over it, esc discards yours",
+        ]
+        state.mode = .form(form)
+        state.report("\"\(current.title)\" was changed by someone else; nothing saved", isError: true)
+        return []
+      }
+      state.report("\"\(current.title)\" was changed by someone else; \(change.refusal)", isError: true)
       return []
 
     case .storeFailed(let reason):

@@ -67,6 +67,7 @@ struct Appt {
       return .ok
     } catch {
       Output.error("appt: \(error.message)")
+      Output.write(error.output)
       return ExitStatus(error.kind)
     }
   }

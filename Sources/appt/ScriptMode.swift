@@ -24,6 +24,7 @@ struct ScriptMode {
         Output.write(try await executor.run(command))
       } catch {
         Output.error("line \(number): \(error.message)")
+        Output.write(error.output)
         worst = max(worst, ExitStatus(error.kind))
         // A storage failure is about the file itself: no later line can succeed either.
         if bail || error.kind == .storage { break }

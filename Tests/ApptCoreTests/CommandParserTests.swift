@@ -343,8 +343,8 @@ struct CommandParserTests {
   func idCommands(name: String) throws {
     let command = try parse("\(name) 1A2B-3c")
     switch (name, command) {
-    case ("show", .show(let id)?), ("cancel", .cancel(let id, nil)?), ("restore", .restore(let id, nil)?),
-      ("delete", .delete(let id)?):
+    case ("show", .show(let id)?), ("cancel", .cancel(let id, nil, nil)?), ("restore", .restore(let id, nil, nil)?),
+      ("delete", .delete(let id, nil)?):
       #expect(id == "1a2b-3c")
     default:
       Issue.record("\(name) parsed as \(String(describing: command))")

@@ -81,6 +81,7 @@ struct FormattingTests {
         "note: line 1^Jline 2",
         "created: Sun 2026-11-29 15:00",
         "updated: Sun 2026-11-29 15:30",
+        "revision: 0",
       ]
     )
     #expect(formatter.details(Fixture.appointment()).contains("note:"))
@@ -126,7 +127,7 @@ struct FormattingTests {
     let a = Fixture.appointment(note: "bring card")
     #expect(
       formatter.jsonObject(a)
-        == #"{"id":"1a2b3c4d-0000-4000-8000-00000000abcd","title":"Dentist","start":"2026-12-01T10:00:00+01:00","end":"2026-12-01T10:45:00+01:00","note":"bring card","status":"scheduled","created":"2026-11-29T15:00:00+01:00","updated":"2026-11-29T15:30:00+01:00","all_day":false,"repeat":null,"occurrence":null,"time_zone":""}"#
+        == #"{"id":"1a2b3c4d-0000-4000-8000-00000000abcd","title":"Dentist","start":"2026-12-01T10:00:00+01:00","end":"2026-12-01T10:45:00+01:00","note":"bring card","status":"scheduled","created":"2026-11-29T15:00:00+01:00","updated":"2026-11-29T15:30:00+01:00","all_day":false,"repeat":null,"occurrence":null,"time_zone":"","revision":0}"#
     )
     #expect(formatter.jsonObject(Fixture.appointment(status: .cancelled)).contains(#""status":"cancelled""#))
   }
@@ -158,7 +159,8 @@ struct FormattingTests {
     #expect(object?["title"] as? String == title)
     #expect(object?["note"] as? String == "multi\nline\r\nnote")
     #expect(object?["id"] as? String == a.id.description)
-    #expect(object?.count == 12, "DESIGN.md's eight keys, then all_day, repeat, occurrence, time_zone")
+    #expect(object?.count == 13, "DESIGN.md's eight keys, then all_day, repeat, occurrence, time_zone, revision")
+    #expect(object?["revision"] as? Int == 0)
   }
 
   @Test("the formatter is Sendable and usable from many tasks")

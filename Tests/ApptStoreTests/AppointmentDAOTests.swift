@@ -10,15 +10,15 @@ struct AppointmentDAOTests {
   @Test("save then get and getAll return the same values", arguments: StoreKind.allCases)
   func saveGetRoundTrip(kind: StoreKind) async throws {
     try await withStore(kind) { dao async throws in
-      let dentist = appointment(
+      var dentist = appointment(
         "Dentist",
         from: december(1, 10),
         to: december(1, 10, 45),
         note: "bring the X-rays\nsecond line"
       )
-      let unicode = appointment("Réunion 🗓️ «équipe»", from: december(2, 9), to: december(2, 17), note: "café ☕️")
-      try await dao.saveAppointment(dentist)
-      try await dao.saveAppointment(unicode)
+      var unicode = appointment("Réunion 🗓️ «équipe»", from: december(2, 9), to: december(2, 17), note: "café ☕️")
+      dentist = try await dao.saveAppointment(dentist)
+      unicode = try await dao.saveAppointment(unicode)
 
       #expect(try await dao.getAppointment(id: dentist.id) == dentist)
       #expect(try await dao.getAppointment(id: unicode.id) == unicode)
@@ -38,13 +38,13 @@ struct AppointmentDAOTests {
   func saveIsUpsert(kind: StoreKind) async throws {
     try await withStore(kind) { dao async throws in
       var original = appointment("Dentist", from: december(1, 10), to: december(1, 11))
-      try await dao.saveAppointment(original)
+      original = try await dao.saveAppointment(original)
       original.title = "Dentist (moved)"
       original.start = december(3, 14)
       original.end = december(3, 15, 30)
       original.note = "new note"
       original.updated = TestClock.now.addingTimeInterval(60)
-      try await dao.saveAppointment(original)
+      original = try await dao.saveAppointment(original)
 
       #expect(try await dao.getAllAppointments() == [original])
       #expect(try await dao.getAppointment(id: original.id) == original)
@@ -55,14 +55,14 @@ struct AppointmentDAOTests {
   func cancelRestoreDelete(kind: StoreKind) async throws {
     try await withStore(kind) { dao async throws in
       let earlier = TestClock.now.addingTimeInterval(-86_400)
-      let stored = Appointment(
+      var stored = Appointment(
         title: "Standup",
         start: december(1, 9),
         end: december(1, 9, 15),
         created: earlier,
         updated: earlier
       )
-      try await dao.saveAppointment(stored)
+      stored = try await dao.saveAppointment(stored)
 
       let cancelled = try await dao.cancelAppointment(id: stored.id)
       #expect(cancelled.status == .cancelled)
@@ -115,8 +115,8 @@ struct AppointmentDAOTests {
       _ = await thrownError { try await dao.cancelAppointment(id: missing) }
       #expect(await dao.database.version == start)
 
-      let stored = appointment("A", from: december(1, 9), to: december(1, 10))
-      try await dao.saveAppointment(stored)
+      var stored = appointment("A", from: december(1, 9), to: december(1, 10))
+      stored = try await dao.saveAppointment(stored)
       #expect(await dao.database.version == start + 1)
       // Cancelling an already-cancelled appointment writes nothing.
       try await dao.cancelAppointment(id: stored.id)
@@ -147,8 +147,8 @@ struct AppointmentDAOTests {
   @Test("resolveID accepts a full upper-case UUID", arguments: StoreKind.allCases)
   func resolveFullUpperCase(kind: StoreKind) async throws {
     try await withStore(kind) { dao async throws in
-      let stored = appointment("x", from: december(1, 9), to: december(1, 10))
-      try await dao.saveAppointment(stored)
+      var stored = appointment("x", from: december(1, 9), to: december(1, 10))
+      stored = try await dao.saveAppointment(stored)
       #expect(try await dao.resolveID(stored.id.uuid.uuidString.uppercased()) == stored.id)
       #expect(try await dao.resolveID(stored.id.description) == stored.id)
     }
@@ -192,8 +192,9 @@ struct AppointmentDAOTests {
   func genericService() async throws {
     let dao = TestStore.memoryDAO()
     let service = dao.service
-    let a = appointment("A", from: december(1, 9), to: december(1, 10))
-    let b = appointment("B", from: december(2, 9), to: december(2, 10))
+    // The generic layer stores values as they are: at the revision a first save gives.
+    let a = appointment("A", from: december(1, 9), to: december(1, 10)).atRevision(1)
+    let b = appointment("B", from: december(2, 9), to: december(2, 10)).atRevision(1)
     let version = await service.database.version
     try await service.save(all: [b, a])
     #expect(await service.database.version == version + 1)
@@ -204,8 +205,8 @@ struct AppointmentDAOTests {
     #expect(try await service.find(type: Appointment.self, id: a.id) == nil)
 
     // One bad value rolls the whole batch back.
-    let c = appointment("C", from: december(3, 9), to: december(3, 10))
-    let bad = appointment("bad", from: december(3, 9), to: december(3, 9))
+    let c = appointment("C", from: december(3, 9), to: december(3, 10)).atRevision(1)
+    let bad = appointment("bad", from: december(3, 9), to: december(3, 9)).atRevision(1)
     let failure = await thrownError { try await service.save(all: [c, bad]) }
     guard case .constraint? = failure as? StoreError else {
       Issue.record("expected a constraint error, got \(String(describing: failure))")
@@ -219,8 +220,8 @@ struct AppointmentDAOTests {
   @Test("an appointment ending at or before its start is refused and changes nothing", arguments: StoreKind.allCases)
   func endBeforeStartIsRefused(kind: StoreKind) async throws {
     try await withStore(kind) { dao async throws in
-      let good = appointment("Good", from: december(1, 9), to: december(1, 10))
-      try await dao.saveAppointment(good)
+      var good = appointment("Good", from: december(1, 9), to: december(1, 10))
+      good = try await dao.saveAppointment(good)
       let version = await dao.database.version
 
       let zeroLength = appointment("Zero", from: december(1, 9), to: december(1, 9))
@@ -241,8 +242,8 @@ struct AppointmentDAOTests {
       #expect(try await dao.getAllAppointments() == [good])
       #expect(await dao.database.version == version)
       // The store still works after the refusals.
-      let later = appointment("Later", from: december(2, 9), to: december(2, 10))
-      try await dao.saveAppointment(later)
+      var later = appointment("Later", from: december(2, 9), to: december(2, 10))
+      later = try await dao.saveAppointment(later)
       #expect(try await dao.getAllAppointments() == [good, later])
     }
   }
@@ -253,8 +254,8 @@ struct AppointmentDAOTests {
   func millisecondPrecision(kind: StoreKind) async throws {
     try await withStore(kind) { dao async throws in
       let start = Date(millisecondsSince1970: 1_796_652_000_123)
-      let stored = appointment("ms", from: start, to: Date(millisecondsSince1970: 1_796_652_000_124))
-      try await dao.saveAppointment(stored)
+      var stored = appointment("ms", from: start, to: Date(millisecondsSince1970: 1_796_652_000_124))
+      stored = try await dao.saveAppointment(stored)
       let read = try await dao.getAppointment(id: stored.id)
       #expect(read.start.millisecondsSince1970 == 1_796_652_000_123)
       #expect(read.end.millisecondsSince1970 == 1_796_652_000_124)
@@ -268,7 +269,7 @@ struct AppointmentDAOTests {
   @Test("text with an embedded NUL is stored whole, or refused whole", arguments: StoreKind.allCases)
   func embeddedNUL(kind: StoreKind) async throws {
     try await withStore(kind) { dao async throws in
-      let stored = appointment("before\u{0}after", from: december(1, 9), to: december(1, 10), note: "x\u{0}y")
+      var stored = appointment("before\u{0}after", from: december(1, 9), to: december(1, 10), note: "x\u{0}y")
       if kind == .postgres {
         let error = await thrownError { try await dao.saveAppointment(stored) }
         guard case .constraint(let message)? = error as? StoreError else {
@@ -279,7 +280,7 @@ struct AppointmentDAOTests {
         #expect(try await dao.getAllAppointments().isEmpty)
         return
       }
-      try await dao.saveAppointment(stored)
+      stored = try await dao.saveAppointment(stored)
       let read = try await dao.getAppointment(id: stored.id)
       #expect(read.title == stored.title)
       #expect(read.note == stored.note)

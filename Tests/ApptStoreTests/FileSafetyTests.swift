@@ -12,8 +12,8 @@ struct FileSafetyTests {
   /// Makes a real appt file with one appointment and closes it (checkpointing the WAL).
   static func makeApptFile(at url: URL) async throws -> Appointment {
     let dao = fileDAO(at: url)
-    let stored = appointment("Dentist", from: december(1, 10), to: december(1, 11))
-    try await dao.saveAppointment(stored)
+    var stored = appointment("Dentist", from: december(1, 10), to: december(1, 11))
+    stored = try await dao.saveAppointment(stored)
     await dao.database.close()
     return stored
   }

@@ -36,7 +36,7 @@ struct MigrationTests {
       appointment("会議 🎉", from: december(2, 9), to: december(2, 10)),
       appointment("Cancelled one", from: december(3, 9), to: december(3, 10), status: .cancelled),
       appointment("Multi-day conference", from: december(4), to: december(6)),
-    ]
+    ].map { $0.atRevision(1) }
     try await first.service.save(all: items)
     await first.database.close()
     #expect(try Self.userVersion(url) == Int64(Self.current))

@@ -99,8 +99,8 @@ struct ObservationLifecycleTests {
     // The observing DAO is gone once this line is done; only its stream is left.
     let stream = await TestStore.fileDAO(in: directory).observeAppointments(Self.query)
 
-    let a = appointment("a", from: december(1, 9), to: december(1, 10))
-    try await writer.saveAppointment(a)
+    var a = appointment("a", from: december(1, 9), to: december(1, 10))
+    a = try await writer.saveAppointment(a)
     // Fixed, the stream either delivers the change (the mailbox keeps its database alive) or
     // ends (the database finished it on deinit). Broken, the mailbox's database is nil and
     // nothing will ever wake it.
@@ -127,8 +127,8 @@ struct ObservationLifecycleTests {
         #expect(await dao.database.observerCount == 101)
       }
       #expect(await eventually { await dao.database.observerCount == 1 })
-      let a = appointment("a", from: december(1, 9), to: december(1, 10))
-      try await dao.saveAppointment(a)
+      var a = appointment("a", from: december(1, 9), to: december(1, 10))
+      a = try await dao.saveAppointment(a)
       #expect(try await nextSnapshot(&survivor).items == [a])
       await dao.database.close()
     }

@@ -22,8 +22,8 @@ struct PostgresEngineTests {
   func migrationsAreRecorded() async throws {
     try await withSharedStore(.postgres) { store in
       let dao = store.dao()
-      let saved = appointment("Dentist", from: december(1, 9), to: december(1, 10))
-      try await dao.saveAppointment(saved)
+      var saved = appointment("Dentist", from: december(1, 9), to: december(1, 10))
+      saved = try await dao.saveAppointment(saved)
       let raw = try sql(store)
       var steps: [String] = []
       try raw.query("SELECT version, name FROM appt_schema ORDER BY version") { row throws(StoreError) in
@@ -80,8 +80,8 @@ struct PostgresEngineTests {
     try await withTimeout {
       try await withSharedStore(.postgres) { store in
         let dao = store.dao()
-        let saved = appointment("Dentist", from: december(1, 9), to: december(1, 10))
-        try await dao.saveAppointment(saved)
+        var saved = appointment("Dentist", from: december(1, 9), to: december(1, 10))
+        saved = try await dao.saveAppointment(saved)
         var iterator = await dao.observeAppointments(Self.query).makeAsyncIterator()
         #expect(try await nextSnapshot(&iterator).items.map(\.title) == ["Dentist"])
         try sql(store).execute("UPDATE appointment SET title = 'Dentist (moved)'")
@@ -98,8 +98,8 @@ struct PostgresEngineTests {
       try await withSharedStore(.postgres) { store in
         let dao = store.dao()
         let other = store.dao()
-        let first = appointment("before", from: december(1, 9), to: december(1, 10))
-        try await dao.saveAppointment(first)
+        var first = appointment("before", from: december(1, 9), to: december(1, 10))
+        first = try await dao.saveAppointment(first)
         var iterator = await dao.observeAppointments(Self.query).makeAsyncIterator()
         #expect(try await nextSnapshot(&iterator).items == [first])
 
@@ -108,8 +108,8 @@ struct PostgresEngineTests {
         let pid = try #require(await dao.database.backendPID)
         try admin.execute("SELECT pg_terminate_backend(\(pid))")
         // Meanwhile another client adds one; the notification is lost with the session.
-        let during = appointment("during", from: december(1, 11), to: december(1, 12))
-        try await other.saveAppointment(during)
+        var during = appointment("during", from: december(1, 11), to: december(1, 12))
+        during = try await other.saveAppointment(during)
 
         // The observer hears of the loss, or straight away of the recovery; either way it
         // ends up with both appointments and no interruption, without being restarted.
@@ -122,10 +122,34 @@ struct PostgresEngineTests {
         #expect(snapshot.interruption == nil)
         #expect(snapshot.fromOtherProcess)
         // Writes work again on a new session.
-        let after = appointment("after", from: december(1, 13), to: december(1, 14))
-        try await dao.saveAppointment(after)
+        var after = appointment("after", from: december(1, 13), to: december(1, 14))
+        after = try await dao.saveAppointment(after)
         #expect(try await nextSnapshot(&iterator).items == [first, during, after])
       }
+    }
+  }
+
+  @Test("backup writes an appt SQLite file with every row, and refuses to overwrite one")
+  func backupToSQLite() async throws {
+    try await withSharedStore(.postgres) { store in
+      let dao = store.dao()
+      for hour in [9, 11, 14] {
+        try await dao.saveAppointment(appointment("at \(hour)", from: december(1, hour), to: december(1, hour + 1)))
+      }
+      let stored = try await dao.getAllAppointments()
+      let directory = TemporaryDirectory()
+      let copy = directory.file("copy.sqlite3")
+      try await dao.database.backup(to: copy)
+      let fromCopy = AppointmentDAO(file: copy, clock: TestClock.clock)
+      #expect(try await fromCopy.getAllAppointments() == stored)
+      #expect(try await fromCopy.database.integrityCheck() == ["ok"])
+      await fromCopy.database.close()
+      #expect(permissions(copy.path) == 0o600)
+
+      let before = try fileBytes(copy)
+      let error = await thrownError { try await dao.database.backup(to: copy) }
+      #expect((error as? StoreError)?.description.contains("refusing to overwrite") == true)
+      #expect(try fileBytes(copy) == before)
     }
   }
 

@@ -8,9 +8,10 @@ import Testing
 /// Files written by every shipped schema version must open in this build with their data
 /// intact. `Fixtures/schema-vN.sqlite3` is a real file made by the build that shipped
 /// schema N: four appointments (a note, CJK and emoji, a cancelled one, a two-day one), and
-/// from v2 on a weekly series with one cancelled occurrence and a two-day whole-day one.
+/// from v2 on a weekly series with one cancelled occurrence and a two-day whole-day one, and
+/// from v3 on revisions (the dentist's note edited twice: revision 3).
 @Suite struct SchemaFixtureTests {
-  static let fixtures: [Int: String] = [1: "schema-v1", 2: "schema-v2"]
+  static let fixtures: [Int: String] = [1: "schema-v1", 2: "schema-v2", 3: "schema-v3"]
 
   @Test(arguments: fixtures.keys.sorted())
   func migratesForwardWithDataIntact(version: Int) async throws {
@@ -42,6 +43,13 @@ import Testing
       #expect(occurrences.map(\.status) == [.scheduled, .cancelled], "Mon, and Wed cancelled alone")
     } else {
       #expect(all.allSatisfy { $0.recurrence == nil && !$0.isAllDay && $0.timeZone.isEmpty })
+    }
+    if version >= 3 {
+      #expect(byTitle["Dentist"]?.revision == 3)
+      #expect(byTitle["Cancelled one"]?.revision == 2)
+      #expect(byTitle["Weekly sync"]?.revision == 2, "one occurrence cancelled")
+    } else {
+      #expect(all.allSatisfy { $0.revision == 1 }, "rows from before revisions start at 1")
     }
     #expect(try await dao.database.integrityCheck() == ["ok"])
     let current = try await dao.database.read { connection throws(StoreError) in

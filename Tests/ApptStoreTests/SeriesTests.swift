@@ -12,7 +12,7 @@ import Testing
   /// Weekly on Mondays and Wednesdays at 09:00 Paris from Mon 30 Nov 2026, ten times.
   func savedSeries(_ dao: AppointmentDAO) async throws -> Appointment {
     let start = TestClock.date(2026, 11, 30, 9)
-    let series = Appointment(
+    var series = Appointment(
       title: "Sync",
       start: start,
       end: start.addingTimeInterval(3600),
@@ -20,7 +20,7 @@ import Testing
       timeZone: "Europe/Paris",
       recurrence: Recurrence(frequency: .weekly, weekdays: [.monday, .wednesday], count: 10)
     )
-    try await dao.saveAppointment(series)
+    series = try await dao.saveAppointment(series)
     return series
   }
 
@@ -81,8 +81,8 @@ import Testing
       await #expect(throws: StoreError.invalidRequest(message: "\"Sync\" has no occurrence on Tue 2026-12-01")) {
         try await dao.cancelOccurrence(id: series.id, on: tuesday)
       }
-      let single = TestStore.appointment("Once", TestClock.date(2026, 12, 1, 10))
-      try await dao.saveAppointment(single)
+      var single = TestStore.appointment("Once", TestClock.date(2026, 12, 1, 10))
+      single = try await dao.saveAppointment(single)
       await #expect(throws: StoreError.invalidRequest(message: "\"Once\" does not repeat; leave out --occurrence")) {
         try await dao.cancelOccurrence(id: single.id, on: tuesday)
       }
@@ -110,14 +110,14 @@ import Testing
   func theMonthPanelCountsOccurrencesAndWholeDays(kind: StoreKind) async throws {
     try await withStore(kind) { dao in
       _ = try await savedSeries(dao)
-      let holiday = Appointment(
+      var holiday = Appointment(
         title: "Holiday",
         start: TestClock.date(2026, 12, 24),
         end: TestClock.date(2026, 12, 26),
         created: TestClock.now,
         isAllDay: true
       )
-      try await dao.saveAppointment(holiday)
+      holiday = try await dao.saveAppointment(holiday)
       var marks = await dao.observeBusyDays(in: december).makeAsyncIterator()
       let days = try #require(await marks.next()).items
       let clock = TestClock.clock

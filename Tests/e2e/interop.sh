@@ -64,7 +64,8 @@ for l in sys.stdin:
 }
 
 # appointments DB [LIST ARGS...]: the JSON lines of `list --all --include-cancelled` (or of the
-# given list options) without id, created and updated, one per line, sorted.
+# given list options) without id, created, updated and revision (bookkeeping of this file, not
+# what a calendar says), one per line, sorted.
 appointments() {
     local db=$1
     shift
@@ -73,7 +74,7 @@ appointments() {
 rows = []
 for l in sys.stdin:
     o = json.loads(l)
-    for k in ("id", "created", "updated"): o.pop(k, None)
+    for k in ("id", "created", "updated", "revision"): o.pop(k, None)
     rows.append(json.dumps(o, sort_keys=True, ensure_ascii=False))
 print("\n".join(sorted(rows)))'
 }

@@ -33,8 +33,9 @@ import sys, json, datetime
 lines = [l for l in sys.stdin.read().splitlines() if l.strip()]
 assert len(lines) == 1, f"expected 1 JSON line, got {len(lines)}: {lines}"
 o = json.loads(lines[0])
-# The eight DESIGN.md keys first, in order, then the four series and whole-day keys (README).
-keys = ["id", "title", "start", "end", "note", "status", "created", "updated", "all_day", "repeat", "occurrence", "time_zone"]
+# The eight DESIGN.md keys first, in order, then the four series and whole-day keys and the
+# revision (README).
+keys = ["id", "title", "start", "end", "note", "status", "created", "updated", "all_day", "repeat", "occurrence", "time_zone", "revision"]
 assert list(o) == keys, f"keys {list(o)} != {keys}"
 assert o["all_day"] is False and o["repeat"] is None and o["occurrence"] is None, o
 assert o["title"] == "Dentist", o
@@ -369,10 +370,66 @@ version_and_help() {
     check_status 0 "--help"
 }
 
+# An edit based on an old revision (someone else changed it since) is refused: exit 1, the
+# message on stderr, the version stored now on stdout (as `show` prints it, or one JSON object).
+stale_revision() {
+    run_appt --db "$DB" --json add "Dentist" --at "2026-12-01 10:00"
+    check_status 0 "add"
+    local id
+    id=$(printf '%s\n' "$OUT" | python3 -c 'import sys, json; print(json.loads(sys.stdin.readline())["id"])' 2>/dev/null)
+    [[ -n $id ]] || { fail "add --json printed no id: $OUT"; return; }
+    check_contains "$OUT" '"revision":1}' "a new appointment is at revision 1"
+    run_appt --db "$DB" show "${id:0:8}"
+    check_contains "$OUT" "revision: 1" "show prints the revision"
+
+    run_appt --db "$DB" edit "${id:0:8}" --title "Theirs" --if-revision 1
+    check_status 0 "edit at the current revision"
+    check_contains "$OUT" "updated" "edit output"
+
+    # Text mode: a one-shot stale edit.
+    run_appt --db "$DB" edit "${id:0:8}" --title "Mine" --if-revision 1
+    check_status 1 "stale edit"
+    check_eq "appt: ${id:0:8} was changed by someone else (now revision 2); nothing changed" "$ERR" "stderr"
+    check_contains "$OUT" "id: $id" "stdout shows the stored version"
+    check_contains "$OUT" "title: Theirs" "stdout shows the stored version"
+    check_contains "$OUT" "revision: 2" "stdout shows the stored revision"
+
+    # JSON mode, in a script: line N: on stderr, the stored appointment as one JSON object.
+    run_script "cancel ${id:0:8} --if-revision 2"$'\n'"edit ${id:0:8} --note x --if-revision 2"$'\n'"delete ${id:0:8} --if-revision 1" --db "$DB" --json
+    check_status 1 "script with stale lines"
+    check_eq "line 2: ${id:0:8} was changed by someone else (now revision 3); nothing changed"$'\n'"line 3: ${id:0:8} was changed by someone else (now revision 3); nothing changed" "$ERR" "stderr"
+    printf '%s\n' "$OUT" | python3 -c '
+import sys, json
+lines = [json.loads(l) for l in sys.stdin.read().splitlines() if l.strip()]
+assert len(lines) == 3, lines
+assert lines[0]["status"] == "cancelled" and lines[0]["revision"] == 3, lines[0]
+for stale in lines[1:]:
+    assert stale == lines[0], (stale, lines[0])
+' 2>&1 || fail "JSON output of stale lines (output: $OUT)"
+
+    run_appt --db "$DB" show "$id"
+    check_contains "$OUT" "title: Theirs" "nothing changed by the stale lines"
+    check_contains "$OUT" "status: cancelled" "nothing changed by the stale lines"
+    check_contains "$OUT" "note:" "nothing changed by the stale lines"
+    check_not_contains "$OUT" "note: x" "nothing changed by the stale lines"
+    check_contains "$OUT" "revision: 3" "nothing changed by the stale lines"
+
+    # Without --if-revision, a change applies to whatever is stored now.
+    run_appt --db "$DB" restore "${id:0:8}"
+    check_status 0 "restore without --if-revision"
+    run_appt --db "$DB" delete "${id:0:8}" --if-revision 4
+    check_status 0 "delete at the current revision"
+
+    # A bad revision is a usage error.
+    run_appt --db "$DB" delete "${id:0:8}" --if-revision 0
+    check_status 2 "--if-revision 0"
+    check_contains "$ERR" 'delete: --if-revision needs a revision number (1 or more), not "0"' "usage message"
+}
+
 for s in issue_example second_process_sees_data cancel_by_prefix bad_line_in_middle \
     unknown_command unknown_option unknown_id ambiguous_prefix bail_stops \
     blank_and_comments oneshot_equals_script flush_per_command default_path \
-    appt_db_env pipe_to_head escaped_title garbage_db version_and_help; do
+    appt_db_env pipe_to_head escaped_title garbage_db version_and_help stale_revision; do
     run_scenario "$s"
 done
 e2e_finish "e2e script mode"
