@@ -249,11 +249,6 @@ public final class RenderLoop {
       for await snapshot in stream {
         guard let self, !Task.isCancelled else { return }
         self.forwardedSequence = max(self.forwardedSequence, snapshot.sequence)
-        let unreachable = snapshot.interruption.map(Self.reconnecting)
-        if unreachable != self.reportedUnreachable {
-          self.reportedUnreachable = unreachable
-          self.send(.storeReachability(unreachable: unreachable))
-        }
         let days = Dictionary(uniqueKeysWithValues: snapshot.items.map { ($0.id, $0.count) })
         self.send(.busyDaysArrived(month: month, days: days))
       }
@@ -292,8 +287,20 @@ public final class RenderLoop {
         if let failure = snapshot.failure {
           self.send(.storeFailed(failure.description))
         } else {
+          // The day's window (always observed) reports the store's reachability; the first
+          // snapshot after a reconnect says "Reconnected", not "Updated by another process".
+          let unreachable = snapshot.interruption.map(Self.reconnecting)
+          let reconnected = unreachable == nil && self.reportedUnreachable != nil
+          if unreachable != self.reportedUnreachable {
+            self.reportedUnreachable = unreachable
+            self.send(.storeReachability(unreachable: unreachable))
+          }
           self.send(
-            .snapshotArrived(day: day, appointments: snapshot.items, fromOtherProcess: snapshot.fromOtherProcess)
+            .snapshotArrived(
+              day: day,
+              appointments: snapshot.items,
+              fromOtherProcess: snapshot.fromOtherProcess && !reconnected
+            )
           )
         }
       }

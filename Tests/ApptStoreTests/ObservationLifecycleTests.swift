@@ -1,8 +1,9 @@
 import ApptCore
-import ApptStore
 import ApptTestSupport
 import Foundation
 import Testing
+
+@testable import ApptStore
 
 /// An observation ends with its stream: no token to keep, nothing left registered.
 @Suite("Observation lifecycle", .timeLimit(.minutes(1)))
@@ -10,31 +11,30 @@ struct ObservationLifecycleTests {
   static let query = AppointmentQuery(range: window(december(1), december(2)))
   static let count = 10_000
 
-  @Test("10,000 dropped streams leave no observer behind")
-  func droppedStreams() async throws {
-    try await withTimeout(.seconds(30)) {
-      let directory = TemporaryDirectory()
-      defer { withExtendedLifetime(directory) {} }
-      let dao = TestStore.fileDAO(in: directory)
-      try await dao.saveAppointment(appointment("a", from: december(1, 9), to: december(1, 10)))
+  @Test("10,000 dropped streams leave no observer behind", arguments: StoreKind.shared)
+  func droppedStreams(kind: StoreKind) async throws {
+    try await withTimeout(.seconds(50)) {
+      try await withSharedStore(kind) { store in
+        let dao = store.dao()
+        try await dao.saveAppointment(appointment("a", from: december(1, 9), to: december(1, 10)))
 
-      var streams: [AsyncStream<AppointmentSnapshot>] = []
-      streams.reserveCapacity(Self.count)
-      for _ in 0..<Self.count { streams.append(await dao.observeAppointments(Self.query)) }
-      #expect(await dao.database.observerCount == Self.count)
+        var streams: [AsyncStream<AppointmentSnapshot>] = []
+        streams.reserveCapacity(Self.count)
+        for _ in 0..<Self.count { streams.append(await dao.observeAppointments(Self.query)) }
+        #expect(await dao.database.observerCount == Self.count)
 
-      // Half of them are read once before being dropped.
-      for index in stride(from: 0, to: streams.count, by: 2) {
-        var iterator = streams[index].makeAsyncIterator()
-        #expect(await iterator.next()?.change == .initial)
+        // Half of them are read once before being dropped.
+        for index in stride(from: 0, to: streams.count, by: 2) {
+          var iterator = streams[index].makeAsyncIterator()
+          #expect(await iterator.next()?.change == .initial)
+        }
+        streams.removeAll()
+        #expect(await eventually { await dao.database.observerCount == 0 })
+
+        // A commit after they are gone reaches nobody and fails nothing.
+        try await dao.saveAppointment(appointment("b", from: december(1, 11), to: december(1, 12)))
+        #expect(await dao.database.observerCount == 0)
       }
-      streams.removeAll()
-      #expect(await eventually { await dao.database.observerCount == 0 })
-
-      // A commit after they are gone reaches nobody and fails nothing.
-      try await dao.saveAppointment(appointment("b", from: december(1, 11), to: december(1, 12)))
-      #expect(await dao.database.observerCount == 0)
-      await dao.database.close()
     }
   }
 
@@ -68,69 +68,68 @@ struct ObservationLifecycleTests {
     }
   }
 
-  @Test("a consumer cancelled while waiting for a change ends its stream and unregisters")
-  func cancelWhileWaiting() async throws {
+  @Test("a consumer cancelled while waiting for a change ends its stream and unregisters", arguments: StoreKind.shared)
+  func cancelWhileWaiting(kind: StoreKind) async throws {
     try await withTimeout {
-      let directory = TemporaryDirectory()
-      defer { withExtendedLifetime(directory) {} }
-      let dao = TestStore.fileDAO(in: directory)
-      let consumer = Task {
-        var snapshots: [AppointmentSnapshot] = []
-        for await snapshot in await dao.observeAppointments(Self.query) { snapshots.append(snapshot) }
-        return snapshots
+      try await withSharedStore(kind) { store in
+        let dao = store.dao()
+        let consumer = Task {
+          var snapshots: [AppointmentSnapshot] = []
+          for await snapshot in await dao.observeAppointments(Self.query) { snapshots.append(snapshot) }
+          return snapshots
+        }
+        #expect(await eventually { await dao.database.observerCount == 1 })
+        consumer.cancel()
+        let snapshots = await consumer.value
+        #expect(snapshots.count <= 1)
+        #expect(await eventually { await dao.database.observerCount == 0 })
       }
-      #expect(await eventually { await dao.database.observerCount == 1 })
-      consumer.cancel()
-      let snapshots = await consumer.value
-      #expect(snapshots.count <= 1)
-      #expect(await eventually { await dao.database.observerCount == 0 })
-      await dao.database.close()
     }
   }
 
   /// Regression: the mailbox once held its database weakly, so a stream that outlived its DAO
   /// neither ended nor saw changes and its consumer waited forever.
-  @Test("a stream that outlives its DAO still ends or keeps observing, never hangs")
-  func streamOutlivesDAO() async throws {
-    let directory = TemporaryDirectory()
-    defer { withExtendedLifetime(directory) {} }
-    let writer = TestStore.fileDAO(in: directory)
-    try await writer.database.prepare()
-    // The observing DAO is gone once this line is done; only its stream is left.
-    let stream = await TestStore.fileDAO(in: directory).observeAppointments(Self.query)
+  @Test("a stream that outlives its DAO still ends or keeps observing, never hangs", arguments: StoreKind.shared)
+  func streamOutlivesDAO(kind: StoreKind) async throws {
+    try await withSharedStore(kind) { store in
+      let writer = store.dao()
+      try await writer.database.prepare()
+      // The observing DAO is gone once this line is done; only its stream is left.
+      let stream = await AppointmentDAO(location: store.location, clock: TestClock.clock).observeAppointments(
+        Self.query
+      )
 
-    var a = appointment("a", from: december(1, 9), to: december(1, 10))
-    a = try await writer.saveAppointment(a)
-    // Fixed, the stream either delivers the change (the mailbox keeps its database alive) or
-    // ends (the database finished it on deinit). Broken, the mailbox's database is nil and
-    // nothing will ever wake it.
-    // A hang detector, not a timing: generous, as the 10,000-stream tests beside it can keep
-    // DatabaseActor busy for seconds under ThreadSanitizer.
-    let result = await snapshots(of: stream, count: 2, within: .seconds(30))
-    #expect(result.snapshots.first?.change == .initial)
-    #expect(result.timedOut == false)
-    if result.snapshots.count == 2 { #expect(result.snapshots[1].items == [a]) }
-    await writer.database.close()
+      var a = appointment("a", from: december(1, 9), to: december(1, 10))
+      a = try await writer.saveAppointment(a)
+      // Fixed, the stream either delivers the change (the mailbox keeps its database alive) or
+      // ends (the database finished it on deinit). Broken, the mailbox's database is nil and
+      // nothing will ever wake it.
+      // A hang detector, not a timing: generous, as the 10,000-stream tests beside it can keep
+      // DatabaseActor busy for seconds under ThreadSanitizer.
+      let result = await snapshots(of: stream, count: 2, within: .seconds(30))
+      #expect(result.snapshots.first?.change == .initial)
+      #expect(result.timedOut == false)
+      if result.snapshots.count == 2 { #expect(result.snapshots[1].items == [a]) }
+    }
   }
 
-  @Test("streams kept alive keep observing while others end")
-  func survivorsKeepObserving() async throws {
+  @Test("streams kept alive keep observing while others end", arguments: StoreKind.shared)
+  func survivorsKeepObserving(kind: StoreKind) async throws {
     try await withTimeout {
-      let directory = TemporaryDirectory()
-      defer { withExtendedLifetime(directory) {} }
-      let dao = TestStore.fileDAO(in: directory)
-      var survivor = await dao.observeAppointments(Self.query).makeAsyncIterator()
-      _ = try await nextSnapshot(&survivor)
-      do {
-        var dropped: [AsyncStream<AppointmentSnapshot>] = []
-        for _ in 0..<100 { dropped.append(await dao.observeAppointments(Self.query)) }
-        #expect(await dao.database.observerCount == 101)
+      try await withSharedStore(kind) { store in
+        let dao = store.dao()
+        var survivor = await dao.observeAppointments(Self.query).makeAsyncIterator()
+        _ = try await nextSnapshot(&survivor)
+        do {
+          var dropped: [AsyncStream<AppointmentSnapshot>] = []
+          for _ in 0..<100 { dropped.append(await dao.observeAppointments(Self.query)) }
+          #expect(await dao.database.observerCount == 101)
+        }
+        #expect(await eventually { await dao.database.observerCount == 1 })
+        var a = appointment("a", from: december(1, 9), to: december(1, 10))
+        a = try await dao.saveAppointment(a)
+        #expect(try await nextSnapshot(&survivor).items == [a])
       }
-      #expect(await eventually { await dao.database.observerCount == 1 })
-      var a = appointment("a", from: december(1, 9), to: december(1, 10))
-      a = try await dao.saveAppointment(a)
-      #expect(try await nextSnapshot(&survivor).items == [a])
-      await dao.database.close()
     }
   }
 }

@@ -350,6 +350,8 @@ add "Before tomorrow" --at "tomorrow 09:00"' --db "$DB"
     echo "    Reconnecting gone $((($(now_us) - resumed_at) / 1000)) ms after the server was back;" \
         "status line: [$(tmux_screen | sed -n 30p | sed 's/[[:space:]]*$//;s/^ *//')]"
     pane_alive || { fail "the TUI exited after the restart"; return; }
+    wait_for_line 30 "Reconnected: the calendar is up to date" 5 ||
+        fail "the status line does not say it reconnected"
 
     run_appt --db "$DB" add "After restart" --at "today 15:00" --for 30m
     check_status 0 "add from another process after the restart"
