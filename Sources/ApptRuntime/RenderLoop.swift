@@ -139,31 +139,9 @@ public final class RenderLoop {
         return .appointmentUpdated(old: old, new: saved)
       }
     case .cancelAppointment(let appointment):
-      let clock = environment.clock
-      runStoreCall(.cancel) { dao throws(StoreError) in
-        if let occurrence = appointment.occurrence {
-          let day = clock.startOfDay(occurrence)
-          return .appointmentCancelled(
-            try await dao.cancelOccurrence(id: appointment.id, on: day, ifRevision: appointment.revision)
-          )
-        }
-        return .appointmentCancelled(
-          try await dao.cancelAppointment(id: appointment.id, ifRevision: appointment.revision)
-        )
-      }
+      setStatus(.cancelled, of: appointment)
     case .restoreAppointment(let appointment):
-      let clock = environment.clock
-      runStoreCall(.restore) { dao throws(StoreError) in
-        if let occurrence = appointment.occurrence {
-          let day = clock.startOfDay(occurrence)
-          return .appointmentRestored(
-            try await dao.restoreOccurrence(id: appointment.id, on: day, ifRevision: appointment.revision)
-          )
-        }
-        return .appointmentRestored(
-          try await dao.restoreAppointment(id: appointment.id, ifRevision: appointment.revision)
-        )
-      }
+      setStatus(.scheduled, of: appointment)
     case .deleteAppointment(let appointment):
       runStoreCall(.delete) { dao throws(StoreError) in
         .appointmentDeleted(try await dao.deleteAppointment(id: appointment.id, ifRevision: appointment.revision))
@@ -176,6 +154,28 @@ public final class RenderLoop {
     case .quit:
       observation?.cancel()
       monthObservation?.cancel()
+    }
+  }
+
+  /// Cancels or restores `appointment` (only that occurrence, for an occurrence of a series).
+  private func setStatus(_ status: Appointment.Status, of appointment: Appointment) {
+    let clock = environment.clock
+    let cancel = status == .cancelled
+    runStoreCall(cancel ? .cancel : .restore) { dao throws(StoreError) in
+      let changed: Appointment
+      if let occurrence = appointment.occurrence {
+        let day = clock.startOfDay(occurrence)
+        changed =
+          cancel
+          ? try await dao.cancelOccurrence(id: appointment.id, on: day, ifRevision: appointment.revision)
+          : try await dao.restoreOccurrence(id: appointment.id, on: day, ifRevision: appointment.revision)
+      } else {
+        changed =
+          cancel
+          ? try await dao.cancelAppointment(id: appointment.id, ifRevision: appointment.revision)
+          : try await dao.restoreAppointment(id: appointment.id, ifRevision: appointment.revision)
+      }
+      return cancel ? .appointmentCancelled(changed) : .appointmentRestored(changed)
     }
   }
 

@@ -375,23 +375,11 @@ add "Before tomorrow" --at "tomorrow 09:00"' --db "$DB"
     check_eq 7 "$(count_lines "$OUT")" "appointments after the restart"
 }
 
-# closed_port: a TCP port on 127.0.0.1 nobody listens on.
-closed_port() {
-    local port
-    while :; do
-        port=$((20000 + RANDOM % 12000))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            echo "$port"
-            return
-        fi
-    done
-}
-
 # No server at the URL: one-shot and full-screen both exit 3 with libpq's reason, name the
 # server, hide the password; the full screen never starts. A wrong password is refused alike.
 server_down_at_start() {
     local port url
-    port=$(closed_port)
+    port=$("$APPT_TEST_PG_SERVER" free-port)
     url="postgresql://appt:SECRET@127.0.0.1:$port/x"
     run_appt --db "$url" list
     check_status 3 "list with no server"

@@ -27,10 +27,14 @@ die() {
 }
 
 usage() {
-    echo "usage: $0 start|stop|resume|status DIR" >&2
+    echo "usage: $0 start|stop|resume|status DIR | $0 free-port" >&2
     exit 2
 }
 
+# free-port: print a TCP port on 127.0.0.1 nobody listens on (tests use it for "server down").
+if (($# == 1)) && [[ $1 == free-port ]]; then
+    set -- free-port /nonexistent
+fi
 (($# == 2)) || usage
 COMMAND=$1
 DIR=$(realpath -m -- "$2")
@@ -251,6 +255,7 @@ cmd_status() {
 }
 
 case $COMMAND in
+free-port) random_port ;;
 start) cmd_start ;;
 stop) cmd_stop ;;
 resume) cmd_resume ;;
