@@ -58,7 +58,9 @@ public final class AsyncDatabase {
   @discardableResult
   public func write<T>(_ body: (any Connection) throws(StoreError) -> T) throws(StoreError) -> T {
     let attempts = engine.writeAttempts
-    for attempt in 1... {
+    var attempt = 0
+    while true {
+      attempt += 1
       let connection = try open()
       do throws(StoreError) {
         try engine.beginWrite(connection)
@@ -87,7 +89,6 @@ public final class AsyncDatabase {
         throw failed(error)
       }
     }
-    fatalError("unreachable: the loop returns or throws")
   }
 
   private func rollback(_ connection: any Connection) {
