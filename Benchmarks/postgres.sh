@@ -5,7 +5,8 @@
 # database through appt's schema and DAO, then measures side by side with SQLite:
 #   - `appt list` of the week (SQLite, PostgreSQL), the sqlite3 CLI and the psql floors;
 #   - the headless calendar (first frame, `l`, `j`, commits, another process's commits);
-#   - 8 writer processes x 200 adds at once, on a copy of the SQLite file and on PostgreSQL.
+#   - 8 writer processes x 200 adds at once, on a copy of the SQLite file and on PostgreSQL
+#     (then one process making all 1,600 alone, and PostgreSQL with fsync off, for scale).
 #
 # From run.sh: APPT, BENCH, DATA, RAW, LIST_FROM, TUI_TODAY, PG_SIZES, SIZES, and
 # $DATA/list-window.sql (appt's window queries, as the sqlite3 floor runs them).
@@ -22,7 +23,7 @@ ADDS=${BENCH_PG_ADDS:-200}
 : "${APPT:?} ${BENCH:?} ${DATA:?} ${RAW:?} ${LIST_FROM:?} ${TUI_TODAY:?} ${PG_SIZES:?}"
 : "${APPT_TEST_PG:?run me under Tests/pg/with-server.sh} ${APPT_TEST_PG_ADMIN:?}"
 
-log() { printf '\n==> postgres: %s  [%ds]\n' "$*" $((SECONDS - ${START_SECONDS:-0})) >&2; }
+log() { printf '\n==> postgres: %s  [%ds]\n' "$*" "$SECONDS" >&2; }
 
 # The password goes to libpq through PGPASSWORD, so that no URL written to the results (the
 # argv in the JSON) carries it.
@@ -129,20 +130,25 @@ for size in $PG_SIZES; do
   rm -f "$copy" "$copy-wal" "$copy-shm"
   cp "$sqlite_db" "$copy"
   "$BENCH" write-load --db "$copy" --writers "$WRITERS" --adds "$ADDS" > "$RAW/writes-sqlite-$size.json"
+  cut -c1-300 "$RAW/writes-sqlite-$size.json" >&2
+  # The same adds from one process alone: one connection's durable commits without contention.
+  "$BENCH" write-load --db "$copy" --writers 1 --adds $((WRITERS * ADDS)) > "$RAW/writes-sqlite-serial-$size.json"
   rm -f "$copy" "$copy-wal" "$copy-shm"
-  cat "$RAW/writes-sqlite-$size.json" | cut -c1-300 >&2
+  cut -c1-300 "$RAW/writes-sqlite-serial-$size.json" >&2
   rollbacks() { admin -c "SELECT xact_rollback FROM pg_stat_database WHERE datname = '$name'"; }
   before=$(rollbacks)
   "$BENCH" write-load --db "$url" --writers "$WRITERS" --adds "$ADDS" > "$RAW/writes-pg-$size.json"
   sleep 1.5 # backends report their counters when they exit, at most once a second
   echo "{\"xact_rollback\": $(($(rollbacks) - before))}" > "$RAW/writes-pg-rollbacks-$size.json"
-  cat "$RAW/writes-pg-$size.json" | cut -c1-300 >&2
+  cut -c1-300 "$RAW/writes-pg-$size.json" >&2
+  "$BENCH" write-load --db "$url" --writers 1 --adds $((WRITERS * ADDS)) > "$RAW/writes-pg-serial-$size.json"
+  cut -c1-300 "$RAW/writes-pg-serial-$size.json" >&2
   if [ "$FSYNC" = on ]; then
     # The same on the server as the tests run it (fsync off: a commit does not wait for the disk).
     set_fsync off
     "$BENCH" write-load --db "$url" --writers "$WRITERS" --adds "$ADDS" > "$RAW/writes-pg-nofsync-$size.json"
     set_fsync on
-    cat "$RAW/writes-pg-nofsync-$size.json" | cut -c1-300 >&2
+    cut -c1-300 "$RAW/writes-pg-nofsync-$size.json" >&2
   fi
   admin -c "DROP DATABASE $name" >/dev/null
 done

@@ -203,7 +203,7 @@ cat "$RAW/probe.json" >&2
 if [ -n "$PG_SIZES" ]; then
   log "PostgreSQL at $PG_SIZES (a throwaway server: Tests/pg/with-server.sh)"
   window_query "$LIST_FROM" 7 > "$DATA/list-window.sql"
-  export APPT BENCH DATA RAW LIST_FROM TUI_TODAY PG_SIZES SIZES START_SECONDS
+  export APPT BENCH DATA RAW LIST_FROM TUI_TODAY PG_SIZES SIZES
   bash Tests/pg/with-server.sh bash Benchmarks/postgres.sh
 fi
 

@@ -622,6 +622,7 @@ private struct PostgresReport {
         ("load", "pg-load"), ("database", "pg-db"), ("list", "pg-list"), ("tui", "pg-tui"),
         ("writes_sqlite", "writes-sqlite"), ("writes_postgres", "writes-pg"),
         ("writes_postgres_rollbacks", "writes-pg-rollbacks"), ("writes_postgres_fsync_off", "writes-pg-nofsync"),
+        ("writes_sqlite_one_writer", "writes-sqlite-serial"), ("writes_postgres_one_writer", "writes-pg-serial"),
       ] {
         if let object = loadJSON("\(raw)/\(file)-\(size).json") { entry[key] = object }
       }
@@ -752,8 +753,11 @@ private struct PostgresReport {
     line("started together once every writer has connected; adds per second from that start to the last")
     line("commit. SQLite: a copy of the dataset's file (WAL, `synchronous=FULL`, writers queue on its lock")
     line("with `busy_timeout`); PostgreSQL: the loaded database (SERIALIZABLE, retried on a serialization")
-    line("failure: the rollbacks column, from `pg_stat_database`). The last row is the server as the tests")
-    line("start it (`fsync` off: a commit does not wait for the disk), for scale only.")
+    line("failure: the rollbacks column, from `pg_stat_database`). \"One writer alone\": a single process")
+    let total = Int(writers).flatMap { w in Int(adds).map { w * $0 } }
+    line("making all \(total.map(String.init) ?? "the") adds in a row, the same")
+    line("durability: what one connection's commits cost without contention. The last row is the server as")
+    line("the tests start it (`fsync` off: a commit does not wait for the disk), for scale only.")
     line()
     line("| appointments | engine | adds per second | burst | one add p50 / p99 / max | rollbacks |")
     line("|---|---|---|---|---|---|")
@@ -761,6 +765,8 @@ private struct PostgresReport {
       let rows: [(String, String)] = [
         ("SQLite, `synchronous=FULL`", "writes_sqlite"),
         ("PostgreSQL, `fsync` \(env("fsync"))", "writes_postgres"),
+        ("SQLite, one writer alone", "writes_sqlite_one_writer"),
+        ("PostgreSQL, one writer alone", "writes_postgres_one_writer"),
         ("PostgreSQL, `fsync` off", "writes_postgres_fsync_off"),
       ]
       for (label, key) in rows {
