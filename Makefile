@@ -90,7 +90,8 @@ tsan:
 asan:
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --sanitize=address --scratch-path .build/asan
 
-## bench: measure appt against sqlite3 and calcurse at 10k, 100k and 1M (writes BENCHMARKS.md)
+## bench: measure appt against sqlite3 and calcurse at 10k, 100k and 1M, and on PostgreSQL (a throwaway
+## server, Benchmarks/postgres.sh) beside SQLite at 10k and 100k (writes BENCHMARKS.md)
 bench: deps
 	bash Benchmarks/run.sh
 

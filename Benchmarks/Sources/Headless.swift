@@ -101,8 +101,8 @@ struct RunningCalendar {
   let running: Task<Void, Never>
 
   /// Creates the loop, starts it and waits for the first frame showing `today`'s appointments.
-  static func start(file: String, clock: Clock) async -> (RunningCalendar, firstFrame: UInt64) {
-    let dao = AppointmentDAO(file: URL(fileURLWithPath: file), clock: clock)
+  static func start(database: String, clock: Clock) async -> (RunningCalendar, firstFrame: UInt64) {
+    let dao = AppointmentDAO(location: .named(database), clock: clock)
     let terminal = BenchTerminal()
     let loop = RenderLoop(dao: dao, terminal: terminal, environment: Environment(clock: clock))
     terminal.loop = loop
@@ -139,7 +139,7 @@ func fixedClock(today: Date) -> Clock {
 func firstFrameCommand(_ arguments: Arguments) async {
   let started = monotonicNanos()
   let clock = fixedClock(today: utcDay(arguments.required("today")))
-  let (calendar, frame) = await RunningCalendar.start(file: arguments.required("db"), clock: clock)
+  let (calendar, frame) = await RunningCalendar.start(database: arguments.required("db"), clock: clock)
   let rssAtFrame = peakRSSKiB()
   let shown = calendar.loop.state.appointments.count
   let header = calendar.terminal.headerRow
@@ -154,13 +154,13 @@ func firstFrameCommand(_ arguments: Arguments) async {
   ])
 }
 
-// MARK: - writer (a child of `tui`: another process committing to the same file)
+// MARK: - writer (a child of `tui`: another process committing to the same database)
 
-/// `writer --db FILE`: reads `add ID START_MS` / `delete ID` lines; commits each through its
+/// `writer --db FILE|URL`: reads `add ID START_MS` / `delete ID` lines; commits each through its
 /// own AppointmentDAO (its own connection) and answers with the monotonic time after COMMIT.
 @MainActor
 func writerCommand(_ arguments: Arguments) async {
-  let dao = AppointmentDAO(file: URL(fileURLWithPath: arguments.required("db")))
+  let dao = AppointmentDAO(location: .named(arguments.required("db")))
   do {
     try await dao.database.prepare()
   } catch {
@@ -203,10 +203,11 @@ func writerCommand(_ arguments: Arguments) async {
 
 // MARK: - tui
 
-/// `tui --db FILE --today DAY [--first-frames N] [--keys N] [--commits N] [--external N]`.
+/// `tui --db FILE|URL --today DAY [--first-frames N] [--keys N] [--commits N] [--external N]`: an
+/// SQLite file, or a PostgreSQL database by URL (`DatabaseConfiguration.Location.named`).
 @MainActor
 func tuiCommand(_ arguments: Arguments) async {
-  let file = arguments.required("db")
+  let database = arguments.required("db")
   let todayText = arguments.required("today")
   let today = utcDay(todayText)
   let clock = fixedClock(today: today)
@@ -228,7 +229,7 @@ func tuiCommand(_ arguments: Arguments) async {
   var header = ""
   for _ in 0..<firstFrames {
     let spawned = monotonicNanos()
-    let child = spawn([executable, "first-frame", "--db", file, "--today", todayText], stdout: .pipe)
+    let child = spawn([executable, "first-frame", "--db", database, "--today", todayText], stdout: .pipe)
     guard let output = child.output, let line = readLine(from: output) else { fail("first-frame printed nothing") }
     close(output)
     let (status, _) = waitFor(child.pid)
@@ -259,9 +260,11 @@ func tuiCommand(_ arguments: Arguments) async {
   ]
 
   // 2. This process's calendar, for keys and commits.
-  let (calendar, _) = await RunningCalendar.start(file: file, clock: clock)
+  let (calendar, _) = await RunningCalendar.start(database: database, clock: clock)
   await calendar.loop.settle()
   let terminal = calendar.terminal
+  let pollInterval = calendar.dao.database.configuration.externalChangePollInterval.components
+  let pollIntervalMS = Double(pollInterval.seconds) * 1_000 + Double(pollInterval.attoseconds) / 1e15
   let loop = calendar.loop
 
   /// Presses `key` and times the frame satisfying `condition`, then settle().
@@ -319,7 +322,7 @@ func tuiCommand(_ arguments: Arguments) async {
   )
 
   // 3. Commit -> frame, this process: save through the same DAO (insert, then delete it
-  //    again, so the file keeps its content), until the frame shows the change.
+  //    again, so the database keeps its content), until the frame shows the change.
   var commitFrame: [Double] = []
   var commitDuration: [Double] = []
   var lastAdded: AppointmentID?
@@ -365,11 +368,12 @@ func tuiCommand(_ arguments: Arguments) async {
   )
 
   // 4. Another process's commit -> frame: a `writer` child with its own connection commits;
-  //    the calendar sees it by polling PRAGMA data_version (every 250 ms by default). A
+  //    the calendar sees it by polling (SQLite's PRAGMA data_version, every 250 ms by default;
+  //    PostgreSQL's notifications, read every 100 ms by default). A
   //    seeded random pause before each commit spreads them over the polling phase.
   var externalFrame: [Double] = []
   if externalCount > 0 {
-    let writer = spawn([executable, "writer", "--db", file], stdout: .pipe, pipeStdin: true)
+    let writer = spawn([executable, "writer", "--db", database], stdout: .pipe, pipeStdin: true)
     guard let toWriter = writer.input, let fromWriter = writer.output, readLine(from: fromWriter) == "ready" else {
       fail("the writer did not start")
     }
@@ -399,7 +403,7 @@ func tuiCommand(_ arguments: Arguments) async {
     _ = waitFor(writer.pid)
   }
   report["external_commit_to_frame"] = latencySummary(externalFrame).merging(
-    ["poll_interval_ms": 250],
+    ["poll_interval_ms": pollIntervalMS],
     uniquingKeysWith: { $1 }
   )
 

@@ -192,6 +192,8 @@ func reportCommand(_ arguments: Arguments) {
   merged["baseline"] = baseline ?? [:]
   let probe = loadJSON("\(raw)/probe.json")
   merged["probe"] = probe ?? [:]
+  let postgres = PostgresReport(raw: raw, sqliteTUI: tui, generate: generate)
+  if let postgres { merged["postgres"] = postgres.json }
 
   let largest = sizes.max() ?? 0
   let importTimeout = Double(environment["import_timeout"] ?? "300") ?? 300
@@ -570,6 +572,11 @@ func reportCommand(_ arguments: Arguments) {
   }
   line()
 
+  if let postgres {
+    md += postgres.markdown
+    line()
+  }
+
   line("## Goals (issue 7)")
   line()
   for goal in goals {
@@ -587,4 +594,193 @@ func reportCommand(_ arguments: Arguments) {
     fail("cannot write the report: \(error)")
   }
   writeError("wrote \(jsonPath) and \(markdownPath)\n")
+}
+
+// MARK: - PostgreSQL (Benchmarks/postgres.sh)
+
+/// The PostgreSQL section: its raw files (`pg-*.json`, `writes-*.json`, `pg-env.txt`) merged,
+/// and its Markdown. nil when the run had no PostgreSQL part.
+private struct PostgresReport {
+  let json: [String: Any]
+  let markdown: [String]
+
+  init?(raw: String, sqliteTUI: [String: Any], generate: [String: Any]) {
+    guard let text = try? String(contentsOfFile: "\(raw)/pg-env.txt", encoding: .utf8) else { return nil }
+    var environment: [String: String] = [:]
+    for line in text.split(separator: "\n") {
+      guard let equals = line.firstIndex(of: "=") else { continue }
+      environment[String(line[..<equals])] = String(line[line.index(after: equals)...])
+    }
+    let sizes = (environment["pg_sizes"] ?? "").split(separator: " ").compactMap { Int($0) }.filter {
+      FileManager.default.fileExists(atPath: "\(raw)/pg-list-\($0).json")
+    }
+    guard !sizes.isEmpty else { return nil }
+    var perSize: [String: Any] = [:]
+    for size in sizes {
+      var entry: [String: Any] = [:]
+      for (key, file) in [
+        ("load", "pg-load"), ("database", "pg-db"), ("list", "pg-list"), ("tui", "pg-tui"),
+        ("writes_sqlite", "writes-sqlite"), ("writes_postgres", "writes-pg"),
+        ("writes_postgres_rollbacks", "writes-pg-rollbacks"), ("writes_postgres_fsync_off", "writes-pg-nofsync"),
+        ("writes_sqlite_one_writer", "writes-sqlite-serial"), ("writes_postgres_one_writer", "writes-pg-serial"),
+      ] {
+        if let object = loadJSON("\(raw)/\(file)-\(size).json") { entry[key] = object }
+      }
+      // p95 of each list command's runs (nearest rank), next to exec-time's median.
+      if let list = entry["list"] as? [String: Any] {
+        var p95: [String: Any] = [:]
+        for (name, value) in list {
+          let walls = ((value as? [String: Any])?["wall_s"] as? [NSNumber])?.map(\.doubleValue) ?? []
+          if let p = percentile(walls, 95) { p95[name] = rounded(p, places: 5) }
+        }
+        entry["list_p95_s"] = p95
+      }
+      perSize["\(size)"] = entry
+    }
+    json = ["environment": environment, "sizes": sizes, "results": perSize]
+
+    var md: [String] = []
+    func line(_ text: String = "") { md.append(text) }
+    let env = { (key: String) in environment[key] ?? "n/a" }
+    func entry(_ size: Int) -> [String: Any] { perSize["\(size)"] as? [String: Any] ?? [:] }
+    let writers = env("writers")
+    let adds = env("adds")
+
+    line("## 6. PostgreSQL")
+    line()
+    line("`Benchmarks/postgres.sh`, in the same run, against a throwaway server (`Tests/pg/with-server.sh`:")
+    line("PostgreSQL \(env("server")), on this machine, TCP to 127.0.0.1 with SCRAM authentication, `shared_buffers`")
+    line(
+      "\(env("shared_buffers")); the benchmark sets `fsync` = \(env("fsync")), `full_page_writes` = \(env("full_page_writes")),"
+    )
+    line(
+      "`synchronous_commit` = \(env("synchronous_commit")), so a commit waits for the disk as SQLite's `synchronous=FULL` does)."
+    )
+    line("Load average (1, 5, 15 min) \(env("load_start")) when this part started, \(env("load_end")) when it ended:")
+    line("the server, appt and the measuring process share this machine's cores with whatever else runs, so")
+    line("these figures say how the two engines compare here, side by side in one run, not what a")
+    line("dedicated database server would do (nor a server across a network: every round trip here is local).")
+    line()
+    line("Each size's dataset is the SQLite file's, copied row by row in generation order into a fresh")
+    line("database through appt's own schema and DAO (`appt-bench pg-load`: `DatabaseService.save(all:)`,")
+    line("50k per transaction), then `VACUUM (ANALYZE)` (what autovacuum would do shortly after such a load).")
+    line("appt connects afresh for every `list` (authentication, the schema check and `LISTEN` included).")
+    line()
+    line(
+      "| appointments | load into PostgreSQL (inserts) | rows per second | SQLite's inserts of the same rows | VACUUM ANALYZE | PostgreSQL database | SQLite file |"
+    )
+    line("|---|---|---|---|---|---|---|")
+    for size in sizes {
+      let load = entry(size)["load"]
+      let insert = number(load, "insert_seconds")
+      line(
+        "| \(count(size)) | \(seconds(insert)) | \(insert.map { String(format: "%.0fk", Double(size) / $0 / 1_000) } ?? "n/a") | "
+          + "\(seconds(number(generate["\(size)"], "insert_seconds"))) | "
+          + "\(milliseconds(number(entry(size)["database"], "vacuum_analyze_ms"))) | "
+          + "\(mebibytes(number(entry(size)["database"], "database_bytes").map { $0 / 1_024 })) | "
+          + "\(mebibytes(number(generate["\(size)"], "db_bytes").map { $0 / 1_024 })) |"
+      )
+    }
+    line()
+
+    line("### `list` one week")
+    line()
+    line("The same week as section 1, the four commands round-robin, \(env("list_runs")) runs each after a warm-up;")
+    line("median / p95. The psql floor runs the same two window queries as the sqlite3 floor (`psql -X -A -t -f`,")
+    line("a fresh connection each run, the same URL); run.sh stops if appt's output differs between the")
+    line("engines, or psql's rows from sqlite3's.")
+    line()
+    line(
+      "| appointments | rows | appt, SQLite | appt, PostgreSQL | sqlite3 CLI | psql | PostgreSQL / SQLite (appt) | appt / psql | peak RSS appt (SQLite, PostgreSQL) |"
+    )
+    line("|---|---|---|---|---|---|---|---|---|")
+    for size in sizes {
+      let list = entry(size)["list"]
+      let p95 = entry(size)["list_p95_s"]
+      func pair(_ name: String) -> String {
+        "\(seconds(number(list, "\(name).median_s"))) / \(seconds(number(p95, name)))"
+      }
+      let sqlite = number(list, "appt-sqlite.median_s")
+      let postgres = number(list, "appt-postgres.median_s")
+      let psql = number(list, "psql.median_s")
+      line(
+        "| \(count(size)) | \(Int(number(list, "appt-postgres.stdout_lines") ?? 0)) | \(pair("appt-sqlite")) | \(pair("appt-postgres")) | "
+          + "\(pair("sqlite3")) | \(pair("psql")) | \(ratio(postgres.flatMap { p in sqlite.map { p / $0 } })) | "
+          + "\(ratio(postgres.flatMap { p in psql.map { p / $0 } })) | "
+          + "\(mebibytes(number(list, "appt-sqlite.rss_kib"))), \(mebibytes(number(list, "appt-postgres.rss_kib"))) |"
+      )
+    }
+    if let first = sizes.first, let connect = number(entry(first)["list"], "psql-connect.median_s") {
+      line()
+      line(
+        "A fresh connection alone (`psql -c 'SELECT 1'`, TCP and SCRAM, same runs at \(count(first))): "
+          + "\(seconds(connect)) (p95 \(seconds(number(entry(first)["list_p95_s"], "psql-connect")))); "
+          + "`sqlite3 -version` and `appt --version` are in section 1."
+      )
+    }
+    line()
+
+    line("### Headless calendar")
+    line()
+    line("As section 3 (same clock, same keys, same counts), on PostgreSQL; the SQLite rows are section 3's")
+    line("figures of this run. Commit: the calendar's own DAO inserts then deletes, durable on both engines.")
+    line("Another process: a child with its own connection commits; SQLite's calendar notices by polling")
+    line("`PRAGMA data_version`, PostgreSQL's reads the NOTIFY that the schema's trigger sends at commit, both")
+    line("at the poll interval shown (the defaults), so the p50 is about half of it plus a re-query.")
+    line()
+    line(
+      "| appointments | engine | first frame (process) | `l` next day p50 / p99 | `j` next appt p50 / p99 | commit → frame p50 / p99 | the DAO's commit call p50 / p99 | other process's commit → frame p50 / p99 | poll interval |"
+    )
+    line("|---|---|---|---|---|---|---|---|---|")
+    for size in sizes {
+      for (engine, tui) in [("SQLite", sqliteTUI["\(size)"]), ("PostgreSQL", entry(size)["tui"])] {
+        func pair(_ key: String) -> String {
+          "\(milliseconds(number(tui, "\(key).p50_ms"))) / \(milliseconds(number(tui, "\(key).p99_ms")))"
+        }
+        line(
+          "| \(count(size)) | \(engine) | \(milliseconds(number(tui, "first_frame.process_ms"))) | \(pair("key_next_day")) | "
+            + "\(pair("key_next_appointment")) | \(pair("commit_to_frame")) | \(pair("commit_to_frame.commit_call")) | "
+            + "\(pair("external_commit_to_frame")) | \(milliseconds(number(tui, "external_commit_to_frame.poll_interval_ms"))) |"
+        )
+      }
+    }
+    line()
+
+    line("### Concurrent writers")
+    line()
+    line("\(writers) processes, each with its own `AppointmentDAO` (its own connection), add \(adds) one-off")
+    line("appointments each at random times of the three years, one commit per add (`saveAppointment`), all")
+    line("started together once every writer has connected; adds per second from that start to the last")
+    line("commit. SQLite: a copy of the dataset's file (WAL, `synchronous=FULL`, writers queue on its lock")
+    line("with `busy_timeout`); PostgreSQL: the loaded database (SERIALIZABLE, retried on a serialization")
+    line("failure: the rollbacks column, from `pg_stat_database`). \"One writer alone\": a single process")
+    let total = Int(writers).flatMap { w in Int(adds).map { w * $0 } }
+    line("making all \(total.map(String.init) ?? "the") adds in a row, the same")
+    line("durability: what one connection's commits cost without contention. The last row is the server as")
+    line("the tests start it (`fsync` off: a commit does not wait for the disk), for scale only.")
+    line()
+    line("| appointments | engine | adds per second | burst | one add p50 / p99 / max | rollbacks |")
+    line("|---|---|---|---|---|---|")
+    for size in sizes {
+      let rows: [(String, String)] = [
+        ("SQLite, `synchronous=FULL`", "writes_sqlite"),
+        ("PostgreSQL, `fsync` \(env("fsync"))", "writes_postgres"),
+        ("SQLite, one writer alone", "writes_sqlite_one_writer"),
+        ("PostgreSQL, one writer alone", "writes_postgres_one_writer"),
+        ("PostgreSQL, `fsync` off", "writes_postgres_fsync_off"),
+      ]
+      for (label, key) in rows {
+        guard let writes = entry(size)[key] else { continue }
+        let rollbacks =
+          key == "writes_postgres"
+          ? number(entry(size)["writes_postgres_rollbacks"], "xact_rollback").map { "\(Int($0))" } ?? "n/a" : ""
+        line(
+          "| \(count(size)) | \(label) | \(number(writes, "adds_per_second").map { String(format: "%.0f", $0) } ?? "n/a") | "
+            + "\(seconds(number(writes, "seconds"))) | \(milliseconds(number(writes, "add.p50_ms"))) / "
+            + "\(milliseconds(number(writes, "add.p99_ms"))) / \(milliseconds(number(writes, "add.max_ms"))) | \(rollbacks) |"
+        )
+      }
+    }
+    markdown = md
+  }
 }
