@@ -62,22 +62,13 @@ public final class AsyncDatabase {
     while true {
       attempt += 1
       let connection = try open()
+      let result: T
+      var committing = false
       do throws(StoreError) {
         try engine.beginWrite(connection)
-        let result = try body(connection)
-        do throws(StoreError) {
-          try connection.execute("COMMIT")
-        } catch .connectionLost(let server, let reason) {
-          // The request may have reached the server: say so instead of "nothing was saved".
-          _ = failed(.connectionLost(server: server, reason: reason))
-          throw .commitUncertain(server: server, reason: reason)
-        }
-        let tables = try engine.takeCommittedChanges(connection)
-        if !tables.isEmpty {
-          version &+= 1
-          notifyObservers(of: tables, connection: connection, fromOtherProcess: false)
-        }
-        return result
+        result = try body(connection)
+        committing = true
+        try connection.execute("COMMIT")
       } catch {
         rollback(connection)
         engine.discardChanges(connection)
@@ -86,9 +77,30 @@ public final class AsyncDatabase {
           usleep(UInt32.random(in: 0...UInt32(min(attempt, 10) * 2_000)))
           continue
         }
-        throw failed(error)
+        throw Self.outcomeKnown(failed(error), committing: committing)
       }
+      // Committed: whatever happens now, the caller hears of success. A connection lost
+      // while reading our own notifications is an interruption, and its end refreshes all.
+      do {
+        let tables = try engine.takeCommittedChanges(connection)
+        if !tables.isEmpty {
+          version &+= 1
+          notifyObservers(of: tables, fromOtherProcess: false)
+        }
+      } catch {
+        _ = failed(error)
+      }
+      return result
     }
+  }
+
+  /// A connection lost before COMMIT was sent rolled everything back on the server: say that
+  /// nothing was saved. Lost while COMMIT was on its way, the outcome is unknown: say so.
+  private static func outcomeKnown(_ error: StoreError, committing: Bool) -> StoreError {
+    guard case .connectionLost(let server, let reason) = error else { return error }
+    return committing
+      ? .commitUncertain(server: server, reason: reason)
+      : .connectionLost(server: server, reason: reason + "; nothing was saved")
   }
 
   private func rollback(_ connection: any Connection) {
@@ -107,6 +119,7 @@ public final class AsyncDatabase {
     engine.operationFailed(with: error)
     switch error {
     case .connectionLost: interrupt(with: error)
+    case .commitUncertain(let server, let reason): interrupt(with: .connectionLost(server: server, reason: reason))
     case .replaced:
       failure = error
       for observer in observers.values.compactMap(\.observer) { observer.databaseFailed(error) }
@@ -166,18 +179,13 @@ public final class AsyncDatabase {
   /// Refreshes the observers of `tables` (all of them when `tables` is empty), the cheapest
   /// first (by their last fetch), so a day's snapshot is on its way before a month's slower
   /// count starts.
-  private func notifyObservers(
-    of tables: Set<String>,
-    connection: any Connection,
-    fromOtherProcess: Bool,
-    restored: Bool = false
-  ) {
+  private func notifyObservers(of tables: Set<String>, fromOtherProcess: Bool, restored: Bool = false) {
     observers = observers.filter { $0.value.observer != nil }
     let due = observers.values.compactMap(\.observer).filter {
       tables.isEmpty || !$0.observedTables.isDisjoint(with: tables)
     }
     for observer in due.sorted(by: { $0.lastFetchDuration < $1.lastFetchDuration }) {
-      observer.databaseChanged(connection, version: version, fromOtherProcess: fromOtherProcess, restored: restored)
+      observer.databaseChanged(version: version, fromOtherProcess: fromOtherProcess, restored: restored)
     }
   }
 
@@ -229,13 +237,8 @@ public final class AsyncDatabase {
   }
 
   private func refreshObservers(of tables: Set<String>, restored: Bool) {
-    do {
-      let connection = try engine.connection()
-      version &+= 1
-      notifyObservers(of: tables, connection: connection, fromOtherProcess: true, restored: restored)
-    } catch {
-      _ = failed(error)  // a lost connection interrupts; polling goes on and retries
-    }
+    version &+= 1
+    notifyObservers(of: tables, fromOtherProcess: true, restored: restored)
   }
 
   // MARK: - Maintenance
@@ -285,7 +288,7 @@ protocol DatabaseObserver: AnyObject {
   var lastFetchDuration: Duration { get }
   /// The store changed; `restored` when it is reachable again after an interruption (the
   /// observer must then publish even an unchanged result, to clear the interruption).
-  func databaseChanged(_ connection: any Connection, version: UInt64, fromOtherProcess: Bool, restored: Bool)
+  func databaseChanged(version: UInt64, fromOtherProcess: Bool, restored: Bool)
   /// The store cannot be reached for now: keep the last snapshot, and say why.
   func databaseInterrupted(_ error: StoreError)
   func databaseFailed(_ error: StoreError)

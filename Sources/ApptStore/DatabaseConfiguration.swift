@@ -7,8 +7,8 @@ public struct DatabaseConfiguration: Sendable {
     case file(URL)
     /// A private in-memory database, for tests that need neither WAL nor other processes.
     case inMemory
-    /// A PostgreSQL database, by libpq connection URL (`postgresql://user@host:port/dbname`)
-    /// or conninfo string; the password comes from it, `PGPASSWORD` or `~/.pgpass`.
+    /// A PostgreSQL database, by libpq connection URL (`postgresql://user@host:port/dbname`);
+    /// the password comes from it, `PGPASSWORD` or `~/.pgpass`.
     case postgres(url: String)
 
     /// The location `--db`/`APPT_DB` names: a PostgreSQL URL, or else a file path.

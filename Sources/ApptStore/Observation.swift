@@ -44,10 +44,7 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
   func start() {
     guard let database else { return finish() }
     do {
-      let connection = try database.open()
-      let started = ContinuousClock.now
-      pending = try fetch(connection)
-      lastFetchDuration = ContinuousClock.now - started
+      pending = try fetchInTransaction(database)
       pendingVersion = database.version
       database.register(self)
     } catch .connectionLost(let server, let reason) {
@@ -92,12 +89,10 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
 
   // MARK: DatabaseObserver
 
-  func databaseChanged(_ connection: any Connection, version: UInt64, fromOtherProcess: Bool, restored: Bool) {
-    guard !finished else { return }
+  func databaseChanged(version: UInt64, fromOtherProcess: Bool, restored: Bool) {
+    guard !finished, let database else { return }
     do {
-      let started = ContinuousClock.now
-      let items = try fetch(connection)
-      lastFetchDuration = ContinuousClock.now - started
+      let items = try fetchInTransaction(database)
       if restored { interruption = nil }
       // Unchanged: say nothing, unless the subscriber still believes the store is away.
       if let baseline = pending ?? delivered, baseline == items, interruption == deliveredInterruption { return }
@@ -105,9 +100,20 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
       pending = items
       pendingVersion = version
       wakeWaiter()
+    } catch .connectionLost(let server, let reason) {
+      // Not the end: keep the last items; the refresh when the server is back fills them.
+      databaseInterrupted(.connectionLost(server: server, reason: reason))
     } catch {
       databaseFailed(error)
     }
+  }
+
+  /// Runs the query in one read transaction (its statements see one state of the data) and
+  /// times it: the database refreshes cheap windows first.
+  private func fetchInTransaction(_ database: AsyncDatabase) throws(StoreError) -> [Element] {
+    let started = ContinuousClock.now
+    defer { lastFetchDuration = ContinuousClock.now - started }
+    return try database.read(fetch)
   }
 
   func databaseInterrupted(_ error: StoreError) {

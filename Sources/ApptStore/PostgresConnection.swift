@@ -30,6 +30,12 @@ public final class PostgresConnection: Connection {
     // fallback_application_name yields to both the URL and PGAPPNAME.
     var parameters: [(String, String)] = [("fallback_application_name", "appt")]
     if getenv("PGCONNECT_TIMEOUT") == nil { parameters.append(("connect_timeout", "5")) }
+    // A server that vanishes without closing the connection (a network cut) must still be
+    // noticed: probe idle connections, and give up on unacknowledged sends after 30 s.
+    parameters += [
+      ("keepalives_idle", "10"), ("keepalives_interval", "5"), ("keepalives_count", "3"),
+      ("tcp_user_timeout", "30000"),
+    ]
     parameters.append(("dbname", url))
     parameters += overrides.map { ($0.keyword, $0.value) }
 
@@ -376,31 +382,14 @@ public final class PostgresConnection: Connection {
     return lines.isEmpty ? "unknown error" : lines.joined(separator: " ")
   }
 
-  /// `reason` safe to print for a connection to `url`. libpq quotes the whole URL (password
-  /// included) when it cannot parse it, so quoted fragments go; and a URL with two `@` puts
-  /// the rest of its password in the host name, which is cut as the display name cuts it.
+  /// What is said of a URL libpq cannot parse. libpq's own message quotes the URL, password
+  /// included, in ways no filter can undo safely (a password may hold quotes): none of it.
+  static let unparsableReason = "not a valid PostgreSQL URL (check its quoting and %-escapes)"
+
+  /// `reason` safe to print for a connection to `url`: a URL with two `@` puts the rest of
+  /// its password in the host name, which is cut as the display name cuts it.
   static func sanitized(_ reason: String, of url: String) -> String {
-    guard let options = connectionOptions(of: url) else {
-      var output = ""
-      var quoted: String?
-      for character in reason {
-        if var fragment = quoted {
-          if character == "\"" {
-            // Short punctuation (`missing "=" after`) is libpq's own text, not the URL's.
-            output += ["=", ":", "/", "]"].contains(fragment) ? "\"\(fragment)\"" : "\"…\""
-            quoted = nil
-          } else {
-            fragment.append(character)
-            quoted = fragment
-          }
-        } else if character == "\"" {
-          quoted = ""
-        } else {
-          output.append(character)
-        }
-      }
-      return quoted == nil ? output : output + "\"…"
-    }
+    guard let options = connectionOptions(of: url) else { return unparsableReason }
     var text = reason
     for host in (options["host"] ?? "").split(separator: ",") where host.contains("@") {
       text = text.replacingOccurrences(of: String(host), with: String(visibleHost(host)))

@@ -20,6 +20,10 @@ final class PostgresEngine: StorageEngine {
   private var wasLost = false
   /// Other clients' changes received while doing our own work, reported at the next poll.
   private var externalTables: Set<String> = []
+  /// While the server is away, polls try to reconnect no sooner than this, backing off from
+  /// the poll interval to 2 s: connecting blocks DatabaseActor (up to `connect_timeout`).
+  private var nextReconnect: ContinuousClock.Instant?
+  private var reconnectDelay: Duration = .zero
 
   init(configuration: DatabaseConfiguration) {
     self.configuration = configuration
@@ -40,6 +44,9 @@ final class PostgresEngine: StorageEngine {
   private func postgresConnection() throws(StoreError) -> PostgresConnection {
     if let open, !open.isBroken { return open }
     open = nil
+    // Whoever reconnects (a read, a write, a new observation), notifications sent meanwhile
+    // are gone: the next poll must report the store restored, so every window refreshes.
+    if hasConnected { wasLost = true }
     do {
       let connection = try PostgresConnection(url: url)
       try PostgresMigrator(configuration: configuration).migrate(connection)
@@ -89,12 +96,20 @@ final class PostgresEngine: StorageEngine {
   func externalChanges() -> ExternalChange {
     if wasLost || open == nil || open?.isBroken == true {
       guard hasConnected else { return .none }
-      do {
-        _ = try postgresConnection()
-      } catch {
-        return .interrupted(error)
+      if open == nil || open?.isBroken == true {
+        let now = ContinuousClock.now
+        if let nextReconnect, now < nextReconnect { return .none }
+        do {
+          _ = try postgresConnection()
+        } catch {
+          reconnectDelay = min(max(reconnectDelay * 2, pollInterval), .seconds(2))
+          nextReconnect = now + reconnectDelay
+          return .interrupted(error)
+        }
       }
       wasLost = false
+      nextReconnect = nil
+      reconnectDelay = .zero
       externalTables = []
       return .restored  // notifications sent while we were away are lost: refresh everything
     }
@@ -110,9 +125,11 @@ final class PostgresEngine: StorageEngine {
   }
 
   func operationFailed(with error: StoreError) {
-    if case .connectionLost = error {
+    switch error {
+    case .connectionLost, .commitUncertain:
       open = nil
       wasLost = true
+    default: break
     }
   }
 

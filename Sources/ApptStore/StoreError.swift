@@ -27,8 +27,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
   /// The PostgreSQL server cannot be reached or refused us (`server` is `host:port/dbname`,
   /// never with a password); `reason` is libpq's.
   case cannotConnect(server: String, reason: String)
-  /// The connection to the PostgreSQL server broke; nothing of the failed call was saved,
-  /// and appt reconnects by itself.
+  /// The connection to the PostgreSQL server broke (a failed write's reason says that nothing
+  /// was saved); appt reconnects by itself.
   case connectionLost(server: String, reason: String)
   /// The connection broke while the server was committing: the change may or may not have
   /// been saved (the only case where appt cannot say which).
@@ -76,7 +76,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case .sqlite(let code, let message): "database error \(code): \(message)"
     case .cannotConnect(let server, let reason): "cannot connect to PostgreSQL at \(server): \(reason)"
     case .connectionLost(let server, let reason):
-      "lost the connection to PostgreSQL at \(server) (\(reason)); nothing was saved"
+      "lost the connection to PostgreSQL at \(server) (\(reason))"
     case .commitUncertain(let server, let reason):
       "lost the connection to PostgreSQL at \(server) while it was committing (\(reason)); "
         + "the change may or may not have been saved: check before doing it again"

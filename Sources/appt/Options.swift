@@ -60,9 +60,20 @@ struct Options {
       }
       index += 1
     }
+    if let databasePath, looksLikeConnectionString(databasePath) {
+      // Taken as a file name it would create a file named after it, password and all.
+      // Never echoed: it may hold a password.
+      throw .usage("--db (or APPT_DB) looks like a PostgreSQL key=value string; give a postgresql:// URL")
+    }
     options.database =
       databasePath.map(DatabaseConfiguration.Location.named) ?? .file(defaultDatabaseURL(environment: environment))
     return options
+  }
+
+  /// libpq's `key=value ...` form (`host=db dbname=appt`), which appt does not take.
+  static func looksLikeConnectionString(_ text: String) -> Bool {
+    let keywords = ["host", "hostaddr", "port", "dbname", "user", "password", "service", "sslmode"]
+    return keywords.contains { text.range(of: "(^|\\s)\($0)\\s*=", options: .regularExpression) != nil }
   }
 
   /// `$XDG_DATA_HOME/appt/appointments.sqlite3`, or `~/.local/share/...` when it is unset

@@ -270,8 +270,9 @@ struct RevisionTests {
     }
   }
 
-  /// On PostgreSQL the eight sessions really overlap: SERIALIZABLE makes all but one fail to
-  /// commit, and their retries then find the new revision.
+  /// Eight connections of their own (sessions, on PostgreSQL). In one process they take turns
+  /// on DatabaseActor, so this checks the revision logic over real connections; sessions that
+  /// truly overlap are PostgresEngineTests' retry test and the e2e suite's eight processes.
   @Test(
     "8 connections editing one appointment at the same revision: exactly one succeeds",
     arguments: StoreKind.shared

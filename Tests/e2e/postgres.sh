@@ -381,6 +381,13 @@ server_down_at_start() {
     local port url
     port=$("$APPT_TEST_PG_SERVER" free-port)
     url="postgresql://appt:SECRET@127.0.0.1:$port/x"
+    # libpq's key=value form is refused, unechoed, and never becomes a file of that name.
+    run_appt --db "host=127.0.0.1 port=$port password=SECRET" list
+    check_status 2 "a key=value connection string"
+    check_contains "$ERR" "postgresql:// URL" "the message says what to give instead"
+    check_not_contains "$ERR" "SECRET" "the refusal hides the password"
+    check_eq "home" "$(ls)" "no file named after the connection string (only the scenario's HOME)"
+
     run_appt --db "$url" list
     check_status 3 "list with no server"
     check_contains "$ERR" "127.0.0.1:$port" "the message names the server"
