@@ -153,6 +153,14 @@ struct Migrator {
     for index in current..<known {
       let migration = configuration.migrations[index]
       try connection.execute("BEGIN IMMEDIATE")
+      // Processes opening a new file at once all saw it unmigrated; the first to take the
+      // write lock runs the step, and the others find it done once they have the lock.
+      let now = Int(try connection.scalar("PRAGMA user_version")?.int64 ?? 0)
+      if now > index {
+        try connection.execute("COMMIT")
+        if now > known { throw .newerSchema(path: connection.path, found: now, known: known) }
+        continue
+      }
       do {
         try migration.migrate(connection, on: .sqlite)
         try connection.execute("PRAGMA user_version = \(index + 1)")

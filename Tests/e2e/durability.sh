@@ -53,6 +53,27 @@ scenario_four_concurrent_writers_all_succeed() {
     check_eq 600 "$(printf '%s\n' "$OUT" | grep -c .)" "appointments stored by 4 x 150 concurrent adds"
 }
 
+# Eight processes opening a file that does not exist yet, at once: they all find it
+# unmigrated, and must all end up on one schema, none failing with "table already exists".
+scenario_eight_processes_create_one_new_file_at_once() {
+    local db="$T/new.sqlite3" p i pids=() status
+    for p in $(seq 1 8); do
+        for i in $(seq 1 20); do echo "add \"p$p-$i\" --at \"2026-12-01 10:00\" --for 30m"; done >"$T/script$p"
+    done
+    for p in $(seq 1 8); do
+        "$APPT" --db "$db" <"$T/script$p" >/dev/null 2>"$T/err$p" &
+        pids+=($!)
+    done
+    for p in $(seq 1 8); do
+        wait "${pids[$((p - 1))]}"
+        status=$?
+        check_eq 0 "$status" "process $p exit status ($(head -3 "$T/err$p"))"
+    done
+    run_appt --db "$db" list --all
+    check_eq 160 "$(printf '%s\n' "$OUT" | grep -c .)" "appointments stored by 8 x 20 adds on a new file"
+    check_eq 3 "$(sql "$db" 'PRAGMA user_version')" "schema version"
+}
+
 scenario_newer_schema_is_refused_untouched() {
     local db="$T/newer.sqlite3"
     run_script 'add "Kept" --at "2026-12-01 10:00"' --db "$db"
