@@ -45,7 +45,7 @@ struct FileOpener {
 
     let flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
     let connection = try SQLiteConnection(filename: path, displayPath: path, flags: flags)
-    try connection.execute("PRAGMA busy_timeout = \(configuration.busyTimeout)")
+    connection.setBusyTimeout(milliseconds: configuration.busyTimeout)
     if !readOnly {
       let mode = try connection.scalar("PRAGMA journal_mode = WAL")?.string
       guard mode == "wal" else {

@@ -163,6 +163,12 @@ public final class SQLiteConnection: Connection {
     return rc == SQLITE_OK ? bytes : nil
   }
 
+  /// How long a writer waits for another process's write lock, retrying every fraction of a
+  /// millisecond (`appt_sqlite_busy_timeout`) rather than in SQLite's coarse steps.
+  func setBusyTimeout(milliseconds: Int32) {
+    appt_sqlite_busy_timeout(handle, milliseconds)
+  }
+
   /// Stops SQLite from checkpointing into the file when this connection closes.
   func disableCheckpointOnClose() {
     appt_sqlite_no_checkpoint_on_close(handle)
