@@ -14,11 +14,13 @@ let package = Package(
     // MARK: - C boundary
     .systemLibrary(name: "CNCursesW", path: "Sources/CNCursesW"),
     .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+    // libpq's declarations only: the library itself is loaded when first used (LibPQLoader).
     .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ"),
+    .target(name: "LibPQLoader", path: "Sources/LibPQLoader"),
 
     // MARK: - Layers
     .target(name: "ApptCore", swiftSettings: strict),
-    .target(name: "ApptStore", dependencies: ["ApptCore", "CSQLite", "CLibPQ"], swiftSettings: strict),
+    .target(name: "ApptStore", dependencies: ["ApptCore", "CSQLite", "CLibPQ", "LibPQLoader"], swiftSettings: strict),
     .target(name: "ApptUI", dependencies: ["ApptCore"], swiftSettings: strict),
     .target(name: "ApptTerminal", dependencies: ["ApptUI", "CNCursesW"], swiftSettings: strict),
     .target(

@@ -752,8 +752,9 @@ private struct PostgresReport {
     line("appointments each at random times of the three years, one commit per add (`saveAppointment`), all")
     line("started together once every writer has connected; adds per second from that start to the last")
     line("commit. SQLite: a copy of the dataset's file (WAL, `synchronous=FULL`, writers queue on its lock")
-    line("with `busy_timeout`); PostgreSQL: the loaded database (SERIALIZABLE, retried on a serialization")
-    line("failure: the rollbacks column, from `pg_stat_database`). \"One writer alone\": a single process")
+    line("retrying after 0.1 ms, backing off to 5 ms); PostgreSQL: the loaded database (SERIALIZABLE,")
+    line("retried on a serialization failure: the rollbacks column, from `pg_stat_database`). \"One writer")
+    line("alone\": a single process")
     let total = Int(writers).flatMap { w in Int(adds).map { w * $0 } }
     line("making all \(total.map(String.init) ?? "the") adds in a row, the same")
     line("durability: what one connection's commits cost without contention. The last row is the server as")

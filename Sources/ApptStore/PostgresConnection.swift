@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import LibPQLoader
 
 /// One PostgreSQL connection: the only owner of a `PGconn*` in appt.
 ///
@@ -22,6 +23,7 @@ public final class PostgresConnection: Connection {
   /// Connects to `url` with `overrides` taking precedence over it (tests connect to a
   /// scratch database of the server the URL names this way).
   init(url: String, overriding overrides: [(keyword: String, value: String)]) throws(StoreError) {
+    if let problem = Self.loadLibPQ() { throw .cannotConnect(server: Self.unparsableName, reason: problem) }
     var options = Self.connectionOptions(of: url)
     for (keyword, value) in overrides { options?[keyword] = value }
     let display = options.map { Self.displayName(options: $0) } ?? Self.unparsableName
@@ -397,6 +399,12 @@ public final class PostgresConnection: Connection {
     return text
   }
 
+  /// Loads libpq on first use (see LibPQLoader); nil when it is there, else why not.
+  static func loadLibPQ() -> String? {
+    var error: UnsafePointer<CChar>?
+    return appt_libpq_load(&error) == 1 ? nil : error.map { String(cString: $0) } ?? "cannot load libpq"
+  }
+
   // MARK: - Display name
 
   static let unparsableName = "PostgreSQL"
@@ -409,6 +417,7 @@ public final class PostgresConnection: Connection {
 
   /// The settings `url` spells out (not libpq's defaults), by keyword; nil if it is invalid.
   static func connectionOptions(of url: String) -> [String: String]? {
+    guard loadLibPQ() == nil else { return nil }
     var errorMessage: UnsafeMutablePointer<CChar>?
     guard let options = PQconninfoParse(url, &errorMessage) else {
       PQfreemem(errorMessage)  // may quote the password
