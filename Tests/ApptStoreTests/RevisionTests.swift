@@ -35,9 +35,9 @@ struct RevisionTests {
     #expect(await dao.database.version == version, "nothing committed", sourceLocation: sourceLocation)
   }
 
-  @Test("a new appointment is stored at revision 1 and each save counts up")
-  func saveCountsUp() async throws {
-    try await withStore(.file) { dao in
+  @Test("a new appointment is stored at revision 1 and each save counts up", arguments: StoreKind.allCases)
+  func saveCountsUp(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
       let fresh = appointment("Dentist", from: december(1, 10), to: december(1, 11))
       #expect(fresh.revision == 0)
       var saved = try await dao.saveAppointment(fresh)
@@ -50,9 +50,9 @@ struct RevisionTests {
     }
   }
 
-  @Test("saving over a newer revision is refused with the stored version")
-  func staleSave() async throws {
-    try await withStore(.file) { dao in
+  @Test("saving over a newer revision is refused with the stored version", arguments: StoreKind.allCases)
+  func staleSave(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
       let first = try await dao.saveAppointment(appointment("Dentist", from: december(1, 10), to: december(1, 11)))
       var mine = first
       mine.title = "mine"
@@ -65,9 +65,12 @@ struct RevisionTests {
     }
   }
 
-  @Test("a deleted appointment saved again comes back at the next revision (undo of a delete)")
-  func reinsertAfterDelete() async throws {
-    try await withStore(.file) { dao in
+  @Test(
+    "a deleted appointment saved again comes back at the next revision (undo of a delete)",
+    arguments: StoreKind.allCases
+  )
+  func reinsertAfterDelete(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
       var stored = try await dao.saveAppointment(appointment("Dentist", from: december(1, 10), to: december(1, 11)))
       stored = try await dao.cancelAppointment(id: stored.id)
       let deleted = try await dao.deleteAppointment(id: stored.id)
@@ -104,9 +107,9 @@ struct RevisionTests {
     }
   }
 
-  @Test("cancel, restore and delete refuse a stale revision and count up otherwise")
-  func statusChanges() async throws {
-    try await withStore(.file) { dao in
+  @Test("cancel, restore and delete refuse a stale revision and count up otherwise", arguments: StoreKind.allCases)
+  func statusChanges(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
       let stored = try await dao.saveAppointment(appointment("Dentist", from: december(1, 10), to: december(1, 11)))
       let cancelled = try await dao.cancelAppointment(id: stored.id, ifRevision: 1)
       #expect(cancelled.revision == 2)
@@ -131,9 +134,9 @@ struct RevisionTests {
     }
   }
 
-  @Test("without ifRevision a change applies to whatever is stored now")
-  func noRevisionMeansCurrent() async throws {
-    try await withStore(.file) { dao in
+  @Test("without ifRevision a change applies to whatever is stored now", arguments: StoreKind.allCases)
+  func noRevisionMeansCurrent(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
       var stored = try await dao.saveAppointment(appointment("Dentist", from: december(1, 10), to: december(1, 11)))
       stored.note = "someone else's"
       stored = try await dao.saveAppointment(stored)
@@ -148,9 +151,9 @@ struct RevisionTests {
     }
   }
 
-  @Test("occurrence changes check and bump the series' revision")
-  func occurrences() async throws {
-    try await withStore(.file) { dao in
+  @Test("occurrence changes check and bump the series' revision", arguments: StoreKind.allCases)
+  func occurrences(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
       let series = try await dao.saveAppointment(Self.daily())
       let day = december(7)
       let cancelled = try await dao.cancelOccurrence(id: series.id, on: day, ifRevision: 1)
@@ -181,9 +184,12 @@ struct RevisionTests {
     }
   }
 
-  @Test("import: an unchanged event keeps its revision, a changed one counts up, a new one starts at 1")
-  func importRevisions() async throws {
-    try await withStore(.file) { dao in
+  @Test(
+    "import: an unchanged event keeps its revision, a changed one counts up, a new one starts at 1",
+    arguments: StoreKind.allCases
+  )
+  func importRevisions(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
       let original = Appointment(
         title: "Dentist",
         start: december(1, 10),
@@ -254,10 +260,13 @@ struct RevisionTests {
     }
   }
 
-  @Test("8 tasks editing one appointment at the same revision: one succeeds, 7 are stale")
-  func raceOnOneDAO() async throws {
+  @Test(
+    "8 tasks editing one appointment at the same revision: one succeeds, 7 are stale",
+    arguments: StoreKind.allCases
+  )
+  func raceOnOneDAO(kind: StoreKind) async throws {
     try await withTimeout {
-      try await withStore(.file) { dao in
+      try await withStore(kind) { dao in
         let stored = try await dao.saveAppointment(appointment("Dentist", from: december(1, 10), to: december(1, 11)))
         let outcome = try await Self.race(Array(repeating: dao, count: 8), id: stored.id)
         #expect(outcome.won == 1)
