@@ -94,23 +94,13 @@ public struct CommandExecutor: Sendable {
 
       case .cancel(let prefix, let occurrence, let ifRevision):
         let id = try await dao.resolveID(prefix)
-        if let occurrence {
-          return render(
-            try await dao.cancelOccurrence(id: id, on: occurrence, ifRevision: ifRevision),
-            verb: "cancelled"
-          )
-        }
-        return render(try await dao.cancelAppointment(id: id, ifRevision: ifRevision), verb: "cancelled")
+        let cancelled = try await dao.setStatus(.cancelled, id: id, occurrenceOn: occurrence, ifRevision: ifRevision)
+        return render(cancelled, verb: "cancelled")
 
       case .restore(let prefix, let occurrence, let ifRevision):
         let id = try await dao.resolveID(prefix)
-        if let occurrence {
-          return render(
-            try await dao.restoreOccurrence(id: id, on: occurrence, ifRevision: ifRevision),
-            verb: "restored"
-          )
-        }
-        return render(try await dao.restoreAppointment(id: id, ifRevision: ifRevision), verb: "restored")
+        let restored = try await dao.setStatus(.scheduled, id: id, occurrenceOn: occurrence, ifRevision: ifRevision)
+        return render(restored, verb: "restored")
 
       case .delete(let prefix, let ifRevision):
         let id = try await dao.resolveID(prefix)

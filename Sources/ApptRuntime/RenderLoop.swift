@@ -159,23 +159,15 @@ public final class RenderLoop {
 
   /// Cancels or restores `appointment` (only that occurrence, for an occurrence of a series).
   private func setStatus(_ status: Appointment.Status, of appointment: Appointment) {
-    let clock = environment.clock
-    let cancel = status == .cancelled
-    runStoreCall(cancel ? .cancel : .restore) { dao throws(StoreError) in
-      let changed: Appointment
-      if let occurrence = appointment.occurrence {
-        let day = clock.startOfDay(occurrence)
-        changed =
-          cancel
-          ? try await dao.cancelOccurrence(id: appointment.id, on: day, ifRevision: appointment.revision)
-          : try await dao.restoreOccurrence(id: appointment.id, on: day, ifRevision: appointment.revision)
-      } else {
-        changed =
-          cancel
-          ? try await dao.cancelAppointment(id: appointment.id, ifRevision: appointment.revision)
-          : try await dao.restoreAppointment(id: appointment.id, ifRevision: appointment.revision)
-      }
-      return cancel ? .appointmentCancelled(changed) : .appointmentRestored(changed)
+    let day = appointment.occurrence.map(environment.clock.startOfDay)
+    runStoreCall(status == .cancelled ? .cancel : .restore) { dao throws(StoreError) in
+      let changed = try await dao.setStatus(
+        status,
+        id: appointment.id,
+        occurrenceOn: day,
+        ifRevision: appointment.revision
+      )
+      return status == .cancelled ? .appointmentCancelled(changed) : .appointmentRestored(changed)
     }
   }
 
@@ -185,14 +177,6 @@ public final class RenderLoop {
     -> Message
   {
     switch step {
-    case .setStatus(let appointment, let status) where appointment.occurrence != nil:
-      let day = clock.startOfDay(appointment.occurrence ?? appointment.start)
-      if status == .scheduled {
-        try await dao.restoreOccurrence(id: appointment.id, on: day, ifRevision: appointment.revision)
-        return .undone("cancelled occurrence of \"\(appointment.title)\"")
-      }
-      try await dao.cancelOccurrence(id: appointment.id, on: day, ifRevision: appointment.revision)
-      return .undone("restored occurrence of \"\(appointment.title)\"")
     case .reattach(let occurrence, let detached):
       try await dao.deleteAppointment(id: detached.id, ifRevision: detached.revision)
       // Giving the series its day back commutes with other changes to the series: no check.
@@ -207,12 +191,11 @@ public final class RenderLoop {
     case .put(let appointment):
       try await dao.saveAppointment(appointment)  // checks `appointment.revision` if it is stored
       return .undone("changes to \"\(appointment.title)\"")
-    case .setStatus(let appointment, .scheduled):
-      try await dao.restoreAppointment(id: appointment.id, ifRevision: appointment.revision)
-      return .undone("cancelled \"\(appointment.title)\"")
-    case .setStatus(let appointment, .cancelled):
-      try await dao.cancelAppointment(id: appointment.id, ifRevision: appointment.revision)
-      return .undone("restored \"\(appointment.title)\"")
+    case .setStatus(let appointment, let status):
+      let day = appointment.occurrence.map(clock.startOfDay)
+      try await dao.setStatus(status, id: appointment.id, occurrenceOn: day, ifRevision: appointment.revision)
+      let what = day == nil ? "" : "occurrence of "
+      return .undone("\(status == .scheduled ? "cancelled" : "restored") \(what)\"\(appointment.title)\"")
     }
   }
 

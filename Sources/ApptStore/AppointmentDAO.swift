@@ -205,6 +205,23 @@ extension AppointmentDAO {
     }
   }
 
+  /// Cancels (`.cancelled`) or restores (`.scheduled`) the appointment; for a series with
+  /// `occurrenceOn` (a local midnight), only that day's occurrence. What `cancel`/`restore`
+  /// and the calendar's `c`/`r` and undo all come down to.
+  @discardableResult
+  public func setStatus(
+    _ status: Appointment.Status,
+    id: AppointmentID,
+    occurrenceOn day: Date?,
+    ifRevision: Int? = nil
+  ) throws(StoreError) -> Appointment {
+    switch (status, day) {
+    case (.cancelled, let day?): try cancelOccurrence(id: id, on: day, ifRevision: ifRevision)
+    case (.scheduled, let day?): try restoreOccurrence(id: id, on: day, ifRevision: ifRevision)
+    case (_, nil): try setStatus(status, id: id, ifRevision: ifRevision)
+    }
+  }
+
   /// Marks the appointment cancelled; it stays stored and can be restored. With `ifRevision`,
   /// only if it is still at that revision (else `.staleRevision`); without, whatever is stored.
   @discardableResult
