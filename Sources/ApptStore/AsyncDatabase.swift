@@ -71,7 +71,7 @@ public final class AsyncDatabase {
         try connection.execute("COMMIT")
       } catch {
         rollback(connection)
-        engine.discardChanges(connection)
+        engine.discardChanges()
         if case .serializationFailure = error, attempt < attempts {
           // Another client won the race; back off a little (growing, jittered) and go again.
           usleep(UInt32.random(in: 0...UInt32(min(attempt, 10) * 2_000)))
@@ -82,7 +82,7 @@ public final class AsyncDatabase {
       // Committed: whatever happens now, the caller hears of success. A connection lost
       // while reading our own notifications is an interruption, and its end refreshes all.
       do {
-        let tables = try engine.takeCommittedChanges(connection)
+        let tables = try engine.takeCommittedChanges()
         if !tables.isEmpty {
           version &+= 1
           notifyObservers(of: tables, fromOtherProcess: false)

@@ -1,7 +1,8 @@
-// ApptStore: appt's persistence layer, after the seed articles' design on SQLite.
+// ApptStore: appt's persistence layer, after the seed articles' design, on SQLite or PostgreSQL.
 //
-// DatabaseActor (this file) isolates every SQLite call. AsyncDatabase owns the one connection
-// and runs transactions; migrations bring a file to the current schema; Persistable and
+// DatabaseActor (this file) isolates every database call. AsyncDatabase owns the one connection
+// and runs transactions over a StorageEngine (SQLiteEngine, PostgresEngine); migrations bring
+// a store to the current schema; Persistable and
 // DatabaseService give generic CRUD; AppointmentDAO is the app's entry point; observation
 // publishes value snapshots through AsyncStream. Only Sendable values leave this module.
 

@@ -114,10 +114,6 @@ public final class PostgresConnection: Connection {
   /// True once libpq has given up on the connection: every later call throws `.connectionLost`.
   public var isBroken: Bool { PQstatus(handle) == CONNECTION_BAD }
 
-  /// The connection's socket, to wait on (poll, a dispatch source) until notifications may
-  /// have arrived; then call `takeNotifications`. Only libpq reads from or closes it.
-  public var socketDescriptor: Int32 { PQsocket(handle) }
-
   // MARK: - Notifications
 
   /// Reads what the server has sent without waiting, and returns the NOTIFYs received so far

@@ -70,11 +70,11 @@ final class PostgresEngine: StorageEngine {
   }
 
   /// Our own notifications arrive with the COMMIT's reply; others' may have come in too.
-  func takeCommittedChanges(_ connection: any Connection) throws(StoreError) -> Set<String> {
+  func takeCommittedChanges() throws(StoreError) -> Set<String> {
     try drainNotifications()
   }
 
-  func discardChanges(_ connection: any Connection) {}  // a rollback sends no notifications
+  func discardChanges() {}  // a rollback sends no notifications
 
   /// Reads what has arrived: returns the tables our own commits changed, and keeps the
   /// tables other clients changed for the next poll.

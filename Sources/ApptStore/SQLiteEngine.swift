@@ -45,11 +45,11 @@ final class SQLiteEngine: StorageEngine {
     try connection.execute("BEGIN IMMEDIATE")
   }
 
-  func takeCommittedChanges(_ connection: any Connection) throws(StoreError) -> Set<String> {
+  func takeCommittedChanges() throws(StoreError) -> Set<String> {
     try sqliteConnection().takeDirtyTables()
   }
 
-  func discardChanges(_ connection: any Connection) {
+  func discardChanges() {
     open?.discardDirtyTables()
   }
 

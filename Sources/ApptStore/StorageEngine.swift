@@ -14,9 +14,9 @@ protocol StorageEngine: AnyObject {
   /// How many times a write is tried when the engine reports a serialization failure.
   var writeAttempts: Int { get }
   /// The tables the committed transaction changed (empty: it changed nothing).
-  func takeCommittedChanges(_ connection: any Connection) throws(StoreError) -> Set<String>
+  func takeCommittedChanges() throws(StoreError) -> Set<String>
   /// Forgets what a rolled-back transaction wrote.
-  func discardChanges(_ connection: any Connection)
+  func discardChanges()
   /// What other clients did since the last call. Called only while someone observes.
   func externalChanges() -> ExternalChange
   /// How often `externalChanges` is asked.

@@ -22,7 +22,6 @@
   X(ConnStatusType, PQstatus, (const PGconn *conn), (conn))                                    \
   X(PGTransactionStatusType, PQtransactionStatus, (const PGconn *conn), (conn))                \
   X(char *, PQerrorMessage, (const PGconn *conn), (conn))                                      \
-  X(int, PQsocket, (const PGconn *conn), (conn))                                               \
   X(int, PQbackendPID, (const PGconn *conn), (conn))                                           \
   X(PQnoticeProcessor, PQsetNoticeProcessor, (PGconn *conn, PQnoticeProcessor proc, void *arg), \
     (conn, proc, arg))                                                                         \

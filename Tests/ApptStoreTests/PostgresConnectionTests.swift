@@ -432,7 +432,6 @@ extension PostgresConnectionLiveTests {
       let listener = try connect()
       let other = try connect()
       try listener.execute("LISTEN appt_changes")
-      #expect(listener.socketDescriptor >= 0)
       try other.execute("NOTIFY appt_changes")
       #expect(
         try other.scalar("SELECT pg_terminate_backend(?, 5000)", [.integer(Int64(listener.backendPID))]) == .integer(1)
