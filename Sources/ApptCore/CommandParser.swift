@@ -82,6 +82,7 @@ public struct CommandParser: Sendable {
     // A date without a time is a whole-day appointment, as in calcurse and khal.
     let isAllDay = scan.flags.contains("--all-day") || at.parts.minutes == nil
     let (start, end) = isAllDay ? try allDayRange(scan, at: at) : try timedRange(scan, at: at)
+    try Self.checkTimes("add", start: start, end: end, input: Self.timeInput(scan, at: at.text))
     let recurrence = try parseRecurrence(scan, start: start)
     return .add(
       AddRequest(
@@ -278,7 +279,10 @@ public struct CommandParser: Sendable {
       try Self.checkLengths("edit", title: trimmed, note: nil)
       request.title = trimmed
     }
-    if let at = scan.whens["--at"] { request.start = instant(of: at.parts) }
+    if let at = scan.whens["--at"] {
+      request.start = instant(of: at.parts)
+      try Self.checkTimes("edit", start: instant(of: at.parts), end: nil, input: "--at \(WhenParser.quoted(at.text))")
+    }
     if let duration = scan.texts["--for"] { request.duration = try DurationParser.parse(duration) }
     if let note = scan.texts["--note"] {
       try Self.checkLengths("edit", title: nil, note: note)
@@ -414,17 +418,30 @@ public struct CommandParser: Sendable {
     return .help(topic: name)
   }
 
-  /// A title fits a line and a note a page: longer text is almost always a mistake (a file
-  /// pasted into the command), and would make every list and screen unusable.
-  public static let maximumTitleLength = 500
-  public static let maximumNoteLength = 10_000
+  /// The limits of `AppointmentRules`, where they are defined (kept here for the form).
+  public static let maximumTitleLength = AppointmentRules.maximumTitleLength
+  public static let maximumNoteLength = AppointmentRules.maximumNoteLength
 
+  /// `AppointmentRules` on the given fields, as a message of `command`.
   static func checkLengths(_ command: String, title: String?, note: String?) throws(CommandError) {
-    if let title, title.count > maximumTitleLength {
-      throw .invalid("\(command): the title is \(title.count) characters long; at most \(maximumTitleLength)")
+    do throws(AppointmentRules.Violation) {
+      if let title { try AppointmentRules.checkTitle(title) }
+      if let note { try AppointmentRules.checkNote(note) }
+    } catch {
+      throw .invalid("\(command): \(error.message)")
     }
-    if let note, note.count > maximumNoteLength {
-      throw .invalid("\(command): the note is \(note.count) characters long; at most \(maximumNoteLength)")
+  }
+
+  /// `AppointmentRules.checkTimes` for what `--at` (`input`) and its length or end gave.
+  static func checkTimes(_ command: String, start: Date, end: Date?, input: String) throws(CommandError) {
+    do throws(AppointmentRules.Violation) {
+      if let end {
+        try AppointmentRules.checkTimes(start: start, end: end)
+      } else {
+        try AppointmentRules.checkInstant(start, .start)
+      }
+    } catch {
+      throw .invalid("\(command): \(input): \(error.message)")
     }
   }
 
@@ -468,6 +485,14 @@ public struct CommandParser: Sendable {
     case (let day?, let minutes?):
       return When(day: day, minutes: minutes).instant(in: clock)
     }
+  }
+
+  /// How the user gave an appointment's times, for messages: `--at "9999-12-31 23:30" --for 1h`.
+  private static func timeInput(_ scan: Scan, at: String) -> String {
+    var text = "--at \(WhenParser.quoted(at))"
+    if let duration = scan.texts["--for"] { text += " --for \(WhenParser.quoted(duration))" }
+    if let until = scan.whens["--until"] { text += " --until \(WhenParser.quoted(until.text))" }
+    return text
   }
 
   private static func dateTime(_ date: Date, _ formatter: AppointmentFormatter) -> String {

@@ -122,21 +122,23 @@ public struct AppointmentFormatter: Sendable {
   /// `text` as a quoted JSON string.
   ///
   /// Escapes `"` and `\`, `\n` and `\t` by name, every other C0 control, DEL and the C1
-  /// controls as `\u00XX` (so JSON Lines on a terminal carry no raw ESC or CSI), and U+2028 /
-  /// U+2029 (so the line is also valid JavaScript).
+  /// controls as `\u00XX` (so JSON Lines on a terminal carry no raw ESC or CSI), U+2028 /
+  /// U+2029 (so the line is also valid JavaScript), and the invisible format characters that
+  /// `TextSafety` shows escaped (bidirectional overrides and isolates, zero-width spaces...:
+  /// `\u202e`, a pair of surrogates above U+FFFF). A JSON escape is lossless, so the data
+  /// stays exact while `appt --json list` on a terminal cannot be reordered by it.
   public static func jsonString(_ text: String) -> String {
     var out = String.UnicodeScalarView()
     out.append("\"")
-    for scalar in text.unicodeScalars {
+    TextSafety.forEachScalar(of: text) { scalar, hidden in
       switch scalar {
       case "\"": out.append(contentsOf: "\\\"".unicodeScalars)
       case "\\": out.append(contentsOf: "\\\\".unicodeScalars)
       case "\n": out.append(contentsOf: "\\n".unicodeScalars)
       case "\t": out.append(contentsOf: "\\t".unicodeScalars)
       default:
-        let value = scalar.value
-        if value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029 {
-          out.append(contentsOf: unicodeEscape(value).unicodeScalars)
+        if hidden {
+          out.append(contentsOf: unicodeEscape(scalar.value).unicodeScalars)
         } else {
           out.append(scalar)
         }
@@ -146,7 +148,14 @@ public struct AppointmentFormatter: Sendable {
     return String(out)
   }
 
+  /// `\u00XX`; above U+FFFF, the UTF-16 surrogate pair JSON spells it with.
   private static func unicodeEscape(_ value: UInt32) -> String {
+    guard value > 0xFFFF else { return hex4(value) }
+    let offset = value - 0x10000
+    return hex4(0xD800 + (offset >> 10)) + hex4(0xDC00 + (offset & 0x3FF))
+  }
+
+  private static func hex4(_ value: UInt32) -> String {
     let hex = String(value, radix: 16)
     return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
   }

@@ -277,6 +277,13 @@ extension ICalendar {
         } else if endInstant.timeIntervalSince(start.instant) > DurationParser.maximum {
           fail(endLine, "the event lasts more than 366 days, which appt does not allow")
           end = nil
+        } else {
+          do throws(AppointmentRules.Violation) {
+            try AppointmentRules.checkTimes(start: start.instant, end: endInstant)
+          } catch {
+            fail(error.field == .start ? startLine.line : endLine, error.message)
+            end = nil
+          }
         }
       }
 
@@ -358,7 +365,7 @@ extension ICalendar {
       var id = AppointmentID()
       if uid.hasSuffix("@appt"), let own = AppointmentID(string: String(uid.dropLast(5))) { id = own }
 
-      return Appointment(
+      let appointment = Appointment(
         id: id,
         title: title,
         start: start.instant,
@@ -373,6 +380,23 @@ extension ICalendar {
         exceptions: exceptions,
         uid: uid
       )
+      // The rules every way in applies (`add`'s limits, no NUL...), reported at the property.
+      do throws(AppointmentRules.Violation) {
+        try AppointmentRules.validate(appointment)
+      } catch {
+        let property: ContentLine?
+        switch error.field {
+        case .title: property = single["SUMMARY"]
+        case .note: property = single["DESCRIPTION"] ?? single["LOCATION"]
+        case .uid: property = single["UID"]
+        case .exceptions: property = event.all("EXDATE").first
+        case .start, .timeZone: property = startLine
+        case .end: property = single["DTEND"] ?? single["DURATION"] ?? startLine
+        }
+        let name = property?.name ?? "VEVENT"
+        return reject([Problem(line: property?.line ?? event.line, message: "\(name): \(error.message)")])
+      }
+      return appointment
     }
 
     private mutating func reject(_ errors: [Problem]) -> Appointment? {
@@ -520,7 +544,9 @@ extension ICalendar {
           until = value.instant(in: zone)
         }
         guard let until else { return .failure(.init("RRULE UNTIL=\(text) cannot be placed in time")) }
-        parts[index] = "UNTIL=" + Recurrence.utcStamp(until)
+        // No occurrence can be later than the supported times (and a later instant has no
+        // four-digit UTC year to write it with).
+        parts[index] = "UNTIL=" + Recurrence.utcStamp(min(until, AppointmentRules.latest))
       }
       return .success(parts.joined(separator: ";"))
     }

@@ -104,7 +104,9 @@ extension ICalendar {
         var last = a.end
         if let recurrence = a.recurrence {
           last =
-            recurrence.lastOccurrence(start: a.start, zone: zone).map { $0.addingTimeInterval(a.duration) } ?? a.end
+            recurrence.lastOccurrence(start: a.start, duration: a.duration, zone: zone).map {
+              $0.addingTimeInterval(a.duration)
+            } ?? a.end
         }
         let span = spans[zone.identifier] ?? (zone, a.start, last)
         spans[zone.identifier] = (zone, min(span.first, a.start), max(span.last, last))

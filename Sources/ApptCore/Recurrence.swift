@@ -45,7 +45,8 @@ public struct Recurrence: Hashable, Sendable {
   public var weekdays: [Weekday]
   /// At most this many occurrences (exceptions still count, as in RFC 5545).
   public var count: Int?
-  /// No occurrence starts after this instant.
+  /// No occurrence starts after this instant (at most `AppointmentRules.latest`: no
+  /// occurrence can be later anyway, and a later UNTIL could not be written as RRULE text).
   public var until: Date?
 
   public init(frequency: Frequency, interval: Int = 1, weekdays: [Weekday] = [], count: Int? = nil, until: Date? = nil)
@@ -54,16 +55,18 @@ public struct Recurrence: Hashable, Sendable {
     self.interval = max(1, interval)
     self.weekdays = Array(Set(weekdays)).sorted()
     self.count = count
-    self.until = until
+    self.until = until.map { min($0, AppointmentRules.latest) }
   }
 
   // MARK: - Occurrences
 
   /// The starts of the occurrences of a series first starting at `start` and lasting
-  /// `duration`, that intersect `window`, in order. `zone` is the series' own zone.
+  /// `duration`, that intersect `window`, in order. `zone` is the series' own zone. A series
+  /// ends where `AppointmentRules.supportedTimes` does: no occurrence ends after it.
   public func occurrences(start: Date, duration: TimeInterval, zone: TimeZone, in window: DateInterval) -> [Date] {
     var result: [Date] = []
-    forEachOccurrence(start: start, zone: zone, notBefore: window.start.addingTimeInterval(-duration)) { occurrence in
+    let notBefore = window.start.addingTimeInterval(-duration)
+    forEachOccurrence(start: start, duration: duration, zone: zone, notBefore: notBefore) { occurrence in
       if occurrence >= window.end { return false }
       if occurrence.addingTimeInterval(duration) > window.start { result.append(occurrence) }
       return true
@@ -71,11 +74,12 @@ public struct Recurrence: Hashable, Sendable {
     return result
   }
 
-  /// The start of the last occurrence, or nil when the series never ends.
-  public func lastOccurrence(start: Date, zone: TimeZone) -> Date? {
+  /// The start of the last occurrence (of those lasting `duration` that end by
+  /// `AppointmentRules.latest`), or nil when the series never ends.
+  public func lastOccurrence(start: Date, duration: TimeInterval = 0, zone: TimeZone) -> Date? {
     guard count != nil || until != nil else { return nil }
     var last: Date?
-    forEachOccurrence(start: start, zone: zone, notBefore: nil) { occurrence in
+    forEachOccurrence(start: start, duration: duration, zone: zone, notBefore: nil) { occurrence in
       last = occurrence
       return true
     }
@@ -83,9 +87,18 @@ public struct Recurrence: Hashable, Sendable {
   }
 
   /// Calls `body` with each occurrence start in order until it returns false or the series
-  /// ends. Without a COUNT, iteration starts at the period just before `notBefore` instead
-  /// of at the first occurrence (a COUNT must be counted from the start).
-  private func forEachOccurrence(start: Date, zone: TimeZone, notBefore: Date?, _ body: (Date) -> Bool) {
+  /// ends, at the latest with the last occurrence lasting `duration` that ends by
+  /// `AppointmentRules.latest`. Without a COUNT, iteration starts at the period just before
+  /// `notBefore` instead of at the first occurrence (a COUNT must be counted from the start).
+  private func forEachOccurrence(
+    start: Date,
+    duration: TimeInterval,
+    zone: TimeZone,
+    notBefore: Date?,
+    _ body: (Date) -> Bool
+  ) {
+    let latestStart = AppointmentRules.latest.addingTimeInterval(-max(0, duration))
+    guard start <= latestStart else { return }
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = zone
     calendar.firstWeekday = 2
@@ -97,6 +110,8 @@ public struct Recurrence: Hashable, Sendable {
     // can be skipped ahead: the periods jumped over are occurrences already counted.
     let onePerPeriod = frequency == .daily || (frequency == .weekly && weekdays.isEmpty)
     if count == nil || onePerPeriod, let notBefore, notBefore > start {
+      // Past the end of the supported times there is nothing to find (and nothing to count).
+      guard notBefore <= latestStart else { return }
       period = max(0, periodsBetween(firstDay, calendar.startOfDay(for: notBefore), calendar: calendar) - 1)
       if count != nil { emitted = period }
     }
@@ -109,6 +124,7 @@ public struct Recurrence: Hashable, Sendable {
           continue
         }
         if let until, occurrence > until { return }
+        if occurrence > latestStart { return }
         if let count, emitted >= count { return }
         emitted += 1
         produced = true

@@ -105,6 +105,7 @@ extension AppointmentDAO {
   @discardableResult
   public func saveAppointment(_ appointment: Appointment) throws(StoreError) -> Appointment {
     try database.write { connection throws(StoreError) in
+      try Self.checkRules(appointment)
       var saved = appointment
       saved.occurrence = nil
       if let stored = try DatabaseService.find(Appointment.self, id: appointment.id, in: connection) {
@@ -130,6 +131,7 @@ extension AppointmentDAO {
       let stored = try Self.findForChange(id: id, expected: expected, in: connection)
       var appointment = stored
       change(&appointment)
+      try Self.checkRules(appointment)
       appointment.id = stored.id
       appointment.occurrence = nil
       appointment.updated = now
@@ -153,6 +155,16 @@ extension AppointmentDAO {
     return stored
   }
 
+  /// The last gate of every write: `AppointmentRules`, whatever the caller checked before.
+  private static func checkRules(_ appointment: Appointment) throws(StoreError) {
+    do throws(AppointmentRules.Violation) {
+      try AppointmentRules.validate(appointment)
+    } catch {
+      let title = TextSafety.escapingControls(String(appointment.title.prefix(40)))
+      throw .invalidRequest(message: "\"\(title)\": \(error.message)")
+    }
+  }
+
   private static func check(_ stored: Appointment, expected: Int) throws(StoreError) {
     guard stored.revision == expected else { throw .staleRevision(current: stored) }
   }
@@ -168,6 +180,7 @@ extension AppointmentDAO {
     return try database.write { connection throws(StoreError) in
       var counts = (added: 0, updated: 0, unchanged: 0)
       for var incoming in appointments {
+        try Self.checkRules(incoming)
         incoming.occurrence = nil
         var existing: Appointment?
         if let uid = incoming.uid {
@@ -427,6 +440,7 @@ extension AppointmentDAO {
       detached.created = now
       detached.updated = now
       change(&detached)
+      try Self.checkRules(detached)
       detached.revision = 1
       return detached
     } alsoSave: {
@@ -536,6 +550,8 @@ extension Appointment: Persistable {
   /// The end of a series' last occurrence; nil for a series without end (and a one-off).
   var seriesEnd: Date? {
     guard let recurrence else { return nil }
-    return recurrence.lastOccurrence(start: start, zone: zone(fallback: .gmt)).map { $0.addingTimeInterval(duration) }
+    return recurrence.lastOccurrence(start: start, duration: duration, zone: zone(fallback: .gmt)).map {
+      $0.addingTimeInterval(duration)
+    }
   }
 }

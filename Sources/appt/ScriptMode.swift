@@ -5,7 +5,9 @@ import Foundation
 /// Commands from stdin, one per line, in the same grammar as the command line.
 ///
 /// A bad line prints `line N: message` on stderr, changes nothing, and the script goes on
-/// (`--bail` stops at the first error). The exit status is the worst line's. Each result is
+/// (`--bail` stops at the first error). A line longer than `LineReader.maximumLineLength`
+/// (1 MiB) is such a bad line, skipped without being read into memory; a UTF-8 byte order
+/// mark before the first line is skipped. The exit status is the worst line's. Each result is
 /// written as soon as its command has committed, so a program driving appt through a pipe
 /// sees it at once.
 struct ScriptMode {
@@ -15,10 +17,19 @@ struct ScriptMode {
   func run() async -> ExitStatus {
     var worst = ExitStatus.ok
     var number = 0
-    var reader = LineReader()
-    while let bytes = reader.next() {
+    var reader = LineReader { buffer in
+      while true {
+        let count = read(0, buffer.baseAddress, buffer.count)
+        if count < 0, errno == EINTR { continue }
+        return count
+      }
+    }
+    while let line = reader.next() {
       number += 1
       do throws(CommandExecutor.Failure) {
+        guard case .text(let bytes) = line else {
+          throw CommandExecutor.Failure(CommandError.invalid("longer than \(reader.limit) bytes; skipped"))
+        }
         if let problem = UTF8Check.problem(bytes) { throw CommandExecutor.Failure(CommandError.invalid(problem)) }
         guard let command = try executor.parse(line: String(decoding: bytes, as: UTF8.self)) else { continue }
         Output.write(try await executor.run(command))
