@@ -28,6 +28,38 @@ struct FormattingTests {
     #expect(!formatter.textLine(a).unicodeScalars.contains(where: TextSafety.isControl))
   }
 
+  /// Issue 12: bidirectional controls reached stdout raw, so `list` could show a title other
+  /// than the stored one (Trojan Source).
+  @Test("invisible format controls are escaped in text output; emoji sequences are not")
+  func escapedFormatControls() {
+    let hostile = "safe\u{202E}txt.exe \u{2066}a\u{2069} \u{200E}\u{200F}\u{061C}\u{202A}\u{202D} z\u{200B}w\u{FEFF}"
+    let a = Fixture.appointment(title: hostile, note: "n\u{2028}x\u{E0041}")
+    #expect(
+      formatter.textLine(a).hasSuffix(
+        "safe\\u{202e}txt.exe \\u{2066}a\\u{2069} \\u{200e}\\u{200f}\\u{61c}\\u{202a}\\u{202d} z\\u{200b}w\\u{feff}"
+      )
+    )
+    #expect(formatter.details(a).contains("note: n\\u{2028}x\\u{e0041}"), "a lone tag character is smuggled text")
+    for line in [formatter.textLine(a)] + formatter.details(a) {
+      #expect(!line.unicodeScalars.contains(where: TextSafety.isInvisibleFormat))
+    }
+    // Part of how text is written: ZWJ emoji, variation selectors, ZWNJ, a flag's tags.
+    let kept =
+      "👩\u{200D}👩\u{200D}👧 ❤\u{FE0F} می\u{200C}خواهم 🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F} e\u{301}"
+    #expect(TextSafety.escapingControls(kept) == kept)
+    #expect(AppointmentFormatter.jsonString(kept) == "\"" + kept + "\"")
+  }
+
+  /// Issue 12: JSON stays exact data, but carries no raw bidirectional control either.
+  @Test("JSON escapes invisible format controls losslessly")
+  func jsonFormatControls() throws {
+    let text = "a\u{202E}b\u{2066}c\u{E0041}d👩\u{200D}👩\u{200D}👧"
+    let json = AppointmentFormatter.jsonString(text)
+    #expect(json == "\"a\\u202eb\\u2066c\\udb40\\udc41d👩\u{200D}👩\u{200D}👧\"")
+    let decoded = try JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed) as? String
+    #expect(decoded == text)
+  }
+
   @Test("ends at midnight, on a later day, before the start")
   func rangesAcrossDays() {
     #expect(

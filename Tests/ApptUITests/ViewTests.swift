@@ -194,6 +194,19 @@ import Testing
     #expect(!rows.joined().unicodeScalars.contains { TextSafety.isControl($0) })
   }
 
+  /// Issue 12: a right-to-left override in a title reached the terminal raw (Trojan Source:
+  /// the row read "safe" and a reversed name instead of what is stored).
+  @Test func bidirectionalControlsInTitlesAreEscaped() {
+    let evil = TestStore.appointment(
+      "invoice\u{202E}fdp.exe\u{2066}x\u{2069}\u{200F}",
+      TestClock.date(2026, 11, 29, 10)
+    )
+    let rows = Views.render(state(size: Screen.Size(rows: 6, columns: 80), items: [evil]), environment: environment)
+      .rows
+    #expect(rows[2].hasPrefix("  10:00-11:00  invoice\\u{202e}fdp.exe\\u{2066}x\\u{2069}\\u{200f} "))
+    #expect(!rows.joined().unicodeScalars.contains { TextSafety.isInvisibleFormat($0) })
+  }
+
   @Test func wideTitlesAreClippedWithoutSplittingACharacter() {
     let wide = TestStore.appointment("会議会議会議会議会議会議🎉🎉", TestClock.date(2026, 11, 29, 10))
     let screen = Views.render(state(size: Screen.Size(rows: 5, columns: 30), items: [wide]), environment: environment)
