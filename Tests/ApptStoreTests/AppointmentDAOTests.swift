@@ -231,7 +231,16 @@ struct AppointmentDAOTests {
       brokenUpdate.title = "changed"
 
       for bad in [zeroLength, reversed, brokenUpdate] {
-        let error = await thrownError { try await dao.saveAppointment(bad) }
+        // The DAO refuses it first (AppointmentRules); below it, the schema's CHECK does.
+        let refused = await thrownError { try await dao.saveAppointment(bad) }
+        guard case .invalidRequest(let rule)? = refused as? StoreError else {
+          Issue.record("expected the DAO's rules to refuse \(bad.title), got \(String(describing: refused))")
+          continue
+        }
+        #expect(rule.contains("is not after the start"))
+        var row = bad
+        row.revision = max(1, bad.revision)  // only the end breaks a CHECK
+        let error = await thrownError { [row] in try await dao.service.save(row) }
         guard case .constraint(let message)? = error as? StoreError else {
           Issue.record("expected StoreError.constraint for \(bad.title), got \(String(describing: error))")
           continue
@@ -265,13 +274,20 @@ struct AppointmentDAOTests {
   /// Regression: text was once bound with length -1, so SQLite read it as a C string and
   /// stopped at the first NUL ("a\0b" was stored as "a"). PostgreSQL text cannot hold NUL at
   /// all: there it must be refused whole, never cut short. (appt's commands refuse NUL before
-  /// the store sees it; this is the store's own guarantee.)
+  /// the store sees it, and so does the DAO (AppointmentRules); this is the engines' own
+  /// guarantee, below the DAO.)
   @Test("text with an embedded NUL is stored whole, or refused whole", arguments: StoreKind.allCases)
   func embeddedNUL(kind: StoreKind) async throws {
     try await withStore(kind) { dao async throws in
       var stored = appointment("before\u{0}after", from: december(1, 9), to: december(1, 10), note: "x\u{0}y")
+      let refused = await thrownError { try await dao.saveAppointment(stored) }
+      #expect(
+        refused as? StoreError
+          == .invalidRequest(message: "\"before^@after\": the title holds a NUL byte at character 7")
+      )
+      stored.revision = 1  // the schema's CHECK: a stored row has a revision
       if kind == .postgres {
-        let error = await thrownError { try await dao.saveAppointment(stored) }
+        let error = await thrownError { try await dao.service.save(stored) }
         guard case .constraint(let message)? = error as? StoreError else {
           Issue.record("expected a refusal, got \(String(describing: error))")
           return
@@ -280,7 +296,7 @@ struct AppointmentDAOTests {
         #expect(try await dao.getAllAppointments().isEmpty)
         return
       }
-      stored = try await dao.saveAppointment(stored)
+      try await dao.service.save(stored)
       let read = try await dao.getAppointment(id: stored.id)
       #expect(read.title == stored.title)
       #expect(read.note == stored.note)

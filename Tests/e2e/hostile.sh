@@ -49,14 +49,14 @@ hostile unbalanced_double_quote 1 "unterminated double quote" 'add "Lunch --at 2
 hostile trailing_backslash 1 "trailing backslash" 'add Lunch --at 2026-12-01 10:00 \'
 hostile backslash_in_a_value 1 'cannot understand "today\"' 'add Lunch --at today\\' \
     add Lunch --at 'today\'
-hostile long_unterminated_quote_4mb 1 "unterminated double quote" "add \"$BIG_4MB --at today"
+hostile long_unterminated_quote_4mb 1 "longer than 1048576 bytes; skipped" "add \"$BIG_4MB --at today"
 
 # --- titles
 hostile empty_title 1 "the title is empty" 'add "" --at "2026-12-01 10:00"' \
     add "" --at "2026-12-01 10:00"
 hostile blank_title 1 "the title is empty" "add '   ' --at '2026-12-01 10:00'" \
     add "   " --at "2026-12-01 10:00"
-hostile title_2mb 1 "title" "add $BIG_2MB --at '2026-12-01 10:00'"
+hostile title_2mb 1 "longer than 1048576 bytes; skipped" "add $BIG_2MB --at '2026-12-01 10:00'"
 hostile title_100kb_one_shot 1 "title" - \
     add "$BIG_100KB" --at "2026-12-01 10:00"
 hostile nul_byte_in_title 1 "NUL" 'add Lunch@NUL@break --at "2026-12-01 10:00"'
@@ -268,4 +268,154 @@ for i in "${!H_NAME[@]}"; do
     eval "hostile_${H_NAME[$i]}() { run_case $i; }"
     run_scenario "hostile_${H_NAME[$i]}"
 done
+# ------------------------------------------------------------------ text and values (issue 12)
+#
+# Scenarios of their own (not table rows): each class is checked where it shows, in the
+# output of `list`, `show`, `--json`, `export` and `import`.
+
+# Trojan Source: U+202E (right-to-left override), U+2066/U+2069 (isolates), U+200F (RLM).
+text_bidi_controls_are_escaped() {
+    local db="$T/db.sqlite3" title=$'invoice\u202efdp.exe \u2066x\u2069\u200f'
+    run_appt --db "$db" add "$title" --at "2026-12-01 10:00"
+    check_status 0 "add"
+    local raw
+    for raw in $'\u202e' $'\u2066' $'\u2069' $'\u200f'; do
+        check_not_contains "$OUT" "$raw" "add's acknowledgement carries a raw bidi control"
+    done
+    run_appt --db "$db" list --all
+    check_status 0 "list"
+    check_contains "$OUT" 'invoice\u{202e}fdp.exe \u{2066}x\u{2069}\u{200f}' "list shows the controls escaped"
+    run_appt --db "$db" --json list --all
+    check_contains "$OUT" '"title":"invoice\u202efdp.exe \u2066x\u2069\u200f"' "JSON escapes them"
+    for raw in $'\u202e' $'\u2066' $'\u2069' $'\u200f'; do
+        check_not_contains "$OUT" "$raw" "--json list carries a raw bidi control"
+    done
+    local decoded
+    decoded=$(printf '%s\n' "$OUT" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["title"].encode("unicode_escape").decode())')
+    check_eq 'invoice\u202efdp.exe \u2066x\u2069\u200f' "$decoded" "the JSON decodes to the stored title"
+    # An emoji ZWJ sequence and a variation selector are text, not controls: shown as they are.
+    run_appt --db "$db" add $'Family \U1F469\u200d\U1F467 \u2764\ufe0f' --at "2026-12-02 10:00"
+    check_contains "$OUT" $'Family \U1F469\u200d\U1F467 \u2764\ufe0f' "emoji sequences stay whole"
+}
+
+# A UTF-8 BOM before the first line of a script (as some editors save) is skipped; anywhere
+# else it is shown, escaped, in the message about the line.
+text_bom_before_the_first_script_line() {
+    local db="$T/db.sqlite3"
+    printf '\xef\xbb\xbfadd Lunch --at "2026-12-01 12:00"\n\xef\xbb\xbflist --all\n' >"$T/script"
+    run_appt --db "$db" <"$T/script"
+    check_status 2 "the BOM on line 2 is not skipped"
+    check_contains "$OUT" "added " "line 1 ran"
+    check_contains "$ERR" 'line 2: unknown command "\u{feff}list"' "line 2 names the BOM"
+    printf '\xef\xbb\xbflist --all\n' >"$T/script"
+    run_appt --db "$db" <"$T/script"
+    check_status 0 "a script starting with a BOM"
+    check_contains "$OUT" "Lunch" "its first line ran"
+    # A .ics file with a BOM imports too (ICalendarReader skips it).
+    printf '\xef\xbb\xbfBEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:bom@example.com\r\nDTSTART:20261203T100000Z\r\nDTEND:20261203T110000Z\r\nSUMMARY:From a BOM file\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n' >"$T/bom.ics"
+    run_appt --db "$db" import "$T/bom.ics"
+    check_status 0 "import of a file with a BOM"
+    run_appt --db "$db" list --all
+    check_contains "$OUT" "From a BOM file" "the event was imported"
+}
+
+# Times outside the supported range (an end in year 10000 made an export appt could not
+# import) are refused with a message naming the input; the edge itself works end to end.
+text_times_at_the_edge_of_the_range() {
+    local db="$T/db.sqlite3" before
+    before=$(state "$db")
+    run_appt --db "$db" add Late --at "9999-12-31 23:30" --for 1h
+    check_status 1 "an end in year 10000"
+    check_contains "$ERR" 'add: --at "9999-12-31 23:30" --for "1h": the start 9999-12-31 23:30 UTC is out of range' "message"
+    run_appt --db "$db" add Late --at "9999-12-30 23:30" --for 1h
+    check_status 1 "an end after 9999-12-31 00:00 UTC"
+    check_contains "$ERR" "the end 9999-12-31 00:30 UTC is out of range" "message"
+    check_eq "$before" "$(state "$db")" "nothing stored"
+    run_appt --db "$db" add Last --at "9999-12-30 23:00" --for 1h
+    check_status 0 "ending at the last instant"
+    local id=${OUT#added }
+    id=${id%% *}
+    run_appt --db "$db" edit "$id" --for 2h
+    check_status 1 "edit past the range"
+    check_contains "$ERR" '"Last": the end 9999-12-31 01:00 UTC is out of range' "the store's gate names it"
+    run_appt --db "$db" add Daily --at "9999-12-25 10:00" --repeat daily
+    check_status 0 "a series near the end"
+    run_appt --db "$db" list --from 9999-12-20 --days 100000
+    check_status 0 "list far past the range"
+    check_eq 6 "$(grep -c Daily <<<"$OUT")" "25 to 30 December, then the range ends"
+    local listed=$OUT
+    run_appt --db "$db" export "$T/edge.ics"
+    check_status 0 "export"
+    check_eq "" "$(grep -aE '^(DTSTART|DTEND|EXDATE|RRULE)[^:]*:([0-9]{9}|.*UNTIL=[0-9]{9})' "$T/edge.ics")" \
+        "no time with a five-digit year in the export"
+    run_appt --db "$T/copy.sqlite3" import "$T/edge.ics"
+    check_status 0 "appt imports its own export of the edge"
+    run_appt --db "$T/copy.sqlite3" list --from 9999-12-20 --days 100000
+    check_eq "$listed" "$OUT" "the copy lists the same"
+}
+
+# import applies add's rules, per event, as FILE:LINE problems; --partial keeps the others.
+text_import_applies_the_rules() {
+    local db="$T/db.sqlite3" long note
+    long=$(head -c 5000 /dev/zero | tr '\0' s)
+    note=$(head -c 50000 /dev/zero | tr '\0' d)
+    {
+        printf 'BEGIN:VCALENDAR\r\nVERSION:2.0\r\n'
+        printf 'BEGIN:VEVENT\r\nUID:a\r\nDTSTART:20261201T100000Z\r\nDTEND:20261201T110000Z\r\nSUMMARY:%s\r\nEND:VEVENT\r\n' "$long"
+        printf 'BEGIN:VEVENT\r\nUID:b\r\nDTSTART:20261201T100000Z\r\nDTEND:20261201T110000Z\r\nDESCRIPTION:%s\r\nEND:VEVENT\r\n' "$note"
+        printf 'BEGIN:VEVENT\r\nUID:c\r\nDTSTART:20261201T100000Z\r\nDTEND:20261201T110000Z\r\nSUMMARY:a\0b\r\nEND:VEVENT\r\n'
+        printf 'BEGIN:VEVENT\r\nUID:ok\r\nDTSTART:20261201T100000Z\r\nDTEND:20261201T110000Z\r\nSUMMARY:Fine\r\nEND:VEVENT\r\n'
+        printf 'END:VCALENDAR\r\n'
+    } >"$T/rules.ics"
+    run_appt --db "$db" import "$T/rules.ics"
+    check_status 1 "import with events breaking the rules"
+    check_contains "$ERR" "rules.ics:7: SUMMARY: the title is 5000 characters long; at most 500" "the long SUMMARY"
+    check_contains "$ERR" "rules.ics:13: DESCRIPTION: the note is 50000 characters long; at most 10000" "the long DESCRIPTION"
+    check_contains "$ERR" "rules.ics:19: SUMMARY: the title holds a NUL byte at character 2" "the NUL"
+    run_appt --db "$db" --json list --all
+    check_eq "" "$OUT" "nothing imported"
+    run_appt --db "$db" import --partial "$T/rules.ics"
+    check_status 1 "--partial"
+    run_appt --db "$db" list --all
+    check_eq 1 "$(grep -c . <<<"$OUT")" "only the good event"
+    check_contains "$OUT" "Fine" "the good event"
+}
+
+# A 32 MB line is refused at once (it took 6 s, quadratic), and the script goes on.
+text_a_32mb_line_is_skipped() {
+    local db="$T/db.sqlite3"
+    { printf 'add '; head -c 32000000 /dev/zero | tr '\0' x; printf ' --at "2026-12-01 10:00"\nadd After --at "2026-12-01 11:00"\n'; } >"$T/big"
+    run_appt --db "$db" <"$T/big"
+    check_status 1 "the long line fails"
+    check_eq "line 1: longer than 1048576 bytes; skipped" "$ERR" "the message"
+    check_contains "$OUT" "added " "line 2 ran"
+    check_contains "$OUT" "After" "line 2 ran"
+}
+
+# 100 MB without a newline (more than a minute before) is counted, not buffered.
+text_100mb_without_a_newline() {
+    local db="$T/db.sqlite3" rss=""
+    head -c 100000000 /dev/zero | tr '\0' x >"$T/huge"
+    if [[ -x /usr/bin/time ]]; then
+        timeout -k 2 20 /usr/bin/time -f 'maxrss_kb %M' -o "$T/time" "$APPT" --db "$db" <"$T/huge" >"$T/.out" 2>"$T/.err"
+        STATUS=$?
+        OUT=$(cat "$T/.out")
+        ERR=$(cat "$T/.err")
+        rss=$(sed -n 's/^maxrss_kb //p' "$T/time")
+    else
+        run_appt --db "$db" <"$T/huge"
+    fi
+    check_status 1 "the endless line fails"
+    check_eq "line 1: longer than 1048576 bytes; skipped" "$ERR" "the message"
+    # A report, not an assert (memory depends on the build): see the scenario's output.
+    [[ -n $rss ]] && echo "    peak RSS reading 100 MB without a newline: $((rss / 1024)) MiB"
+}
+
+echo "e2e hostile: text and values"
+for scenario in text_bidi_controls_are_escaped text_bom_before_the_first_script_line \
+    text_times_at_the_edge_of_the_range text_import_applies_the_rules text_a_32mb_line_is_skipped \
+    text_100mb_without_a_newline; do
+    run_scenario "$scenario"
+done
+
 e2e_finish "e2e hostile"
