@@ -280,8 +280,10 @@ public struct CommandParser: Sendable {
       request.title = trimmed
     }
     if let at = scan.whens["--at"] {
-      request.start = instant(of: at.parts)
-      try Self.checkTimes("edit", start: instant(of: at.parts), end: nil, input: "--at \(WhenParser.quoted(at.text))")
+      let start = instant(of: at.parts)
+      // The end is known once the stored duration is: the store checks it (AppointmentRules).
+      try Self.checkTimes("edit", start: start, end: nil, input: "--at \(WhenParser.quoted(at.text))")
+      request.start = start
     }
     if let duration = scan.texts["--for"] { request.duration = try DurationParser.parse(duration) }
     if let note = scan.texts["--note"] {
