@@ -142,6 +142,14 @@ public struct Form: Equatable, Sendable {
     } catch {
       if requireAll || !durationText.isEmpty { errors[.duration] = error.message }
     }
+    // The times every way in allows (AppointmentRules): nothing past 9999-12-31 00:00 UTC.
+    if let start, let duration {
+      do throws(AppointmentRules.Violation) {
+        try AppointmentRules.checkTimes(start: start, end: start.addingTimeInterval(duration))
+      } catch {
+        errors[error.field == .start ? .start : .duration] = error.message
+      }
+    }
     if requireAll, let first = Field.allCases.first(where: { errors[$0] != nil }) { focus = first }
     guard !title.isEmpty, let start, let duration, errors.isEmpty else { return nil }
     return Values(title: title, start: start, end: start.addingTimeInterval(duration), note: self[.note].text)

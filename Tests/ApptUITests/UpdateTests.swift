@@ -166,6 +166,23 @@ import Testing
     #expect(form.focus == .title, "focus moves to the first bad field")
   }
 
+  /// Issue 12: an end in year 10000 made an export appt could not import; the form refuses
+  /// such times as `add` does, inline, keeping what was typed.
+  @Test func timesPastTheSupportedRangeAreRefusedInline() {
+    var state = loaded([])
+    press("a", on: &state)
+    type("Late", on: &state)
+    press("tab", "ctrl+u", on: &state)
+    type("9999-12-31 10:00", on: &state)
+    #expect(press("enter", on: &state) == [], "nothing is saved")
+    guard case .form(let form) = state.mode else {
+      Issue.record("the form closed")
+      return
+    }
+    #expect(form.errors[.start]?.hasPrefix("the start 9999-12-31 09:00 UTC is out of range") == true)
+    #expect(form[.start].text == "9999-12-31 10:00")
+  }
+
   @Test func escapeDiscardsTheForm() {
     var state = loaded([])
     _ = press("a", "x", "esc", on: &state)
