@@ -31,10 +31,13 @@ extension ICalendar {
       self.clock = clock
     }
 
-    mutating func read(_ bytes: [UInt8]) -> ReadResult {
-      var lines = ICalendar.UnfoldedLines(bytes)
+    /// Takes `bytes` (consuming): once the components are built the text is let go, so a big
+    /// file is not held while its events are mapped.
+    mutating func read(_ bytes: consuming [UInt8]) -> ReadResult {
+      var lines = ICalendar.UnfoldedLines(consume bytes)
       let roots = structure(&lines)
       problems += lines.problems
+      lines = ICalendar.UnfoldedLines([])
       if roots.isEmpty, problems.isEmpty {
         let empty = !sawContent
         problems.append(
