@@ -5,7 +5,8 @@ import Foundation
 /// The copy is made in a private directory (`.appt-backup-XXXXXX`, 0700) that appt creates
 /// beside FILE, so the file SQLite writes and its journal are appt's own; then it is
 /// hard-linked to FILE, which fails if anything (a file, a link, a FIFO, a device node) is
-/// there by then. So nothing at FILE is ever opened, followed, replaced or removed (as root,
+/// there by then (on a file system without hard links, FILE is created with O_EXCL and the
+/// copy copied into it). So nothing at FILE is ever opened, followed, replaced or removed (as root,
 /// `backup /dev/full` used to delete the device node after failing, and a FIFO hung it). On
 /// failure only the private directory and what is in it are removed.
 struct BackupFile {
@@ -42,17 +43,61 @@ struct BackupFile {
 
   /// Syncs the finished copy, links it to `path` without replacing anything, and removes the
   /// private directory.
-  func publish() throws(StoreError) {
+  /// `link` is the system call, replaceable so tests can play a file system without hard links.
+  func publish(link: (String, String) -> Int32 = { Glibc.link($0, $1) }) throws(StoreError) {
     defer { discard() }
     let fd = Glibc.open(stagingFile, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
     let synced = fsync(fd) == 0 ? 0 : errno
     Glibc.close(fd)
     guard synced == 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(synced))) }
-    guard link(stagingFile, path) == 0 else {
-      let code = errno
-      if code == EEXIST { throw .cannotOpen(path: path, reason: "it exists; refusing to overwrite") }
+    guard link(stagingFile, path) != 0 else { return }
+    let code = errno
+    if code == EEXIST { throw .cannotOpen(path: path, reason: "it exists; refusing to overwrite") }
+    // A file system without hard links (FAT on a USB stick): create FILE, new, and copy.
+    guard [EPERM, EOPNOTSUPP, EMLINK].contains(code) else {
       throw .cannotOpen(path: path, reason: String(cString: strerror(code)))
+    }
+    try copyToNewFile()
+  }
+
+  /// Creates `path` (O_EXCL | O_NOFOLLOW: nothing there is opened or replaced) and copies
+  /// the staged file into it; on failure removes it, as appt made it.
+  private func copyToNewFile() throws(StoreError) {
+    let source = Glibc.open(stagingFile, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard source >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+    defer { Glibc.close(source) }
+    let target = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    guard target >= 0 else {
+      let code = errno
+      let reason = code == EEXIST ? "it exists; refusing to overwrite" : String(cString: strerror(code))
+      throw .cannotOpen(path: path, reason: reason)
+    }
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    var error: Int32 = 0
+    copying: while true {
+      let got = buffer.withUnsafeMutableBytes { Glibc.read(source, $0.baseAddress, $0.count) }
+      if got < 0, errno == EINTR { continue }
+      guard got > 0 else {
+        if got < 0 { error = errno }
+        break
+      }
+      var offset = 0
+      while offset < got {
+        let written = buffer[offset..<got].withUnsafeBytes { Glibc.write(target, $0.baseAddress, $0.count) }
+        if written < 0, errno == EINTR { continue }
+        guard written > 0 else {
+          error = written < 0 ? errno : EIO
+          break copying
+        }
+        offset += written
+      }
+    }
+    if error == 0, fsync(target) != 0 { error = errno }
+    if Glibc.close(target) != 0, error == 0 { error = errno }
+    guard error == 0 else {
+      unlink(path)
+      throw .cannotOpen(path: path, reason: String(cString: strerror(error)))
     }
   }
 

@@ -104,4 +104,31 @@ struct BackupTests {
       #expect(try Self.state(of: directory.url) == before)
     }
   }
+
+  @Test("on a file system without hard links the copy goes into a new file appt creates, never over one")
+  func withoutHardLinks() throws {
+    let directory = TemporaryDirectory()
+    let noLinks: (String, String) -> Int32 = { _, _ in
+      errno = EPERM
+      return -1
+    }
+    let path = directory.file("copy.sqlite3")
+    let file = try BackupFile(path)
+    let bytes = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 * 7) })
+    try bytes.write(to: URL(fileURLWithPath: file.stagingFile))
+    try file.publish(link: noLinks)
+    #expect(try fileBytes(path) == bytes)
+    #expect(permissions(path.path) == 0o600)
+    #expect(try listing(directory.url) == ["copy.sqlite3"])
+
+    // Something appearing at the path meanwhile is not overwritten.
+    let late = directory.file("late.sqlite3")
+    let second = try BackupFile(late)
+    try Data("theirs\n".utf8).write(to: late)
+    #expect(throws: StoreError.cannotOpen(path: late.path, reason: "it exists; refusing to overwrite")) {
+      try second.publish(link: noLinks)
+    }
+    #expect(try fileBytes(late) == Data("theirs\n".utf8))
+    #expect(try listing(directory.url) == ["copy.sqlite3", "late.sqlite3"])
+  }
 }
