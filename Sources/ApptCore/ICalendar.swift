@@ -67,8 +67,14 @@ public enum ICalendar {
   /// `clock` gives the zone of floating times and whole days, and "now" for an event without
   /// CREATED or DTSTAMP.
   public static func read(bytes: some Collection<UInt8>, clock: Clock) -> ReadResult {
+    read(bytes: Array(bytes), clock: clock)
+  }
+
+  /// Reads a calendar file, taking its bytes: a caller that hands them over (`read(bytes:
+  /// readFile(...))`) lets the reader free the text before it maps the events.
+  public static func read(bytes: consuming [UInt8], clock: Clock) -> ReadResult {
     var reader = Reader(clock: clock)
-    return reader.read(Array(bytes))
+    return reader.read(consume bytes)
   }
 
   /// Reads calendar text (see `read(bytes:clock:)`).

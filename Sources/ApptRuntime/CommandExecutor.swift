@@ -169,7 +169,7 @@ public struct CommandExecutor: Sendable {
   }
 
   /// `export [--from] [--to] [FILE]`: every stored appointment reaching the range (series
-  /// whole, cancelled ones included), to FILE (replaced atomically, 0600) or stdout.
+  /// whole, cancelled ones included), to FILE (see `exportTarget`) or stdout.
   private func export(range: DateInterval?, to path: String?) async throws(StoreError) -> String {
     var appointments = try await dao.getAllAppointments()
     if let range {
@@ -186,61 +186,169 @@ public struct CommandExecutor: Sendable {
       : "exported \(count) appointment\(count == 1 ? "" : "s") to \(TextSafety.escapingControls(path))\n"
   }
 
-  /// The bytes of a file, or a message naming it.
-  private static func readFile(_ path: String, command: String) throws(StoreError) -> [UInt8] {
+  /// The most `import` reads from one file: 64 MiB. Real calendars are far smaller (ten
+  /// years of a busy work calendar exported by Google or Outlook is a few MiB), and parsing
+  /// costs a few times the file in memory, so this keeps `import /dev/zero` or a mistaken
+  /// multi-gigabyte file from taking the machine's memory.
+  public static let importSizeLimit = 64 << 20
+
+  /// The bytes of a file (a regular file, a FIFO, `/dev/stdin`, a pipe), read in bounded
+  /// memory: at most `limit` bytes, or a message naming the file.
+  static func readFile(_ path: String, command: String, limit: Int = importSizeLimit) throws(StoreError) -> [UInt8] {
+    let shown = TextSafety.escapingControls(path)
     let failure = { (reason: String) in
-      StoreError.invalidRequest(message: "\(command): cannot read \(TextSafety.escapingControls(path)): \(reason)")
+      StoreError.invalidRequest(message: "\(command): cannot read \(shown): \(reason)")
     }
+    let tooLarge = StoreError.invalidRequest(
+      message: "\(command): \(shown) is larger than \(limit >> 20) MiB, the most appt imports at once; nothing imported"
+    )
     let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw failure(String(cString: strerror(errno))) }
     defer { Glibc.close(fd) }
+    var info = stat()
+    let isRegular = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    if isRegular, info.st_size > limit { throw tooLarge }
+    // One allocation, never a doubling past the limit: the file's size (plus a byte to see
+    // its end), or the limit for a pipe (address space only: pages are touched as read).
     var bytes: [UInt8] = []
+    bytes.reserveCapacity((isRegular ? Int(info.st_size) : limit) + 1)
     var buffer = [UInt8](repeating: 0, count: 1 << 16)
     while true {
-      let got = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+      let want = min(buffer.count, limit + 1 - bytes.count)
+      let got = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, want) }
       if got < 0, errno == EINTR { continue }
       guard got >= 0 else { throw failure(String(cString: strerror(errno))) }
       if got == 0 { return bytes }
       bytes += buffer[0..<got]
+      if bytes.count > limit { throw tooLarge }
     }
   }
 
-  /// Replaces `path` with `bytes` atomically (a temporary file created 0600 in the same
-  /// directory, synced, then renamed over it), so a failure never leaves half a calendar; a
-  /// symbolic link is followed, not replaced. A path that exists and is not a regular file
-  /// (a FIFO, /dev/stdout) is written in place.
+  /// Where `export FILE` puts the calendar. The rule (README "iCalendar", the man page):
+  /// - FILE missing, a regular file, or a symbolic link to a regular file or to nothing is
+  ///   replaced atomically: a new file (0600) in FILE's own directory, synced, renamed to
+  ///   FILE. A link is replaced by the file and its target is never written, so a link
+  ///   planted in /tmp cannot make appt overwrite someone's dotfile.
+  /// - FILE that names appt's own stdout or stderr (`/dev/stdout`, also when redirected to a
+  ///   file) is written to that descriptor.
+  /// - FILE that is a FIFO, a character device or a socket (`/dev/null`, a terminal, or a link
+  ///   to a FIFO or socket) is written in place and never renamed over.
+  /// - Anything else (a directory, a block device, a link to a device) is refused, and so is
+  ///   replacing anything in /dev, /proc or /sys (as root, renaming over `/dev/core` would work).
+  enum ExportTarget: Equatable {
+    /// A new file renamed to `name` in `directory` (the path's own directory, resolved).
+    case replace(directory: String, name: String)
+    /// One of appt's open descriptors (1 or 2).
+    case descriptor(Int32)
+    /// A FIFO, a character device or a socket, opened and written as it is.
+    case inPlace
+  }
+
+  /// Which `ExportTarget` `path` is, or why appt will not write there.
+  static func exportTarget(_ path: String) -> Result<ExportTarget, ExportRefusal> {
+    var link = stat()
+    guard lstat(path, &link) == 0 else {
+      return errno == ENOENT ? replacement(path) : .failure(.init(String(cString: strerror(errno))))
+    }
+    var info = link
+    let isLink = (link.st_mode & S_IFMT) == S_IFLNK
+    if isLink, stat(path, &info) != 0 {
+      return errno == ENOENT ? replacement(path) : .failure(.init(String(cString: strerror(errno))))
+    }
+    for descriptor: Int32 in [1, 2] {
+      var open = stat()
+      if fstat(descriptor, &open) == 0, open.st_dev == info.st_dev, open.st_ino == info.st_ino {
+        return .success(.descriptor(descriptor))
+      }
+    }
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: return replacement(path)
+    case S_IFIFO, S_IFSOCK: return .success(.inPlace)
+    case S_IFCHR where !isLink: return .success(.inPlace)
+    case S_IFCHR: return .failure(.init("it is a symbolic link to a device; appt does not write through it"))
+    case S_IFDIR: return .failure(.init(String(cString: strerror(EISDIR))))
+    default: return .failure(.init("not a file, a FIFO or a terminal"))
+    }
+  }
+
+  /// Why `export` will not write to a path.
+  struct ExportRefusal: Error, Equatable {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
+  }
+
+  /// A new file for `path`, in its own directory resolved (so the temporary file and the
+  /// rename land in the same directory even if a link in the path changes meanwhile).
+  private static func replacement(_ path: String) -> Result<ExportTarget, ExportRefusal> {
+    let name = (path as NSString).lastPathComponent
+    let parent = (path as NSString).deletingLastPathComponent
+    guard let resolved = realpath(parent.isEmpty ? "." : parent, nil) else {
+      return .failure(.init(String(cString: strerror(errno))))
+    }
+    defer { free(resolved) }
+    let directory = String(cString: resolved)
+    for system in ["/dev", "/proc", "/sys"] where directory == system || directory.hasPrefix(system + "/") {
+      return .failure(.init("appt does not create or replace files in \(system)"))
+    }
+    guard !name.isEmpty, name != ".", name != "..", !path.hasSuffix("/") else {
+      return .failure(.init(String(cString: strerror(EISDIR))))
+    }
+    return .success(.replace(directory: directory, name: name))
+  }
+
+  /// Writes `bytes` where `exportTarget` says; a failure never leaves half a calendar in
+  /// place of a file (the temporary file is removed, the old file stays).
   private static func writeFile(_ path: String, _ bytes: [UInt8]) throws(StoreError) {
     let failure = { (reason: String) in
       StoreError.invalidRequest(message: "export: cannot write \(TextSafety.escapingControls(path)): \(reason)")
     }
-    var info = stat()
-    let exists = stat(path, &info) == 0
-    let isSpecial = exists && (info.st_mode & S_IFMT) != S_IFREG
-    let target = exists ? URL(fileURLWithPath: path).resolvingSymlinksInPath().path : path
-    let directory = (target as NSString).deletingLastPathComponent
-    var template = Array((directory.isEmpty ? "." : directory).utf8CString.dropLast())
-    template += Array("/.appt-export-XXXXXX".utf8CString)
-    let fd = isSpecial ? Glibc.open(path, O_WRONLY | O_TRUNC | O_CLOEXEC) : mkstemp(&template)
-    guard fd >= 0 else { throw failure(String(cString: strerror(errno))) }
-    let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let target: ExportTarget
+    switch exportTarget(path) {
+    case .success(let found): target = found
+    case .failure(let refusal): throw failure(refusal.reason)
+    }
+    switch target {
+    case .descriptor(let fd):
+      if let error = writeAll(bytes, to: fd) { throw failure(String(cString: strerror(error))) }
+    case .inPlace:
+      // No O_TRUNC: should the path have become a regular file since, it is not cut short.
+      let fd = Glibc.open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+      guard fd >= 0 else { throw failure(String(cString: strerror(errno))) }
+      var info = stat()
+      var error = fstat(fd, &info) != 0 ? errno : 0
+      if error == 0, [S_IFREG, S_IFDIR, S_IFBLK].contains(info.st_mode & S_IFMT) {
+        Glibc.close(fd)
+        throw failure("it changed while appt was opening it; nothing written")
+      }
+      if error == 0 { error = writeAll(bytes, to: fd) ?? 0 }
+      if Glibc.close(fd) != 0, error == 0 { error = errno }
+      if error != 0 { throw failure(String(cString: strerror(error))) }
+    case .replace(let directory, let name):
+      var template = Array((directory + "/.appt-export-XXXXXX").utf8CString)
+      let fd = mkstemp(&template)
+      guard fd >= 0 else { throw failure(String(cString: strerror(errno))) }
+      let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      var error = writeAll(bytes, to: fd) ?? 0
+      if error == 0, fsync(fd) != 0 { error = errno }
+      if Glibc.close(fd) != 0, error == 0 { error = errno }
+      if error == 0, rename(temporary, directory + "/" + name) != 0 { error = errno }
+      if error != 0 {
+        unlink(temporary)
+        throw failure(String(cString: strerror(error)))
+      }
+    }
+  }
+
+  /// Writes all of `bytes` to `fd`; the errno that stopped it, or nil.
+  private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32? {
     var remaining = bytes[...]
-    var error: Int32 = 0
     while !remaining.isEmpty {
       let written = remaining.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
       if written < 0, errno == EINTR { continue }
-      guard written > 0 else {
-        error = written < 0 ? errno : EIO
-        break
-      }
+      guard written > 0 else { return written < 0 ? errno : EIO }
       remaining = remaining.dropFirst(written)
     }
-    if error == 0, !isSpecial, fsync(fd) != 0 { error = errno }
-    if Glibc.close(fd) != 0, error == 0 { error = errno }
-    if error == 0, !isSpecial, rename(temporary, target) != 0 { error = errno }
-    if error != 0 {
-      if !isSpecial { unlink(temporary) }
-      throw failure(String(cString: strerror(error)))
-    }
+    return nil
   }
 
   /// `integrity_check` and a summary; a damaged file is a storage failure (exit 3).

@@ -250,8 +250,9 @@ public final class AsyncDatabase {
     do { return try engine.integrityCheck() } catch { throw failed(error) }
   }
 
-  /// Writes a consistent copy to `url`, which must not exist yet or be empty (SQLite's
-  /// `VACUUM INTO`; a PostgreSQL database is backed up with pg_dump).
+  /// Writes a consistent copy to `url`, a new file appt creates: a path that exists (of any
+  /// kind, even an empty file) is refused and left as it was (SQLite's `VACUUM INTO`; from
+  /// PostgreSQL an SQLite copy of every table).
   public func backup(to url: URL) throws(StoreError) {
     _ = try open()
     do { try engine.backup(to: url) } catch { throw failed(error) }

@@ -154,42 +154,45 @@ final class PostgresEngine: StorageEngine {
     return problems.isEmpty ? ["ok"] : problems
   }
 
-  /// Copies the database into a new appt SQLite file (which must not exist yet, or be
-  /// empty): one consistent snapshot of every table the schema has, readable anywhere with
-  /// `appt --db FILE`. (pg_dump remains the way to back up the server itself.)
+  /// Copies the database into a new appt SQLite file that appt creates (an existing path of
+  /// any kind is refused and left alone, `BackupFile`): one consistent snapshot of every
+  /// table the schema has, readable anywhere with `appt --db FILE`. (pg_dump remains the way
+  /// to back up the server itself.)
   func backup(to url: URL) throws(StoreError) {
     let source = try postgresConnection()
-    let path = url.path
-    var info = stat()
-    if stat(path, &info) == 0, info.st_size > 0 {
-      throw .cannotOpen(path: path, reason: "it exists and is not empty; refusing to overwrite")
-    }
-    let target = DatabaseConfiguration(location: .file(url), migrations: configuration.migrations)
+    let file = try BackupFile(url)
     do {
-      let copy = try FileOpener(configuration: target).open()
-      try Migrator(configuration: target).migrate(copy)
-      try source.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-      defer {
-        do { try source.execute("COMMIT") } catch {
-          // A read-only transaction: nothing to lose; the copy's own outcome is what counts.
-        }
-      }
-      try copy.execute("BEGIN IMMEDIATE")
-      for table in try Self.tables(of: copy) {
-        let columns = try Self.columns(of: table, in: copy)
-        let list = columns.joined(separator: ", ")
-        let insert =
-          "INSERT INTO \(table) (\(list)) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
-        try source.query("SELECT \(list) FROM \(table)", []) { row throws(StoreError) in
-          try copy.run(insert, (0..<Int32(columns.count)).map(row.value(at:)))
-        }
-      }
-      try copy.execute("COMMIT")
+      try copy(from: source, into: URL(fileURLWithPath: file.stagingFile))
     } catch {
-      // Leave no half-written copy behind for someone to mistake for a backup.
-      for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+      file.discard()
       throw error
     }
+    try file.publish()
+  }
+
+  /// Fills the new SQLite file at `url`; the copy's connection is closed when this returns,
+  /// so its WAL is checkpointed into the file before it is published.
+  private func copy(from source: PostgresConnection, into url: URL) throws(StoreError) {
+    let target = DatabaseConfiguration(location: .file(url), migrations: configuration.migrations)
+    let sqlite = try FileOpener(configuration: target).open()
+    try Migrator(configuration: target).migrate(sqlite)
+    try source.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+    defer {
+      do { try source.execute("COMMIT") } catch {
+        // A read-only transaction: nothing to lose; the copy's own outcome is what counts.
+      }
+    }
+    try sqlite.execute("BEGIN IMMEDIATE")
+    for table in try Self.tables(of: sqlite) {
+      let columns = try Self.columns(of: table, in: sqlite)
+      let list = columns.joined(separator: ", ")
+      let insert =
+        "INSERT INTO \(table) (\(list)) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+      try source.query("SELECT \(list) FROM \(table)", []) { row throws(StoreError) in
+        try sqlite.run(insert, (0..<Int32(columns.count)).map(row.value(at:)))
+      }
+    }
+    try sqlite.execute("COMMIT")
   }
 
   /// The appt tables of an SQLite file (the schema's, not SQLite's own).

@@ -79,24 +79,18 @@ final class SQLiteEngine: StorageEngine {
     return problems
   }
 
-  /// `VACUUM INTO` a new file, which must not exist yet or be empty; created 0600 like the
-  /// database itself.
+  /// `VACUUM INTO` a new file that appt creates (0600, like the database itself); an
+  /// existing path of any kind is refused and left alone (`BackupFile`).
   func backup(to url: URL) throws(StoreError) {
     let connection = try sqliteConnection()
-    let path = url.path
-    let fd = Glibc.open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
-    var info = stat()
-    let size = fstat(fd, &info) == 0 ? info.st_size : 0
-    Glibc.close(fd)
-    guard size == 0 else { throw .cannotOpen(path: path, reason: "it exists and is not empty; refusing to overwrite") }
+    let file = try BackupFile(url)
     do {
-      try connection.run("VACUUM INTO ?", [.text(path)])
+      try connection.run("VACUUM INTO ?", [.text(file.stagingFile)])
     } catch {
-      // Leave no half-written or empty copy behind for someone to mistake for a backup.
-      unlink(path)
+      file.discard()
       throw error
     }
+    try file.publish()
   }
 
   /// Refuses to go on when the file at our path is no longer the one we opened (deleted,

@@ -30,8 +30,7 @@ struct Appt {
       exit(ExitStatus.usage.rawValue)
     }
     if options.showVersion {
-      Output.write("appt \(version)\n")
-      exit(0)
+      exit((Output.write("appt \(version)\n")?.status ?? .ok).rawValue)
     }
 
     let clock = Clock.system
@@ -63,12 +62,11 @@ struct Appt {
   /// `appt COMMAND ARGS...`: one command from the process arguments.
   static func runOneShot(_ words: [String], executor: CommandExecutor) async -> ExitStatus {
     do throws(CommandExecutor.Failure) {
-      Output.write(try await executor.run(try executor.parse(words: words)))
-      return .ok
+      let result = try await executor.run(try executor.parse(words: words))
+      return Output.write(result)?.status ?? .ok
     } catch {
       Output.error("appt: \(error.message)")
-      Output.write(error.output)
-      return ExitStatus(error.kind)
+      return max(ExitStatus(error.kind), Output.write(error.output)?.status ?? .ok)
     }
   }
 
@@ -104,7 +102,8 @@ struct Appt {
 /// The exit statuses of DESIGN.md; a script exits with its worst line's.
 enum ExitStatus: Int32, Comparable {
   case ok = 0
-  /// A command failed: bad input, not found, ambiguous id.
+  /// A command failed: bad input, not found, ambiguous id; or its result could not be
+  /// written to stdout.
   case failure = 1
   /// Unknown command or option.
   case usage = 2

@@ -2,21 +2,61 @@ import Foundation
 
 /// Unbuffered writes to stdout and stderr: in script mode each command's result must reach a
 /// pipe the moment that command has committed, not when a buffer fills.
+///
+/// A result that cannot be written is a failure like any other (as `ls` and `sqlite3` treat
+/// it): `write` says so on stderr once and hands back a `StdoutFailure`; the caller stops
+/// running commands and returns its status, so the store is still closed cleanly before appt
+/// exits.
 enum Output {
-  static func write(_ text: String) { writeAll(text, to: 1) }
-  static func error(_ text: String) { writeAll(text.hasSuffix("\n") ? text : text + "\n", to: 2) }
-
-  private static func writeAll(_ text: String, to fd: Int32) {
+  /// Writes all of `text` to stdout. Nil when it was written; otherwise why not, already
+  /// reported on stderr: the caller must stop and exit with the failure's status.
+  static func write(_ text: String) -> StdoutFailure? {
     var bytes = Array(text.utf8)[...]
     while !bytes.isEmpty {
-      let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-      if written < 0 {
-        if errno == EINTR { continue }
-        // The reader went away (`appt list | head -1`): nobody is left to tell; stop quietly.
-        if errno == EPIPE { exit(0) }
-        return
+      let written = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+      if written < 0, errno == EINTR { continue }
+      guard written > 0 else {
+        let failure = written < 0 && errno == EPIPE ? StdoutFailure.readerGone : .writeError(written < 0 ? errno : EIO)
+        failure.report()
+        return failure
       }
       bytes = bytes.dropFirst(written)
     }
+    return nil
+  }
+
+  static func error(_ text: String) {
+    var bytes = Array((text.hasSuffix("\n") ? text : text + "\n").utf8)[...]
+    while !bytes.isEmpty {
+      let written = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+      if written < 0, errno == EINTR { continue }
+      guard written > 0 else { return }  // stderr itself failed: nobody is left to tell
+      bytes = bytes.dropFirst(written)
+    }
+  }
+}
+
+/// Why standard output stopped taking appt's results.
+enum StdoutFailure: Error, Equatable {
+  /// The reader went away (EPIPE: `appt list | head -1`): it asked for no more, so appt stops
+  /// quietly, and the exit status is what it would have been.
+  case readerGone
+  /// Any other error (a full disk, `/dev/full`, an I/O error): what was asked for was not
+  /// delivered, so the command failed (exit 1, not 3: the database is fine; only the output
+  /// was lost).
+  case writeError(Int32)
+
+  /// The exit status this failure calls for, at least.
+  var status: ExitStatus {
+    switch self {
+    case .readerGone: .ok
+    case .writeError: .failure
+    }
+  }
+
+  /// `appt: write error on standard output: No space left on device`, on stderr.
+  func report() {
+    guard case .writeError(let code) = self else { return }
+    Output.error("appt: write error on standard output: \(String(cString: strerror(code)))")
   }
 }

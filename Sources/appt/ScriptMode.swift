@@ -9,7 +9,7 @@ import Foundation
 /// (1 MiB) is such a bad line, skipped without being read into memory; a UTF-8 byte order
 /// mark before the first line is skipped. The exit status is the worst line's. Each result is
 /// written as soon as its command has committed, so a program driving appt through a pipe
-/// sees it at once.
+/// sees it at once; when it cannot be written, the script stops there.
 struct ScriptMode {
   let executor: CommandExecutor
   let bail: Bool
@@ -32,11 +32,13 @@ struct ScriptMode {
         }
         if let problem = UTF8Check.problem(bytes) { throw CommandExecutor.Failure(CommandError.invalid(problem)) }
         guard let command = try executor.parse(line: String(decoding: bytes, as: UTF8.self)) else { continue }
-        Output.write(try await executor.run(command))
+        // Results that cannot be written stop the script: a driver that cannot read them
+        // must not have more commands run blind.
+        if let failure = Output.write(try await executor.run(command)) { return max(worst, failure.status) }
       } catch {
         Output.error("line \(number): \(error.message)")
-        Output.write(error.output)
         worst = max(worst, ExitStatus(error.kind))
+        if let failure = Output.write(error.output) { return max(worst, failure.status) }
         // A storage failure is about the file itself: no later line can succeed either.
         if bail || error.kind == .storage { break }
       }
