@@ -116,6 +116,45 @@ extension AppointmentDAO {
     }
   }
 
+  /// Adds the appointment `request` describes, created now and entered in the clock's zone.
+  /// The one door for every add (`appt add`, a script's or the `:` line's `add`, the
+  /// calendar's form), so an appointment comes out the same whichever way it came in.
+  @discardableResult
+  public func addAppointment(_ request: AddRequest) throws(StoreError) -> Appointment {
+    let appointment = Appointment(
+      title: request.title,
+      start: request.start,
+      end: request.end,
+      note: request.note,
+      created: clock.now,
+      timeZone: clock.timeZone.identifier,
+      isAllDay: request.isAllDay,
+      recurrence: request.recurrence
+    )
+    return try saveAppointment(appointment)
+  }
+
+  /// Changes the fields `request` gives of the appointment it names (a unique id prefix),
+  /// keeping the duration unless it gives one; with `ifRevision`, only if it is still at that
+  /// revision. With `occurrence` (a local midnight), only that day's occurrence of a series,
+  /// which becomes an appointment of its own. The one door for every edit (`edit`, the
+  /// calendar's form), series or occurrence.
+  @discardableResult
+  public func editAppointment(_ request: EditRequest) throws(StoreError) -> Appointment {
+    let id = try resolveID(request.id)
+    let change: @Sendable (inout Appointment) -> Void = { appointment in
+      let duration = request.duration ?? appointment.duration
+      if let title = request.title { appointment.title = title }
+      if let note = request.note { appointment.note = note }
+      if let start = request.start { appointment.start = start }
+      appointment.end = appointment.start.addingTimeInterval(duration)
+    }
+    if let day = request.occurrence {
+      return try editOccurrence(id: id, on: day, ifRevision: request.ifRevision, change: change)
+    }
+    return try updateAppointment(id: id, ifRevision: request.ifRevision, change: change)
+  }
+
   /// Reads the appointment, checks it is still at `ifRevision` (when given), applies `change`
   /// and writes it at the next revision with `updated` set to now, in one transaction. The id
   /// and the revision are the store's: `change` cannot alter them.

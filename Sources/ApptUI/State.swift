@@ -206,10 +206,12 @@ public enum Effect: Equatable, Sendable {
   case observeDay(Date)
   /// Observe the busy days of the month starting here (replacing the current one).
   case observeMonth(Date)
+  /// Add what the form describes: the request `appt add` makes from the same fields.
   case addAppointment(AddRequest)
-  /// Save this new version of an existing appointment (the old one is kept for undo). Both
-  /// carry the revision the user saw: the store refuses the save if it changed since.
-  case updateAppointment(old: Appointment, new: Appointment)
+  /// Change `old` (an appointment, or one occurrence of a series) as `request` says: the
+  /// request `appt edit` makes from the same fields. `old` is kept for undo; the request
+  /// carries the revision the user saw, and the store refuses it if that changed since.
+  case editAppointment(old: Appointment, request: EditRequest)
   /// Cancel, restore or delete it, if it is still at the revision the user saw.
   case cancelAppointment(Appointment)
   case restoreAppointment(Appointment)
