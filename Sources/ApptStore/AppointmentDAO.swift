@@ -6,7 +6,8 @@ public struct AppointmentQuery: Hashable, Sendable {
   /// Appointments intersecting `[start, end)`; nil for all of them.
   public var range: DateInterval?
   public var includeCancelled: Bool
-  /// Case-insensitive text to find in the title or the note.
+  /// Text to find in the title or the note, as `TextSearch` matches it (case and accents
+  /// ignored).
   public var search: String?
   public var limit: Int?
 
@@ -376,9 +377,10 @@ extension AppointmentDAO {
     if !query.includeCancelled {
       conditions.append("status = 'scheduled'")
     }
-    if let search = query.search, !search.isEmpty {
-      conditions.append("(instr(appt_fold(title), ?) > 0 OR instr(appt_fold(note), ?) > 0)")
-      bindings += [.text(search.lowercased()), .text(search.lowercased())]
+    if let search = query.search.map(TextSearch.init), !search.isEmpty {
+      // What `TextSearch.matches` says, on the keys each write stores (`databaseValues`).
+      conditions.append("(instr(title_folded, ?) > 0 OR instr(note_folded, ?) > 0)")
+      bindings += [.text(search.key), .text(search.key)]
     }
     guard let range = query.range else {
       return try DatabaseQuery<Appointment>(
@@ -519,6 +521,7 @@ extension Appointment: Persistable {
     columns: [
       "id", "title", "start_ms", "end_ms", "note", "status", "created_ms", "updated_ms",
       "time_zone", "all_day", "recurrence", "exceptions", "series_end_ms", "uid", "revision",
+      "title_folded", "note_folded",
     ]
   )
 
@@ -569,6 +572,8 @@ extension Appointment: Persistable {
       seriesEnd.map { .integer($0.millisecondsSince1970) } ?? .null,
       uid.map { .text($0) } ?? .null,
       .integer(Int64(revision)),
+      // Search keys: derived, never read back (a search compares them in SQL).
+      .text(TextSearch.folded(title)), .text(TextSearch.folded(note)),
     ]
   }
 

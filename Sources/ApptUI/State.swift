@@ -76,7 +76,8 @@ public struct State: Equatable, Sendable {
   /// `l j` typed in one go must move in the new day's list, not in the empty one between.
   public var typeahead: [Key] = []
   public var showsCancelled = true
-  /// The agenda shows only appointments whose title or note contains this (case-insensitive).
+  /// The agenda shows only appointments whose title or note contains this, as `list --search`
+  /// finds them (`TextSearch`: case and accents ignored).
   public var filter = ""
   /// Newest last.
   public var undoSteps: [UndoStep] = []
@@ -93,13 +94,9 @@ public struct State: Equatable, Sendable {
 
   /// What the agenda lists: the day's appointments less hidden cancelled ones and the filter.
   public var visible: [Appointment] {
-    guard !showsCancelled || !filter.isEmpty else { return appointments }
-    let needle = filter.lowercased()
-    return appointments.filter { appointment in
-      (showsCancelled || !appointment.isCancelled)
-        && (needle.isEmpty || appointment.title.lowercased().contains(needle)
-          || appointment.note.lowercased().contains(needle))
-    }
+    let search = TextSearch(filter)
+    guard !showsCancelled || !search.isEmpty else { return appointments }
+    return appointments.filter { (showsCancelled || !$0.isCancelled) && search.matches($0) }
   }
 
   /// The index of the selected appointment in `visible`, if any.
