@@ -32,9 +32,7 @@ public struct TextSearch: Equatable, Sendable {
   /// `text` in the form searches compare: case, accents and compatibility forms folded
   /// away, canonically composed (NFC), so a byte-wise substring test is the whole match.
   public static func folded(_ text: String) -> String {
-    if text.utf8.allSatisfy({ $0 < 0x80 }) {
-      return String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
-    }
+    if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }  // ASCII: nothing else to fold
     // Upper then lower case is full case folding for the text that matters here ("ß" and "ẞ"
     // become "ss", final "ς" becomes "σ", "ı" becomes "i"); repeated because one round can
     // leave a character that folds further ("ẞ" -> "ß" -> "ss").

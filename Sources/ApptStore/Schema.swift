@@ -124,7 +124,7 @@ public enum Schema {
         ALTER TABLE appointment ADD COLUMN note_folded \(type) NOT NULL DEFAULT '';
         """
       )
-      if engine == .postgres { try connection.execute("DROP FUNCTION appt_fold(text)") }
+      if engine == .postgres { try connection.execute("DROP FUNCTION IF EXISTS appt_fold(text)") }
       var rows: [(id: SQLValue, title: String, note: String)] = []
       try connection.query("SELECT id, title, note FROM appointment", []) { row throws(StoreError) in
         rows.append((row.value(at: 0), row.string(at: 1), row.string(at: 2)))
