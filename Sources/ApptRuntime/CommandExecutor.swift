@@ -65,17 +65,7 @@ public struct CommandExecutor: Sendable {
     do throws(StoreError) {
       switch command {
       case .add(let request):
-        let appointment = Appointment(
-          title: request.title,
-          start: request.start,
-          end: request.end,
-          note: request.note,
-          created: clock.now,
-          timeZone: clock.timeZone.identifier,
-          isAllDay: request.isAllDay,
-          recurrence: request.recurrence
-        )
-        return render(try await dao.saveAppointment(appointment), verb: "added")
+        return render(try await dao.addAppointment(request), verb: "added")
 
       case .list(let request):
         let query = AppointmentQuery(
@@ -90,7 +80,7 @@ public struct CommandExecutor: Sendable {
         return show(try await dao.getAppointment(id: try await dao.resolveID(prefix)))
 
       case .edit(let request):
-        return render(try await edit(request), verb: "updated")
+        return render(try await dao.editAppointment(request), verb: "updated")
 
       case .cancel(let prefix, let occurrence, let ifRevision):
         let id = try await dao.resolveID(prefix)
@@ -369,23 +359,6 @@ public struct CommandExecutor: Sendable {
     let text = topic.flatMap(CommandHelp.usage(for:)) ?? CommandHelp.summary
     let body = text.hasSuffix("\n") ? text : text + "\n"
     return json ? "{\"help\":\(AppointmentFormatter.jsonString(body))}\n" : body
-  }
-
-  private func edit(_ request: EditRequest) async throws(StoreError) -> Appointment {
-    let id = try await dao.resolveID(request.id)
-    let now = clock.now
-    let change: @Sendable (inout Appointment) -> Void = { appointment in
-      let duration = request.duration ?? appointment.duration
-      if let title = request.title { appointment.title = title }
-      if let note = request.note { appointment.note = note }
-      if let start = request.start { appointment.start = start }
-      appointment.end = appointment.start.addingTimeInterval(duration)
-      appointment.updated = now
-    }
-    if let day = request.occurrence {
-      return try await dao.editOccurrence(id: id, on: day, ifRevision: request.ifRevision, change: change)
-    }
-    return try await dao.updateAppointment(id: id, ifRevision: request.ifRevision, change: change)
   }
 
   /// Every field of `appointment`: `show`'s output.

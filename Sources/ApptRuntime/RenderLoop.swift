@@ -104,39 +104,11 @@ public final class RenderLoop {
     case .observeMonth(let month):
       observe(month: month)
     case .addAppointment(let request):
-      let now = environment.clock.now
-      let appointment = Appointment(
-        title: request.title,
-        start: request.start,
-        end: request.end,
-        note: request.note,
-        created: now
-      )
-      runStoreCall { dao throws(StoreError) in .appointmentAdded(try await dao.saveAppointment(appointment)) }
-    // Each change is based on the revision the user saw; a newer one is refused (.changeRefused).
-    // An occurrence of a series is changed on its own (the series itself stays as it is), as
-    // the confirmation and the undo steps say; its revision is the series'.
-    case .updateAppointment(let old, let new):
-      let clock = environment.clock
+      runStoreCall { dao throws(StoreError) in .appointmentAdded(try await dao.addAppointment(request)) }
+    // Based on the revision the user saw; a newer one is refused (.changeRefused).
+    case .editAppointment(let old, let request):
       runStoreCall(.save) { dao throws(StoreError) in
-        let apply: @Sendable (inout Appointment) -> Void = { appointment in
-          appointment.title = new.title
-          appointment.start = new.start
-          appointment.end = new.end
-          appointment.note = new.note
-        }
-        let saved =
-          if let occurrence = old.occurrence {
-            try await dao.editOccurrence(
-              id: old.id,
-              on: clock.startOfDay(occurrence),
-              ifRevision: old.revision,
-              change: apply
-            )
-          } else {
-            try await dao.updateAppointment(id: old.id, ifRevision: old.revision, change: apply)
-          }
-        return .appointmentUpdated(old: old, new: saved)
+        .appointmentUpdated(old: old, new: try await dao.editAppointment(request))
       }
     case .cancelAppointment(let appointment):
       setStatus(.cancelled, of: appointment)

@@ -6,7 +6,8 @@ public struct AppointmentQuery: Hashable, Sendable {
   /// Appointments intersecting `[start, end)`; nil for all of them.
   public var range: DateInterval?
   public var includeCancelled: Bool
-  /// Case-insensitive text to find in the title or the note.
+  /// Text to find in the title or the note, as `TextSearch` matches it (case and accents
+  /// ignored).
   public var search: String?
   public var limit: Int?
 
@@ -115,6 +116,45 @@ extension AppointmentDAO {
       try connection.run(Appointment.table.upsertSQL, saved.databaseValues)
       return saved
     }
+  }
+
+  /// Adds the appointment `request` describes, created now and entered in the clock's zone.
+  /// The one door for every add (`appt add`, a script's or the `:` line's `add`, the
+  /// calendar's form), so an appointment comes out the same whichever way it came in.
+  @discardableResult
+  public func addAppointment(_ request: AddRequest) throws(StoreError) -> Appointment {
+    let appointment = Appointment(
+      title: request.title,
+      start: request.start,
+      end: request.end,
+      note: request.note,
+      created: clock.now,
+      timeZone: clock.timeZone.identifier,
+      isAllDay: request.isAllDay,
+      recurrence: request.recurrence
+    )
+    return try saveAppointment(appointment)
+  }
+
+  /// Changes the fields `request` gives of the appointment it names (a unique id prefix),
+  /// keeping the duration unless it gives one; with `ifRevision`, only if it is still at that
+  /// revision. With `occurrence` (a local midnight), only that day's occurrence of a series,
+  /// which becomes an appointment of its own. The one door for every edit (`edit`, the
+  /// calendar's form), series or occurrence.
+  @discardableResult
+  public func editAppointment(_ request: EditRequest) throws(StoreError) -> Appointment {
+    let id = try resolveID(request.id)
+    let change: @Sendable (inout Appointment) -> Void = { appointment in
+      let duration = request.duration ?? appointment.duration
+      if let title = request.title { appointment.title = title }
+      if let note = request.note { appointment.note = note }
+      if let start = request.start { appointment.start = start }
+      appointment.end = appointment.start.addingTimeInterval(duration)
+    }
+    if let day = request.occurrence {
+      return try editOccurrence(id: id, on: day, ifRevision: request.ifRevision, change: change)
+    }
+    return try updateAppointment(id: id, ifRevision: request.ifRevision, change: change)
   }
 
   /// Reads the appointment, checks it is still at `ifRevision` (when given), applies `change`
@@ -350,9 +390,10 @@ extension AppointmentDAO {
     if !query.includeCancelled {
       conditions.append("status = 'scheduled'")
     }
-    if let search = query.search, !search.isEmpty {
-      conditions.append("(instr(appt_fold(title), ?) > 0 OR instr(appt_fold(note), ?) > 0)")
-      bindings += [.text(search.lowercased()), .text(search.lowercased())]
+    if let search = query.search.map(TextSearch.init), !search.isEmpty {
+      // What `TextSearch.matches` says, on the keys each write stores (`databaseValues`).
+      conditions.append("(instr(title_folded, ?) > 0 OR instr(note_folded, ?) > 0)")
+      bindings += [.text(search.key), .text(search.key)]
     }
     guard let range = query.range else {
       return try DatabaseQuery<Appointment>(
@@ -494,6 +535,7 @@ extension Appointment: Persistable {
     columns: [
       "id", "title", "start_ms", "end_ms", "note", "status", "created_ms", "updated_ms",
       "time_zone", "all_day", "recurrence", "exceptions", "series_end_ms", "uid", "revision",
+      "title_folded", "note_folded",
     ]
   )
 
@@ -544,6 +586,8 @@ extension Appointment: Persistable {
       seriesEnd.map { .integer($0.millisecondsSince1970) } ?? .null,
       uid.map { .text($0) } ?? .null,
       .integer(Int64(revision)),
+      // Search keys: derived, never read back (a search compares them in SQL).
+      .text(TextSearch.folded(title)), .text(TextSearch.folded(note)),
     ]
   }
 

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// SQL is written once, in the subset both engines speak: `?` placeholders (PostgreSQL's
 /// connection numbers them), `TRUE`, `ON CONFLICT ... DO UPDATE`, partial indexes, and the
-/// functions appt's schema defines on both (`appt_fold`, `instr`). Engine-specific SQL
+/// function appt's schema defines on PostgreSQL (`instr`). Engine-specific SQL
 /// (PRAGMAs, LISTEN) stays inside the engine.
 ///
 /// Not `Sendable`: `AsyncDatabase`, isolated to `DatabaseActor`, owns the connection.

@@ -26,7 +26,6 @@ public final class SQLiteConnection: Connection {
     path = displayPath
     sqlite3_extended_result_codes(db, 1)
     installUpdateHook()
-    installFoldFunction()
   }
 
   deinit {
@@ -112,32 +111,6 @@ public final class SQLiteConnection: Connection {
         Unmanaged<DirtyTables>.fromOpaque(context).takeUnretainedValue().tables.insert(String(cString: table))
       },
       context
-    )
-  }
-
-  /// `appt_fold(text)`: Unicode lower-casing for search. SQLite's own `lower()` folds ASCII
-  /// only, so "équipe" would not find "ÉQUIPE".
-  private func installFoldFunction() {
-    sqlite3_create_function_v2(
-      handle,
-      "appt_fold",
-      1,
-      SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-      nil,
-      { context, _, arguments in
-        guard let arguments, let value = arguments[0], let text = sqlite3_value_text(value) else {
-          sqlite3_result_null(context)
-          return
-        }
-        let count = Int(sqlite3_value_bytes(value))
-        let folded = String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self).lowercased()
-        folded.utf8CString.withUnsafeBufferPointer { bytes in
-          sqlite3_result_text(context, bytes.baseAddress, Int32(bytes.count - 1), appt_sqlite_transient())
-        }
-      },
-      nil,
-      nil,
-      nil
     )
   }
 

@@ -1,3 +1,5 @@
+import ApptCore
+
 /// appt's schema: the append-only list of migrations, each in both engines' dialects. The
 /// schema version is the number of steps applied: SQLite keeps it in `PRAGMA user_version`,
 /// PostgreSQL in the `appt_schema` table. Fixtures of each SQLite version live in Tests.
@@ -17,7 +19,7 @@ public enum Schema {
   // that appt sorts or ranges over is COLLATE "C", so it orders bytewise as in SQLite (an
   // id prefix range `id >= 'ab12' AND id < 'ab12~'` relies on it). A
   // trigger NOTIFYs every row change (delivered at commit, only if it commits), which is
-  // how other clients learn of it. `appt_fold` and `instr` exist on both engines.
+  // how other clients learn of it. `instr` exists on both engines.
   public static let migrations: [Migration] = [
     Migration(
       name: "create appointment",
@@ -110,5 +112,29 @@ public enum Schema {
       sqlite: "ALTER TABLE appointment ADD COLUMN revision INTEGER NOT NULL DEFAULT 1 CHECK (revision > 0);",
       postgres: "ALTER TABLE appointment ADD COLUMN revision bigint NOT NULL DEFAULT 1 CHECK (revision > 0);"
     ),
+    // Search keys (issue 12): the title and the note as `TextSearch.folded` folds them,
+    // written with every row, so a search finds on both engines exactly what the calendar's
+    // `/` shows, whatever the server's locale. They replace `appt_fold`, which lowered case
+    // by each engine's own rules (and by none beyond ASCII on a C-locale server).
+    Migration(name: "search keys") { engine, connection throws(StoreError) in
+      let type = engine == .sqlite ? "TEXT" : "text COLLATE \"C\""
+      try connection.execute(
+        """
+        ALTER TABLE appointment ADD COLUMN title_folded \(type) NOT NULL DEFAULT '';
+        ALTER TABLE appointment ADD COLUMN note_folded \(type) NOT NULL DEFAULT '';
+        """
+      )
+      if engine == .postgres { try connection.execute("DROP FUNCTION IF EXISTS appt_fold(text)") }
+      var rows: [(id: SQLValue, title: String, note: String)] = []
+      try connection.query("SELECT id, title, note FROM appointment", []) { row throws(StoreError) in
+        rows.append((row.value(at: 0), row.string(at: 1), row.string(at: 2)))
+      }
+      for row in rows {
+        try connection.run(
+          "UPDATE appointment SET title_folded = ?, note_folded = ? WHERE id = ?",
+          [.text(TextSearch.folded(row.title)), .text(TextSearch.folded(row.note)), row.id]
+        )
+      }
+    },
   ]
 }

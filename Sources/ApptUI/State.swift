@@ -76,7 +76,8 @@ public struct State: Equatable, Sendable {
   /// `l j` typed in one go must move in the new day's list, not in the empty one between.
   public var typeahead: [Key] = []
   public var showsCancelled = true
-  /// The agenda shows only appointments whose title or note contains this (case-insensitive).
+  /// The agenda shows only appointments whose title or note contains this, as `list --search`
+  /// finds them (`TextSearch`: case and accents ignored).
   public var filter = ""
   /// Newest last.
   public var undoSteps: [UndoStep] = []
@@ -93,13 +94,9 @@ public struct State: Equatable, Sendable {
 
   /// What the agenda lists: the day's appointments less hidden cancelled ones and the filter.
   public var visible: [Appointment] {
-    guard !showsCancelled || !filter.isEmpty else { return appointments }
-    let needle = filter.lowercased()
-    return appointments.filter { appointment in
-      (showsCancelled || !appointment.isCancelled)
-        && (needle.isEmpty || appointment.title.lowercased().contains(needle)
-          || appointment.note.lowercased().contains(needle))
-    }
+    let search = TextSearch(filter)
+    guard !showsCancelled || !search.isEmpty else { return appointments }
+    return appointments.filter { (showsCancelled || !$0.isCancelled) && search.matches($0) }
   }
 
   /// The index of the selected appointment in `visible`, if any.
@@ -206,10 +203,12 @@ public enum Effect: Equatable, Sendable {
   case observeDay(Date)
   /// Observe the busy days of the month starting here (replacing the current one).
   case observeMonth(Date)
+  /// Add what the form describes: the request `appt add` makes from the same fields.
   case addAppointment(AddRequest)
-  /// Save this new version of an existing appointment (the old one is kept for undo). Both
-  /// carry the revision the user saw: the store refuses the save if it changed since.
-  case updateAppointment(old: Appointment, new: Appointment)
+  /// Change `old` (an appointment, or one occurrence of a series) as `request` says: the
+  /// request `appt edit` makes from the same fields. `old` is kept for undo; the request
+  /// carries the revision the user saw, and the store refuses it if that changed since.
+  case editAppointment(old: Appointment, request: EditRequest)
   /// Cancel, restore or delete it, if it is still at the revision the user saw.
   case cancelAppointment(Appointment)
   case restoreAppointment(Appointment)

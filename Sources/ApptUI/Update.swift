@@ -294,13 +294,16 @@ public enum UI {
           .addAppointment(AddRequest(title: values.title, start: values.start, end: values.end, note: values.note))
         ]
       }
-      var new = old
-      new.title = values.title
-      new.start = values.start
-      new.end = values.end
-      new.note = values.note
-      new.updated = environment.clock.now
-      return [.updateAppointment(old: old, new: new)]
+      let request = EditRequest(
+        id: old.id.description,
+        title: values.title,
+        start: values.start,
+        duration: values.end.timeIntervalSince(values.start),
+        note: values.note,
+        occurrence: old.occurrence.map(environment.clock.startOfDay),
+        ifRevision: old.revision
+      )
+      return [.editAppointment(old: old, request: request)]
     default:
       var field = form[form.focus]
       if field.apply(key) {

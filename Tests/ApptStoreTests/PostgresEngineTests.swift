@@ -63,6 +63,31 @@ struct PostgresEngineTests {
     }
   }
 
+  @Test("a database at schema 3 gets search keys for its rows, and appt_fold is dropped")
+  func searchKeysAreFilledIn() async throws {
+    try await withSharedStore(.postgres) { store in
+      let before = DatabaseConfiguration(location: store.location, migrations: Array(Schema.migrations.prefix(3)))
+      let old = AsyncDatabase(configuration: before)
+      try await old.prepare()
+      await old.close()
+      let raw = try sql(store)
+      try raw.execute(
+        """
+        INSERT INTO appointment (id, title, start_ms, end_ms, note, created_ms, updated_ms)
+        VALUES ('\(AppointmentID())', 'Hauptstraße', 0, 60000, 'Café', 0, 0)
+        """
+      )
+      #expect(try raw.scalar("SELECT to_regprocedure('appt_fold(text)') IS NOT NULL") == .integer(1))
+      let dao = store.dao()
+      let search = { (text: String) async throws in
+        try await dao.appointments(matching: AppointmentQuery(range: nil, search: text)).map(\.title)
+      }
+      #expect(try await search("STRASSE") == ["Hauptstraße"])
+      #expect(try await search("cafe") == ["Hauptstraße"], "the note too")
+      #expect(try raw.scalar("SELECT to_regprocedure('appt_fold(text)') IS NULL") == .integer(1))
+    }
+  }
+
   @Test("clients opening a new database at once migrate it once")
   func concurrentMigration() async throws {
     try await withSharedStore(.postgres) { store in

@@ -9,9 +9,10 @@ import Testing
 /// intact. `Fixtures/schema-vN.sqlite3` is a real file made by the build that shipped
 /// schema N: four appointments (a note, CJK and emoji, a cancelled one, a two-day one), and
 /// from v2 on a weekly series with one cancelled occurrence and a two-day whole-day one, and
-/// from v3 on revisions (the dentist's note edited twice: revision 3).
+/// from v3 on revisions (the dentist's note edited twice: revision 3), from v4 on search keys
+/// (v3's file opened by v4, and "Straße ÉTÉ" added).
 @Suite struct SchemaFixtureTests {
-  static let fixtures: [Int: String] = [1: "schema-v1", 2: "schema-v2", 3: "schema-v3"]
+  static let fixtures: [Int: String] = [1: "schema-v1", 2: "schema-v2", 3: "schema-v3", 4: "schema-v4"]
 
   @Test(arguments: fixtures.keys.sorted())
   func migratesForwardWithDataIntact(version: Int) async throws {
@@ -51,6 +52,15 @@ import Testing
     } else {
       #expect(all.allSatisfy { $0.revision == 1 }, "rows from before revisions start at 1")
     }
+    // Search keys are filled in for rows written before they existed.
+    let search = { (text: String) async throws in
+      try await dao.appointments(matching: AppointmentQuery(range: nil, includeCancelled: true, search: text))
+        .map(\.title)
+    }
+    #expect(try await search("DENTIST") == ["Dentist"])
+    #expect(try await search("X-RAYS") == ["Dentist"], "the note too")
+    #expect(try await search("会議") == ["会議 🎉"])
+    if version >= 4 { #expect(try await search("strasse ete") == ["Straße ÉTÉ"]) }
     #expect(try await dao.database.integrityCheck() == ["ok"])
     let current = try await dao.database.read { connection throws(StoreError) in
       try connection.scalar("PRAGMA user_version")?.int64

@@ -131,7 +131,7 @@ struct WindowQueryTests {
   }
 
   /// Regression: the haystack was folded with SQLite's `lower()` (ASCII only), so "ÉQUIPE" was
-  /// not found by "équipe" nor "Été" by "ÉTÉ"; `appt_fold` folds like Swift's `lowercased()`.
+  /// not found by "équipe" nor "Été" by "ÉTÉ"; the search keys fold as `TextSearch` does (SearchTests).
   @Test("search ignores case beyond ASCII", arguments: StoreKind.allCases)
   func searchNonASCII(kind: StoreKind) async throws {
     try await withStore(kind) { dao async throws in

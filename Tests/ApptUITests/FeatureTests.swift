@@ -42,7 +42,15 @@ import Testing
     moved.start = TestClock.date(2026, 11, 29, 11)
     moved.end = TestClock.date(2026, 11, 29, 11, 45)
     moved.updated = TestClock.now
-    #expect(effects == [.updateAppointment(old: dentist, new: moved)])
+    let request = EditRequest(
+      id: dentist.id.description,
+      title: "Dentist (moved)",
+      start: moved.start,
+      duration: 45 * 60,
+      note: dentist.note,
+      ifRevision: dentist.revision
+    )
+    #expect(effects == [.editAppointment(old: dentist, request: request)], "what `appt edit` would send")
     UI.update(&state, .appointmentUpdated(old: dentist, new: moved), environment: environment).forEach { _ in }
     #expect(state.mode == .browsing)
     #expect(state.undoSteps == [.put(dentist)])

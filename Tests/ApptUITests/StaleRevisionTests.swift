@@ -30,11 +30,11 @@ import Testing
     press("e", "ctrl+u", on: &state)
     type("Mine", on: &state)
     let first = press("enter", on: &state)
-    guard case .updateAppointment(let old, let new) = first.first else {
-      Issue.record("expected an update, got \(first)")
+    guard case .editAppointment(let old, let request) = first.first else {
+      Issue.record("expected an edit, got \(first)")
       return
     }
-    #expect(old.revision == 3 && new.revision == 3, "based on the revision on screen")
+    #expect(old.revision == 3 && request.ifRevision == 3, "based on the revision on screen")
 
     _ = UI.update(&state, .changeRefused(.save, current: theirs), environment: environment)
     let form = try #require(self.form(state), "the form stays open")
@@ -56,7 +56,15 @@ import Testing
     mine.start = TestClock.date(2026, 11, 29, 10)
     mine.end = TestClock.date(2026, 11, 29, 10, 45)
     mine.updated = TestClock.now
-    #expect(second == [.updateAppointment(old: theirs, new: mine)], "saved over revision 4")
+    let mineRequest = EditRequest(
+      id: theirs.id.description,
+      title: "Mine",
+      start: mine.start,
+      duration: 45 * 60,
+      note: "",
+      ifRevision: 4
+    )
+    #expect(second == [.editAppointment(old: theirs, request: mineRequest)], "saved over revision 4")
 
     // The store saves it at revision 5; undo would put their version back over that one.
     _ = UI.update(&state, .appointmentUpdated(old: theirs, new: mine.atRevision(5)), environment: environment)

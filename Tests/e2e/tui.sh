@@ -450,4 +450,48 @@ for s in starts_with_header_and_status shows_preadded add_via_form form_escape_d
     delete_then_undo search_filters_live help_overlay command_line dumb_terminal_exits_2 remaining_keys; do
     run_scenario "$s"
 done
+# ------------------------------------------------------- one door per action (issue 12)
+
+# What the calendar's form adds is what `appt add` adds from the same fields: `--json show`
+# of the two differs only in the id and the created/updated stamps, in a zone that is not
+# UTC (the form stored time_zone "" where `appt add` stored the zone).
+form_add_is_the_cli_add() {
+    tmux_start env TZ=Europe/Berlin "$APPT" --db "$T/db.sqlite3" || return
+    wait_for_text "$STATUS_KEYS" || return
+    tmux_keys a
+    wait_for_text "New appointment" || return
+    tmux_type "Dentist"
+    tmux_keys Tab C-u
+    tmux_type "2026-12-24 10:00"
+    tmux_keys Tab C-u
+    tmux_type "45m"
+    tmux_keys Tab
+    tmux_type "bring the x-rays"
+    wait_for_text "bring the x-rays" || return
+    tmux_keys Enter
+    wait_for_no_text "New appointment" || return
+    quit_ok
+    TZ=Europe/Berlin run_appt --db "$T/db.sqlite3" add Dentist --at "2026-12-24 10:00" --for 45m \
+        --note "bring the x-rays"
+    check_status 0 "appt add"
+    TZ=Europe/Berlin run_appt --db "$T/db.sqlite3" --json list --all
+    check_status 0 "list --all"
+    local ids id shown=()
+    ids=$(printf '%s\n' "$OUT" | python3 -c 'import json, sys; [print(json.loads(l)["id"]) for l in sys.stdin]')
+    check_eq 2 "$(printf '%s\n' "$ids" | grep -c .)" "two appointments"
+    for id in $ids; do
+        TZ=Europe/Berlin run_appt --db "$T/db.sqlite3" --json show "$id"
+        check_status 0 "show $id"
+        shown+=("$(printf '%s\n' "$OUT" | python3 -c '
+import json, sys
+o = json.loads(sys.stdin.read())
+for k in ("id", "created", "updated"): o.pop(k)
+print(json.dumps(o, sort_keys=True, ensure_ascii=False))')")
+    done
+    check_eq "${shown[0]}" "${shown[1]}" "the form's add and appt add store the same"
+    check_contains "${shown[0]}" '"time_zone": "Europe/Berlin"' "in the zone it was entered in"
+}
+
+run_scenario form_add_is_the_cli_add
+
 e2e_finish "e2e tui"
