@@ -289,12 +289,12 @@ public final class NCursesTerminal: Terminal {
 
   /// What `wget_wch` returned, for the `KeyDecoder`: a function key (nil for one appt does
   /// not use) or a character code.
-  public static func input(result: Int32, character: wint_t) -> KeyDecoder.Input {
+  public nonisolated static func input(result: Int32, character: wint_t) -> KeyDecoder.Input {
     guard result == KEY_CODE_YES else { return .character(UInt32(character)) }
     return .key(functionKey(Int32(character)))
   }
 
-  static func functionKey(_ code: Int32) -> Key? {
+  nonisolated static func functionKey(_ code: Int32) -> Key? {
     switch code {
     case KEY_UP: return .up
     case KEY_DOWN: return .down
