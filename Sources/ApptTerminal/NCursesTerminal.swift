@@ -143,7 +143,9 @@ public final class NCursesTerminal: Terminal {
     self.watchdog = watchdog
     for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
       let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-      source.setEventHandler { watchdog.requestStop(exitStatus: 128 + signalNumber) }
+      // @Sendable: it runs on the watchdog's queue, not the main actor (which it must not wait for).
+      let requestStop: @Sendable () -> Void = { watchdog.requestStop(exitStatus: 128 + signalNumber) }
+      source.setEventHandler(handler: requestStop)
       sources.append(source)
     }
     // poll() with no events asked for wakes only on POLLHUP/POLLERR: a closed terminal, never
@@ -153,7 +155,7 @@ public final class NCursesTerminal: Terminal {
     hangupWatcherStop = pipeEnds[1]
     let stopEnd = pipeEnds[0]
     let writeEnd = pipeEnds[1]
-    let thread = Thread {
+    let watch: @Sendable () -> Void = {
       var fds = [pollfd(fd: 0, events: 0, revents: 0), pollfd(fd: stopEnd, events: Int16(POLLIN), revents: 0)]
       while true {
         let ready = poll(&fds, 2, -1)
@@ -167,6 +169,7 @@ public final class NCursesTerminal: Terminal {
       close(stopEnd)
       close(writeEnd)
     }
+    let thread = Thread(block: watch)
     thread.name = "appt.terminal.hangup"
     thread.start()
   }
