@@ -14,9 +14,10 @@ public struct KeyDecoder: Sendable {
     case character(UInt32)
   }
 
-  /// A paste keeps at most this many scalars (bounded memory); a longer one is cut here, and
-  /// a field's own limit then refuses to save it, so nothing cut is stored unseen.
-  public static let maximumPaste = 200_000
+  /// A paste keeps at most this many scalars (bounded memory), what a field holds at most; a
+  /// longer one is cut here, and a field's own limit then refuses to save it, so nothing cut
+  /// is stored unseen.
+  public static let maximumPaste = TextField.maximumLength
 
   private enum Mode: Sendable {
     case normal

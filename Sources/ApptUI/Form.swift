@@ -1,8 +1,12 @@
 import ApptCore
 import Foundation
 
-/// One line of editable text with a cursor, edited like readline.
+/// One line of editable text with a cursor, edited like readline. It holds at most
+/// `maximumLength` characters (more than any field may save, so the field's own error shows
+/// long before): typing or pasting past that adds nothing, and memory stays bounded.
 public struct TextField: Equatable, Sendable {
+  public static let maximumLength = 200_000
+
   public private(set) var characters: [Character]
   public private(set) var cursor: Int
 
@@ -36,6 +40,7 @@ public struct TextField: Equatable, Sendable {
   public mutating func apply(_ key: Key) -> Bool {
     switch key {
     case .character(let c):
+      guard characters.count < Self.maximumLength else { return true }
       characters.insert(c, at: cursor)
       cursor += 1
     case .paste(let text):
@@ -70,8 +75,10 @@ public struct TextField: Equatable, Sendable {
 
   /// Inserts `pasted` at the cursor, in one edit.
   mutating func insert(_ pasted: [Character]) {
-    characters.insert(contentsOf: pasted, at: cursor)
-    cursor += pasted.count
+    let room = max(0, Self.maximumLength - characters.count)
+    let kept = pasted.count <= room ? pasted[...] : pasted.prefix(room)
+    characters.insert(contentsOf: kept, at: cursor)
+    cursor += kept.count
   }
 
   /// What a paste puts into a field: line breaks (CR, LF, CRLF) become "\n" or, in a

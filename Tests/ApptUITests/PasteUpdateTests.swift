@@ -47,6 +47,19 @@ import Testing
     #expect(press("enter", on: &state) == [], "nothing is saved, and nothing was cut unseen")
   }
 
+  @Test func aFieldHoldsAtMostItsMaximum() {
+    var field = TextField(String(repeating: "a", count: TextField.maximumLength - 2))
+    var applied = field.apply(.paste("bcd"))
+    #expect(applied)
+    #expect(field.characters.count == TextField.maximumLength)
+    #expect(field.text.hasSuffix("abc"))
+    applied = field.apply(.character("e"))
+    #expect(applied, "still an editing key")
+    #expect(field.characters.count == TextField.maximumLength)
+    applied = field.apply(.backspace)
+    #expect(field.text.hasSuffix("ab"))
+  }
+
   @Test func aPasteWhileBrowsingRunsNoCommands() {
     var state = loaded([dentist])
     let before = state
