@@ -94,6 +94,14 @@ import Testing
     #expect(form(state)?[.title].text == "Lunch!", "a, the paste and ! went to the form, in order")
   }
 
+  @Test func textTypedAfterAWhileTheDayLoadsReachesTheForm() {
+    // "x" is no key while browsing, but it was typed after "a": it is the title's first letter.
+    var state = UI.start(size: Screen.Size(rows: 24, columns: 80), environment: environment).0
+    press("a", "x", "y", on: &state)
+    _ = UI.update(&state, .snapshotArrived(day: state.selectedDay, appointments: []), environment: environment)
+    #expect(form(state)?[.title].text == "xy")
+  }
+
   @Test func typeaheadIsBounded() {
     var state = UI.start(size: Screen.Size(rows: 24, columns: 80), environment: environment).0
     for _ in 0..<(State.maximumTypeahead + 10) { press("j", on: &state) }
