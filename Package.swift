@@ -64,6 +64,11 @@ let package = Package(
       swiftSettings: strict
     ),
     .testTarget(
+      name: "ApptTerminalTests",
+      dependencies: ["ApptUI", "ApptTerminal", "CNCursesW"],
+      swiftSettings: strict
+    ),
+    .testTarget(
       name: "IntegrationTests",
       dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal", "ApptRuntime", "ApptTestSupport"],
       exclude: [],

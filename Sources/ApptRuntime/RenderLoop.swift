@@ -29,8 +29,8 @@ public final class RenderLoop {
   private var ticker: Task<Void, Never>?
   /// The sequence of the newest snapshot the observations have put in the inbox.
   private var forwardedSequence: UInt64 = 0
-  /// The last reachability the model was told of (nil: reachable), so it hears only changes.
-  private var reportedUnreachable: String?
+  /// What `UI.start` asked for, carried out when `run` starts.
+  private var startEffects: [Effect]
   private let executor: CommandExecutor
   /// How often the clock ticks (the now marker moves, "today" changes at midnight).
   private let tickInterval: Duration
@@ -47,7 +47,7 @@ public final class RenderLoop {
     self.tickInterval = tickInterval
     executor = CommandExecutor(dao: dao, clock: environment.clock, json: false)
     (inbox, inboxInput) = AsyncStream.makeStream(of: Message.self)
-    state = UI.start(size: terminal.size, environment: environment).0
+    (state, startEffects) = UI.start(size: terminal.size, environment: environment)
   }
 
   /// Runs until the user quits or the terminal goes away; the terminal is restored after.
@@ -59,16 +59,16 @@ public final class RenderLoop {
       ticker?.cancel()
       terminal.stop()
     }
-    let (initial, effects) = UI.start(size: terminal.size, environment: environment)
-    state = initial
-    perform(effects)
+    // A real terminal knows its size once started.
+    if terminal.size != state.size { _ = UI.update(&state, .terminalResized(terminal.size), environment: environment) }
+    let effects = startEffects
+    startEffects = []
+    guard perform(effects) else { return }
     startTicking()
     render()
     for await message in inbox {
       queued -= 1
-      let effects = UI.update(&state, message, environment: environment)
-      perform(effects)
-      if state.isQuitting { break }
+      guard perform(UI.update(&state, message, environment: environment)) else { return }
       if queued == 0 { render() }
     }
   }
@@ -93,8 +93,13 @@ public final class RenderLoop {
 
   // MARK: - Effects
 
-  private func perform(_ effects: [Effect]) {
-    for effect in effects { perform(effect) }
+  /// Carries out `effects`; false once one of them is `.quit` (the loop then ends).
+  private func perform(_ effects: [Effect]) -> Bool {
+    for effect in effects {
+      if effect == .quit { return false }
+      perform(effect)
+    }
+    return true
   }
 
   private func perform(_ effect: Effect) {
@@ -124,8 +129,7 @@ public final class RenderLoop {
     case .runCommand(let line):
       runCommand(line)
     case .quit:
-      observation?.cancel()
-      monthObservation?.cancel()
+      break  // handled by perform(_:), which ends the loop; its defer cancels the observations
     }
   }
 
@@ -242,19 +246,13 @@ public final class RenderLoop {
         if let failure = snapshot.failure {
           self.send(.storeFailed(failure.description))
         } else {
-          // The day's window (always observed) reports the store's reachability; the first
-          // snapshot after a reconnect says "Reconnected", not "Updated by another process".
-          let unreachable = snapshot.interruption.map(Self.reconnecting)
-          let reconnected = unreachable == nil && self.reportedUnreachable != nil
-          if unreachable != self.reportedUnreachable {
-            self.reportedUnreachable = unreachable
-            self.send(.storeReachability(unreachable: unreachable))
-          }
+          // The facts only; `update` decides what they mean (reconnected, updated elsewhere).
           self.send(
             .snapshotArrived(
               day: day,
               appointments: snapshot.items,
-              fromOtherProcess: snapshot.fromOtherProcess && !reconnected
+              fromOtherProcess: snapshot.fromOtherProcess,
+              interruption: snapshot.interruption.map(Self.interruption)
             )
           )
         }
@@ -286,12 +284,12 @@ public final class RenderLoop {
     }
   }
 
-  /// What the status line says while the store is away.
-  nonisolated static func reconnecting(_ error: StoreError) -> String {
+  /// A snapshot's interruption in the UI model's terms (it does not know `StoreError`).
+  nonisolated static func interruption(_ error: StoreError) -> StoreInterruption {
     switch error {
     case .connectionLost(let server, let reason), .cannotConnect(let server, let reason):
-      "Reconnecting to PostgreSQL at \(server)… (\(reason))"
-    default: "Reconnecting… (\(error))"
+      StoreInterruption(server: server, reason: reason)
+    default: StoreInterruption(server: nil, reason: error.description)
     }
   }
 

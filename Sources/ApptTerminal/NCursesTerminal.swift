@@ -8,6 +8,10 @@ import Foundation
 /// Every ncurses call happens on the main thread: a dispatch read source on stdin says input
 /// is ready and the main actor drains `wget_wch` without blocking (ncurses is not thread-safe;
 /// a reader thread blocking in `wget_wch` races the drawing and loses keys after a resize).
+///
+/// Stopping does not depend on the main actor: signals and a hung-up terminal are heard off
+/// it, by a `Watchdog`, which restores the terminal mode and exits if the loop has not
+/// stopped within `stopGrace` (the main actor busy).
 @MainActor
 public final class NCursesTerminal: Terminal {
   public private(set) var size = Screen.Size(rows: 24, columns: 80)
@@ -17,6 +21,15 @@ public final class NCursesTerminal: Terminal {
   private var sources: [any DispatchSourceProtocol] = []
   private var handler: (@MainActor (TerminalEvent) -> Void)?
   private let useColor: Bool
+  private var decoder = KeyDecoder()
+  private var watchdog: Watchdog?
+  /// Written to stop the hangup watcher's thread.
+  private var hangupWatcherStop: Int32 = -1
+  /// How long a signal may wait for the main actor before the watchdog ends the process.
+  public nonisolated static let stopGrace: DispatchTimeInterval = .seconds(1)
+  /// Bracketed paste on and off (DECSET 2004): terminals that do not know it ignore it.
+  static let bracketedPasteOn = "\u{1B}[?2004h"
+  static let bracketedPasteOff = "\u{1B}[?2004l"
 
   public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
     useColor = environment["NO_COLOR"].map(\.isEmpty) ?? true
@@ -41,9 +54,11 @@ public final class NCursesTerminal: Terminal {
     setlocale(LC_ALL, "")
     if appt_locale_is_utf8() == 0 { setlocale(LC_CTYPE, "C.UTF-8") }  // no LANG (cron, env -i)
 
-    // Signals become dispatch sources on the main queue; ignoring them first stops the default
-    // action (and stops ncurses from installing its own SIGWINCH handler).
+    // Signals become dispatch sources; ignoring them first stops the default action (and
+    // stops ncurses from installing its own SIGWINCH handler).
     for signalNumber in [SIGWINCH, SIGINT, SIGTERM, SIGHUP] { signal(signalNumber, SIG_IGN) }
+    var savedMode = termios()
+    let hasSavedMode = tcgetattr(0, &savedMode) == 0
 
     guard let screen = newterm(nil, appt_stdout(), appt_stdin()) else {
       throw TerminalError("cannot initialise the terminal (TERM=\(ProcessInfo.processInfo.environment["TERM"] ?? ""))")
@@ -60,17 +75,14 @@ public final class NCursesTerminal: Terminal {
     setUpColors()
     self.handler = handler
     size = Screen.Size(rows: Int(getmaxy(window)), columns: Int(getmaxx(window)))
+    Self.writeToTerminal(Self.bracketedPasteOn)
 
     let input = DispatchSource.makeReadSource(fileDescriptor: 0, queue: .main)
     input.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.drainInput() } }
     let resize = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .main)
     resize.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.handleResize() } }
     sources = [input, resize]
-    for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
-      let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
-      source.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.handler?(.interrupted) } }
-      sources.append(source)
-    }
+    startWatchdog(restoring: hasSavedMode ? savedMode : nil)
     for source in sources { source.resume() }
   }
 
@@ -78,22 +90,104 @@ public final class NCursesTerminal: Terminal {
     for source in sources { source.cancel() }
     sources = []
     handler = nil
+    if hangupWatcherStop >= 0 {
+      var byte: UInt8 = 0
+      _ = write(hangupWatcherStop, &byte, 1)  // the watcher closes both ends
+      hangupWatcherStop = -1
+    }
     guard let screenHandle else { return }
     curs_set(1)
     endwin()
     delscreen(screenHandle)
     self.screenHandle = nil
     window = nil
+    Self.writeToTerminal(Self.bracketedPasteOff)
+    watchdog?.disarm()
+    watchdog = nil
+    // From here on a signal has its default effect: nothing is left to restore.
+    for signalNumber in [SIGINT, SIGTERM, SIGHUP] { signal(signalNumber, SIG_DFL) }
+  }
+
+  private static func writeToTerminal(_ text: String) {
+    var bytes = Array(text.utf8)
+    _ = write(1, &bytes, bytes.count)  // best effort: a terminal that is gone cannot be told
+  }
+
+  // MARK: - Stopping whatever the main actor does
+
+  /// Hears SIGINT, SIGTERM, SIGHUP and a hung-up terminal off the main actor. The loop is
+  /// told at once; if it has not stopped within `stopGrace`, the terminal mode is restored
+  /// from what was saved before ncurses started (leave the alternate screen, show the cursor,
+  /// bracketed paste off, the tty's own settings) and the process exits 128 + the signal.
+  private func startWatchdog(restoring savedMode: termios?) {
+    var restore = ""
+    for capability in ["sgr0", "cnorm", "rmkx", "rmcup"] {
+      guard let sequence = tigetstr(capability), Int(bitPattern: sequence) != -1 else { continue }
+      restore += String(cString: sequence)
+    }
+    restore += Self.bracketedPasteOff + "\r\n"
+    let restoreBytes = Array(restore.utf8)
+    let queue = DispatchQueue(label: "appt.terminal.watchdog")
+    let watchdog = Watchdog(
+      notify: { [weak self] in Task { @MainActor in self?.handler?(.interrupted) } },
+      schedule: { deadline in queue.asyncAfter(deadline: .now() + Self.stopGrace, execute: deadline) },
+      expire: { exitStatus in
+        var bytes = restoreBytes
+        _ = write(1, &bytes, bytes.count)
+        if var mode = savedMode { tcsetattr(0, TCSANOW, &mode) }
+        var message = Array("appt: the calendar did not stop in time; the terminal was restored\n".utf8)
+        _ = write(2, &message, message.count)
+        _exit(exitStatus)
+      }
+    )
+    self.watchdog = watchdog
+    for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
+      let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+      // @Sendable: it runs on the watchdog's queue, not the main actor (which it must not wait for).
+      let requestStop: @Sendable () -> Void = { watchdog.requestStop(exitStatus: 128 + signalNumber) }
+      source.setEventHandler(handler: requestStop)
+      sources.append(source)
+    }
+    // poll() with no events asked for wakes only on POLLHUP/POLLERR: a closed terminal, never
+    // input (which the main actor reads). The pipe stops the thread.
+    var pipeEnds: [Int32] = [-1, -1]
+    guard pipe(&pipeEnds) == 0 else { return }
+    hangupWatcherStop = pipeEnds[1]
+    let stopEnd = pipeEnds[0]
+    let writeEnd = pipeEnds[1]
+    let watch: @Sendable () -> Void = {
+      var fds = [pollfd(fd: 0, events: 0, revents: 0), pollfd(fd: stopEnd, events: Int16(POLLIN), revents: 0)]
+      while true {
+        let ready = poll(&fds, 2, -1)
+        if ready < 0, errno == EINTR { continue }
+        if ready < 0 || fds[1].revents != 0 { break }
+        if fds[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
+          watchdog.requestStop(exitStatus: 128 + SIGHUP)
+          break
+        }
+      }
+      close(stopEnd)
+      close(writeEnd)
+    }
+    let thread = Thread(block: watch)
+    thread.name = "appt.terminal.hangup"
+    thread.start()
   }
 
   // MARK: - Drawing
 
+  /// Writes `screen.changes(from:)` the previous frame: the same runs a `HeadlessTerminal`
+  /// applies. Cell text is already escaped and clipped by `Screen.put`.
   public func draw(_ screen: Screen, cursor: (row: Int, column: Int)?) {
     guard let window else { return }
-    let full = previous?.size != screen.size
-    if full { werase(window) }
-    for row in 0..<screen.size.rows where full || !rowEqual(row, screen) {
-      drawRow(row, of: screen, in: window)
+    if previous?.size != screen.size { werase(window) }
+    for run in screen.changes(from: previous) {
+      let attributes = attributes(for: run.style)
+      wattr_on(window, attributes, nil)
+      // The last cell of the last row makes ncurses report ERR (the cursor cannot advance),
+      // after drawing it; that is expected.
+      mvwaddstr(window, Int32(run.row), Int32(run.column), run.text)
+      wattr_off(window, attributes, nil)
     }
     previous = screen
     if let cursor {
@@ -104,33 +198,6 @@ public final class NCursesTerminal: Terminal {
     }
     wnoutrefresh(window)
     doupdate()
-  }
-
-  private func rowEqual(_ row: Int, _ screen: Screen) -> Bool {
-    guard let previous else { return false }
-    let start = row * screen.size.columns
-    return previous.cells[start..<start + screen.size.columns] == screen.cells[start..<start + screen.size.columns]
-  }
-
-  /// Writes a row as runs of equally styled cells. Cell text is already escaped and clipped by
-  /// `Screen.put`; the right half of a wide character is an empty cell and adds nothing.
-  private func drawRow(_ row: Int, of screen: Screen, in window: UnsafeMutablePointer<WINDOW>) {
-    var column = 0
-    while column < screen.size.columns {
-      let style = screen[row, column].style
-      var text = ""
-      let runStart = column
-      while column < screen.size.columns, screen[row, column].style == style {
-        text += screen[row, column].text
-        column += 1
-      }
-      let attributes = attributes(for: style)
-      wattr_on(window, attributes, nil)
-      // The last cell of the last row makes ncurses report ERR (the cursor cannot advance),
-      // after drawing it; that is expected.
-      mvwaddstr(window, Int32(row), Int32(runStart), text)
-      wattr_off(window, attributes, nil)
-    }
   }
 
   // MARK: - Colours
@@ -187,18 +254,30 @@ public final class NCursesTerminal: Terminal {
 
   // MARK: - Input
 
+  /// Reads what is available and hands its keys on, in pieces of bounded size (a long paste
+  /// without bracketed paste is a long burst of keys).
   private func drainInput() {
     guard let window else { return }
-    var sawKey = false
+    var sawInput = false
+    var inputs: [KeyDecoder.Input] = []
     var character: wint_t = 0
     while true {
       let result = wget_wch(window, &character)
       if result == ERR { break }
-      sawKey = true
-      if let key = Self.key(result: result, character: character) { handler?(.key(key)) }
+      sawInput = true
+      inputs.append(Self.input(result: result, character: character))
+      if inputs.count == 4096 {
+        deliver(decoder.decode(inputs, isEndOfRead: false))
+        inputs.removeAll(keepingCapacity: true)
+      }
     }
+    deliver(decoder.decode(inputs))
     // Readable but nothing to read: the terminal hung up. Leave instead of spinning.
-    if !sawKey, appt_bytes_available(0) <= 0 { handler?(.interrupted) }
+    if !sawInput, appt_bytes_available(0) <= 0 { handler?(.interrupted) }
+  }
+
+  private func deliver(_ keys: [Key]) {
+    for key in keys { handler?(.key(key)) }
   }
 
   private func handleResize() {
@@ -211,34 +290,28 @@ public final class NCursesTerminal: Terminal {
     handler?(.resized(size))
   }
 
-  /// Maps what `wget_wch` returned to a key; nil for keys appt does not use.
-  static func key(result: Int32, character: wint_t) -> Key? {
-    if result == KEY_CODE_YES {
-      switch Int32(character) {
-      case KEY_UP: return .up
-      case KEY_DOWN: return .down
-      case KEY_LEFT: return .left
-      case KEY_RIGHT: return .right
-      case KEY_PPAGE: return .pageUp
-      case KEY_NPAGE: return .pageDown
-      case KEY_HOME: return .home
-      case KEY_END: return .end
-      case KEY_BACKSPACE: return .backspace
-      case KEY_DC: return .delete
-      case KEY_BTAB: return .backTab
-      case KEY_ENTER: return .enter
-      default: return nil
-      }
-    }
-    switch character {
-    case 13, 10: return .enter
-    case 9: return .tab
-    case 27: return .escape
-    case 127, 8: return .backspace
-    case 1...26: return .control(Character(Unicode.Scalar(UInt8(character) + 0x60)))
-    default:
-      guard let scalar = Unicode.Scalar(UInt32(character)), scalar.value >= 0x20 else { return nil }
-      return .character(Character(scalar))
+  /// What `wget_wch` returned, for the `KeyDecoder`: a function key (nil for one appt does
+  /// not use) or a character code.
+  public nonisolated static func input(result: Int32, character: wint_t) -> KeyDecoder.Input {
+    guard result == KEY_CODE_YES else { return .character(UInt32(character)) }
+    return .key(functionKey(Int32(character)))
+  }
+
+  nonisolated static func functionKey(_ code: Int32) -> Key? {
+    switch code {
+    case KEY_UP: return .up
+    case KEY_DOWN: return .down
+    case KEY_LEFT: return .left
+    case KEY_RIGHT: return .right
+    case KEY_PPAGE: return .pageUp
+    case KEY_NPAGE: return .pageDown
+    case KEY_HOME: return .home
+    case KEY_END: return .end
+    case KEY_BACKSPACE: return .backspace
+    case KEY_DC: return .delete
+    case KEY_BTAB: return .backTab
+    case KEY_ENTER: return .enter
+    default: return nil
     }
   }
 }

@@ -31,14 +31,20 @@ public struct TerminalError: Error, Equatable, Sendable, CustomStringConvertible
   public init(_ description: String) { self.description = description }
 }
 
-/// A terminal in memory: tests and benchmarks type into it and read its last frame.
+/// A terminal in memory: tests and benchmarks type into it and read what it shows. It keeps
+/// its own grid of cells and applies to it the same `Screen.changes(from:)` runs that
+/// `NCursesTerminal` writes, so `screen` is what a terminal would show, not merely the frame.
 @MainActor
 public final class HeadlessTerminal: Terminal {
   public private(set) var size: Screen.Size
-  /// The last frame drawn.
+  /// What the terminal shows: its grid after every draw's changes were applied.
   public private(set) var screen: Screen
+  /// The last frame it was given (`screen` should equal it).
+  public private(set) var frame: Screen?
   public private(set) var cursor: (row: Int, column: Int)?
   public private(set) var frameCount = 0
+  /// How many runs all draws wrote (what a terminal would have been sent).
+  public private(set) var runCount = 0
   public private(set) var isStarted = false
   private var handler: (@MainActor (TerminalEvent) -> Void)?
 
@@ -53,7 +59,11 @@ public final class HeadlessTerminal: Terminal {
   }
 
   public func draw(_ screen: Screen, cursor: (row: Int, column: Int)?) {
-    self.screen = screen
+    let runs = screen.changes(from: frame)
+    if self.screen.size != screen.size { self.screen = Screen(size: screen.size) }  // cleared, as ncurses does
+    for run in runs { self.screen.apply(run) }
+    runCount += runs.count
+    frame = screen
     self.cursor = cursor
     frameCount += 1
   }
@@ -70,6 +80,9 @@ public final class HeadlessTerminal: Terminal {
   public func type(_ text: String) {
     for character in text { press(.character(character)) }
   }
+
+  /// Pastes `text` as a terminal with bracketed paste delivers it: one key.
+  public func paste(_ text: String) { press(.paste(text)) }
 
   public func resize(to size: Screen.Size) {
     self.size = size

@@ -43,7 +43,8 @@ enum AgendaView {
         let style: Screen.Style = isSelected ? .selected : (appointment.isCancelled ? .dim : .normal)
         if isSelected { screen.fill(row: y, column: x, count: area.width, style: .selected) }
         let marker = conflicts.contains(appointment.id) ? "! " : "  "
-        var line = "\(marker)\(environment.formatter.timeRange(appointment))  \(appointment.title)"
+        let title = TextWidth.head(appointment.title, columns: area.width).text  // a 20 MB title costs a line
+        var line = "\(marker)\(environment.formatter.timeRange(appointment))  \(title)"
         if appointment.recurrence != nil { line += " ↻" }
         if appointment.isCancelled { line += "  (cancelled)" }
         screen.put(line, row: y, column: x, width: area.width, style: style)
@@ -73,15 +74,18 @@ enum AgendaView {
     y += 1
     guard let appointment else { return }
     let formatter = environment.formatter
+    // Only the start of a title or note that can show is looked at (a 20 MB note costs a line).
+    let title = TextWidth.head(appointment.title, columns: area.width).text
     var lines: [(String, Screen.Style)] = [
-      (" " + appointment.title, .accent),
+      (" " + title, .accent),
       (
         " \(formatter.longDay(appointment.start)), \(formatter.timeRange(appointment))"
           + " (\(DurationParser.format(appointment.duration)))  \(appointment.status.rawValue)", .normal
       ),
     ]
     if let recurrence = appointment.recurrence { lines.append((" Repeats \(recurrence.summary)", .normal)) }
-    let note = appointment.note.split(whereSeparator: \.isNewline).joined(separator: " / ")
+    let note = TextWidth.head(appointment.note, columns: area.width).text.split(whereSeparator: \.isNewline)
+      .joined(separator: " / ")
     if !note.isEmpty { lines.append((" Note: " + note, .normal)) }
     lines.append(
       (

@@ -1,8 +1,12 @@
 import ApptCore
 import Foundation
 
-/// One line of editable text with a cursor, edited like readline.
+/// One line of editable text with a cursor, edited like readline. It holds at most
+/// `maximumLength` characters (more than any field may save, so the field's own error shows
+/// long before): typing or pasting past that adds nothing, and memory stays bounded.
 public struct TextField: Equatable, Sendable {
+  public static let maximumLength = 200_000
+
   public private(set) var characters: [Character]
   public private(set) var cursor: Int
 
@@ -13,12 +17,34 @@ public struct TextField: Equatable, Sendable {
 
   public var text: String { String(characters) }
 
-  /// Applies an editing key; returns false when the key is not an editing key.
+  /// Where the text is once leading and trailing blanks (spaces, tabs) are left out: what
+  /// `text.trimmingCharacters(in: .whitespaces)` keeps, without building the text.
+  public var trimmed: Range<Int> {
+    var start = 0
+    var end = characters.count
+    while start < end, Self.isBlank(characters[start]) { start += 1 }
+    while end > start, Self.isBlank(characters[end - 1]) { end -= 1 }
+    return start..<end
+  }
+
+  /// The text without leading and trailing blanks.
+  public var trimmedText: String { String(characters[trimmed]) }
+
+  static func isBlank(_ character: Character) -> Bool {
+    character.unicodeScalars.allSatisfy { CharacterSet.whitespaces.contains($0) }
+  }
+
+  /// Applies an editing key; returns false when the key is not an editing key. A paste is
+  /// inserted as one edit, its line breaks and tabs as spaces (one line), its other control
+  /// characters left out.
   public mutating func apply(_ key: Key) -> Bool {
     switch key {
     case .character(let c):
+      guard characters.count < Self.maximumLength else { return true }
       characters.insert(c, at: cursor)
       cursor += 1
+    case .paste(let text):
+      insert(Self.pasted(text, keepingLineBreaks: false))
     case .left, .control("b"): cursor = max(0, cursor - 1)
     case .right, .control("f"): cursor = min(characters.count, cursor + 1)
     case .home, .control("a"): cursor = 0
@@ -45,6 +71,31 @@ public struct TextField: Equatable, Sendable {
       return false
     }
     return true
+  }
+
+  /// Inserts `pasted` at the cursor, in one edit.
+  mutating func insert(_ pasted: [Character]) {
+    let room = max(0, Self.maximumLength - characters.count)
+    let kept = pasted.count <= room ? pasted[...] : pasted.prefix(room)
+    characters.insert(contentsOf: kept, at: cursor)
+    cursor += kept.count
+  }
+
+  /// What a paste puts into a field: line breaks (CR, LF, CRLF) become "\n" or, in a
+  /// one-line field, spaces; tabs become spaces; other control characters are left out.
+  static func pasted(_ text: String, keepingLineBreaks: Bool) -> [Character] {
+    var result: [Character] = []
+    result.reserveCapacity(text.utf8.count)
+    for character in text {
+      if character == "\n" || character == "\r" || character == "\r\n" {
+        result.append(keepingLineBreaks ? "\n" : " ")
+      } else if character == "\t" {
+        result.append(" ")
+      } else if !character.unicodeScalars.contains(where: TextSafety.isControl) {
+        result.append(character)
+      }
+    }
+    return result
   }
 }
 
@@ -88,21 +139,56 @@ public struct Form: Equatable, Sendable {
     fields = [TextField(), TextField(formatter.isoDay(day) + " "), TextField("1h"), TextField()]
   }
 
-  /// A form holding `appointment`'s fields, to edit it.
+  /// A form holding `appointment`'s fields, to edit it. A title or note longer than a field
+  /// may hold (stored before the limits, or by another program) is not loaded whole: the
+  /// field holds its start, and the notice says so and what Enter then saves.
   public init(editing appointment: Appointment, formatter: AppointmentFormatter) {
+    let title = Self.start(of: appointment.title, limit: CommandParser.maximumTitleLength)
+    let note = Self.start(of: appointment.note, limit: CommandParser.maximumNoteLength)
     fields = [
-      TextField(appointment.title),
+      TextField(title.text),
       TextField("\(formatter.isoDay(appointment.start)) \(formatter.time(appointment.start))"),
       TextField(DurationParser.format(appointment.duration)),
-      TextField(appointment.note),
+      TextField(note.text),
     ]
     editing = appointment
+    for (field, cut, limit) in [
+      ("title", title.isCut, CommandParser.maximumTitleLength), ("note", note.isCut, CommandParser.maximumNoteLength),
+    ] where cut {
+      notice += [
+        "The \(field) is longer than \(limit) characters: only its first \(limit) are here,",
+        "and enter saves only those; esc keeps the \(field) as it is",
+      ]
+    }
+  }
+
+  /// The first `limit` characters of `text`, and whether there were more; costs `limit`, not
+  /// the length of `text` (a 20 MB note).
+  static func start(of text: String, limit: Int) -> (text: String, isCut: Bool) {
+    guard text.utf8.count > limit,
+      let end = text.index(text.startIndex, offsetBy: limit, limitedBy: text.endIndex), end != text.endIndex
+    else { return (text, false) }
+    return (String(text[..<end]), true)
   }
 
   public subscript(field: Field) -> TextField {
     get { fields[field.rawValue] }
     set { fields[field.rawValue] = newValue }
   }
+
+  /// Applies an editing key to the focused field, in place; a paste into the note keeps its
+  /// line breaks. Returns false when the key is not an editing key.
+  mutating func apply(_ key: Key) -> Bool {
+    if case .paste(let text) = key {
+      fields[focus.rawValue].insert(TextField.pasted(text, keepingLineBreaks: focus == .note))
+      return true
+    }
+    return fields[focus.rawValue].apply(key)
+  }
+
+  /// Start and Duration longer than this are refused without being parsed: no time or
+  /// duration is this long, and parsing on every key would make typing into one quadratic.
+  static let maximumWhenLength = 100
 
   mutating func focusNext() { focus = Field(rawValue: (focus.rawValue + 1) % Field.allCases.count) ?? .title }
 
@@ -112,35 +198,45 @@ public struct Form: Equatable, Sendable {
   }
 
   /// Parses every field; each problem is recorded in `errors`. `requireAll` also reports the
-  /// empty title and fields not filled in yet (on Enter); while typing, only what is wrong.
+  /// empty title and fields not filled in yet (on Enter), and only then are the values
+  /// returned; while typing, only what is wrong is found, in time that does not grow with
+  /// the length of the title or the note.
   mutating func check(clock: Clock, requireAll: Bool) -> Values? {
     errors = [:]
-    let title = self[.title].text.trimmingCharacters(in: .whitespaces)
-    if title.isEmpty, requireAll { errors[.title] = "a title is needed" }
-    if title.count > CommandParser.maximumTitleLength {
-      errors[.title] = "\(title.count) characters; at most \(CommandParser.maximumTitleLength)"
+    let titleRange = self[.title].trimmed
+    if titleRange.isEmpty, requireAll { errors[.title] = "a title is needed" }
+    if titleRange.count > CommandParser.maximumTitleLength {
+      errors[.title] = "\(titleRange.count) characters; at most \(CommandParser.maximumTitleLength)"
     }
-    if self[.note].text.count > CommandParser.maximumNoteLength {
-      errors[.note] = "\(self[.note].text.count) characters; at most \(CommandParser.maximumNoteLength)"
+    let noteLength = self[.note].characters.count
+    if noteLength > CommandParser.maximumNoteLength {
+      errors[.note] = "\(noteLength) characters; at most \(CommandParser.maximumNoteLength)"
     }
-    let startText = self[.start].text.trimmingCharacters(in: .whitespaces)
+    for field in [Field.start, .duration] where self[field].characters.count > Self.maximumWhenLength {
+      errors[field] = "\(self[field].characters.count) characters is too long"
+    }
+    let startText = self[.start].trimmedText
     var start: Date?
-    do {
-      let when = try WhenParser(clock: clock).parse(startText)
-      if when.minutes == nil {
-        if requireAll { errors[.start] = "add a time, e.g. \(startText) 10:00" }
-      } else {
-        start = when.instant(in: clock)
+    if errors[.start] == nil {
+      do {
+        let when = try WhenParser(clock: clock).parse(startText)
+        if when.minutes == nil {
+          if requireAll { errors[.start] = "add a time, e.g. \(startText) 10:00" }
+        } else {
+          start = when.instant(in: clock)
+        }
+      } catch {
+        if requireAll || !startText.isEmpty { errors[.start] = error.message }
       }
-    } catch {
-      if requireAll || !startText.isEmpty { errors[.start] = error.message }
     }
     var duration: TimeInterval?
-    let durationText = self[.duration].text.trimmingCharacters(in: .whitespaces)
-    do {
-      duration = try DurationParser.parse(durationText)
-    } catch {
-      if requireAll || !durationText.isEmpty { errors[.duration] = error.message }
+    let durationText = self[.duration].trimmedText
+    if errors[.duration] == nil {
+      do {
+        duration = try DurationParser.parse(durationText)
+      } catch {
+        if requireAll || !durationText.isEmpty { errors[.duration] = error.message }
+      }
     }
     // The times every way in allows (AppointmentRules): nothing past 9999-12-31 00:00 UTC.
     if let start, let duration {
@@ -151,8 +247,13 @@ public struct Form: Equatable, Sendable {
       }
     }
     if requireAll, let first = Field.allCases.first(where: { errors[$0] != nil }) { focus = first }
-    guard !title.isEmpty, let start, let duration, errors.isEmpty else { return nil }
-    return Values(title: title, start: start, end: start.addingTimeInterval(duration), note: self[.note].text)
+    guard requireAll, !titleRange.isEmpty, let start, let duration, errors.isEmpty else { return nil }
+    return Values(
+      title: self[.title].trimmedText,
+      start: start,
+      end: start.addingTimeInterval(duration),
+      note: self[.note].text
+    )
   }
 
   /// What appt understands from Start and Duration right now, in words; nil while they do
@@ -171,9 +272,12 @@ public struct Form: Equatable, Sendable {
   }
 
   private func timeRange(clock: Clock) -> (Date, Date)? {
+    guard self[.start].characters.count <= Self.maximumWhenLength,
+      self[.duration].characters.count <= Self.maximumWhenLength
+    else { return nil }
     do {
-      let when = try WhenParser(clock: clock).parse(self[.start].text.trimmingCharacters(in: .whitespaces))
-      let duration = try DurationParser.parse(self[.duration].text.trimmingCharacters(in: .whitespaces))
+      let when = try WhenParser(clock: clock).parse(self[.start].trimmedText)
+      let duration = try DurationParser.parse(self[.duration].trimmedText)
       guard when.minutes != nil else { return nil }
       let start = when.instant(in: clock)
       return (start, start.addingTimeInterval(duration))

@@ -48,15 +48,32 @@ enum FormView {
     }
   }
 
-  /// The start of the part of a field that fits, scrolled so the cursor stays visible.
+  /// The start of the part of a field that fits, scrolled so the cursor stays visible: found
+  /// walking back from the cursor, so it costs the field's width, not its length.
   static func scrollOffset(of field: TextField, width: Int) -> Int {
-    var start = 0
-    while start < field.cursor, TextWidth.of(String(field.characters[start..<field.cursor])) >= width { start += 1 }
+    var start = field.cursor
+    var used = 0
+    let stop = max(0, field.cursor - (4 * width + 4))  // zero-width characters count too
+    while start > stop {
+      let w = TextWidth.of(field.characters[start - 1])
+      if used + w >= width { break }
+      used += w
+      start -= 1
+    }
     return start
   }
 
+  /// The characters from the scroll offset that can show in `width` columns (and one more, so
+  /// that a field going on past the edge ends in "…").
   static func visibleText(of field: TextField, width: Int) -> String {
-    String(field.characters[scrollOffset(of: field, width: width)...])
+    let start = scrollOffset(of: field, width: width)
+    var end = start
+    var used = 0
+    while end < field.characters.count, used <= width, end - start < 4 * width + 4 {
+      used += TextWidth.of(field.characters[end])
+      end += 1
+    }
+    return String(field.characters[start..<end])
   }
 
   static func cursorPosition(_ form: Form, in area: Views.Area) -> (row: Int, column: Int)? {

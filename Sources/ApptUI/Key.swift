@@ -11,9 +11,12 @@ public enum Key: Hashable, Sendable, CustomStringConvertible {
   case up, down, left, right
   case pageUp, pageDown, home, end
   case enter, escape, tab, backTab, backspace, delete
+  /// Text pasted in one go (bracketed paste): one edit in a field, never a series of commands.
+  case paste(String)
 
   public var description: String {
     switch self {
+    case .paste: "paste"
     case .character(" "): "space"
     case .character(let c): String(c)
     case .control(let c): "ctrl+\(c)"

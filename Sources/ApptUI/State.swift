@@ -68,13 +68,15 @@ public struct State: Equatable, Sendable {
   public var selectedID: AppointmentID?
   public var mode: Mode = .browsing
   public var status: StatusMessage?
-  /// Set while the store cannot be reached (a PostgreSQL server restarting): what the status
-  /// line says until it is back. The agenda keeps the last snapshot meanwhile.
-  public var storeUnreachable: String?
-  public var isQuitting = false
+  /// Set while the store cannot be reached (a PostgreSQL server restarting), from the
+  /// snapshots that say so: the status line says so until a snapshot without it comes, and
+  /// then "Reconnected". The agenda keeps the last snapshot meanwhile.
+  public var storeInterruption: StoreInterruption?
   /// Keys typed while the selected day was still loading, replayed when its snapshot comes:
   /// `l j` typed in one go must move in the new day's list, not in the empty one between.
+  /// At most `maximumTypeahead`: a store that does not answer cannot make it grow forever.
   public var typeahead: [Key] = []
+  public static let maximumTypeahead = 256
   public var showsCancelled = true
   /// The agenda shows only appointments whose title or note contains this, as `list --search`
   /// finds them (`TextSearch`: case and accents ignored).
@@ -167,11 +169,35 @@ public struct State: Equatable, Sendable {
   }
 }
 
+/// Why the store cannot be reached right now, as a snapshot reports it.
+public struct StoreInterruption: Equatable, Sendable {
+  /// The PostgreSQL server (`user@host:port/dbname`), when the store is one.
+  public var server: String?
+  public var reason: String
+
+  public init(server: String?, reason: String) {
+    self.server = server
+    self.reason = reason
+  }
+
+  /// What the status line says meanwhile.
+  public var statusText: String {
+    if let server { "Reconnecting to PostgreSQL at \(server)… (\(reason))" } else { "Reconnecting… (\(reason))" }
+  }
+}
+
 /// Facts the loop hears about, in the order it hears them.
 public enum Message: Sendable, Equatable {
   case keyPressed(Key)
-  /// A snapshot of the observed window of `day` from the DAO's stream.
-  case snapshotArrived(day: Date, appointments: [Appointment], fromOtherProcess: Bool = false)
+  /// A snapshot of the observed window of `day` from the DAO's stream: whether another
+  /// client's commit caused it, and whether the store was unreachable when it was taken (its
+  /// items are then the last good ones). `update` decides what to say about it.
+  case snapshotArrived(
+    day: Date,
+    appointments: [Appointment],
+    fromOtherProcess: Bool = false,
+    interruption: StoreInterruption? = nil
+  )
   /// The busy days of the month starting at `month`.
   case busyDaysArrived(month: Date, days: [Int: Int])
   case terminalResized(Screen.Size)
@@ -187,8 +213,6 @@ public enum Message: Sendable, Equatable {
   case commandFinished(output: String, isError: Bool)
   /// A store operation failed; the text says what and why.
   case storeFailed(String)
-  /// The store became unreachable (the text says where and why), or reachable again (nil).
-  case storeReachability(unreachable: String?)
   /// The store refused `change` because someone else changed the appointment since it was
   /// shown (a newer revision); `current` is what is stored now.
   case changeRefused(State.Change, current: Appointment)
@@ -217,6 +241,7 @@ public enum Effect: Equatable, Sendable {
   case undo(State.UndoStep)
   /// Run one line of the script grammar.
   case runCommand(String)
+  /// Stop: the one way the calendar ends (q, ctrl+c, a signal, the terminal hanging up).
   case quit
 }
 

@@ -17,11 +17,14 @@ public enum TextWidth {
     text.reduce(0) { $0 + of($1) }
   }
 
-  /// `text` cut to at most `width` columns, ending in "…" when something was cut.
-  public static func clip(_ text: String, to width: Int) -> String {
+  /// `text` cut to at most `width` columns, ending in "…" when something was cut (or when
+  /// `isCut` says `text` is itself the start of something longer).
+  public static func clip(_ text: String, to width: Int, isCut: Bool = false) -> String {
     guard width > 0 else { return "" }
-    if text.utf8.count <= width, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
-    if of(text) <= width { return text }
+    if !isCut {
+      if text.utf8.count <= width, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
+      if of(text) <= width { return text }
+    }
     var result = ""
     var used = 0
     for character in text {
@@ -31,6 +34,19 @@ public enum TextWidth {
       used += w
     }
     return result + "…"
+  }
+
+  /// The start of `text` that can matter on `columns` columns, and whether more followed:
+  /// at most `4 * columns + 4` scalars (escaping only widens, and the rest is clipped
+  /// anyway). Drawing a 20 MB note then costs what drawing a short one does.
+  public static func head(_ text: String, columns: Int) -> (text: String, isCut: Bool) {
+    let bound = max(0, columns) * 4 + 4
+    guard text.utf8.count > bound else { return (text, false) }
+    let scalars = text.unicodeScalars
+    guard let end = scalars.index(scalars.startIndex, offsetBy: bound, limitedBy: scalars.endIndex),
+      end != scalars.endIndex
+    else { return (text, false) }
+    return (String(scalars[..<end]), true)
   }
 
   /// `text` padded with spaces (or clipped) to exactly `width` columns.

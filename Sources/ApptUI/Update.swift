@@ -18,11 +18,16 @@ public enum UI {
     case .keyPressed(let key):
       return handleKey(key, state: &state, environment: environment)
 
-    case .snapshotArrived(let day, let appointments, let fromOtherProcess):
+    case .snapshotArrived(let day, let appointments, let fromOtherProcess, let interruption):
+      // Any day's snapshot says whether the store is reachable (they come in order); the first
+      // one after an interruption says "Reconnected", not "Updated by another process".
+      let reconnected = interruption == nil && state.storeInterruption != nil
+      state.storeInterruption = interruption
+      if reconnected { state.report("Reconnected: the calendar is up to date") }
       guard day == state.selectedDay else { return [] }  // a late snapshot of a day we left
       let wasLoaded = state.isLoaded
       state.applySnapshot(appointments)
-      if fromOtherProcess, wasLoaded, state.status?.isError != true {
+      if fromOtherProcess, !reconnected, interruption == nil, wasLoaded, state.status?.isError != true {
         state.report("Updated by another process")
       }
       let typed = state.typeahead
@@ -83,17 +88,7 @@ public enum UI {
       return []
 
     case .interrupted:
-      state.isQuitting = true
-      return [.quit]
-
-    case .storeReachability(let unreachable):
-      if let unreachable {
-        state.storeUnreachable = unreachable
-      } else if state.storeUnreachable != nil {
-        state.storeUnreachable = nil
-        state.report("Reconnected: the calendar is up to date")
-      }
-      return []
+      return quit(&state)
 
     case .changeRefused(let change, let current):
       let formatter = environment.formatter
@@ -146,14 +141,19 @@ public enum UI {
     case .browsing:
       return handleBrowsingKey(key, state: &state, environment: environment)
     case .form(var form):
-      let effects = handleFormKey(key, form: &form, state: &state, environment: environment)
-      if case .form = state.mode { state.mode = .form(form) }
+      // Out of the mode while it is edited, so its text changes in place: a copy per key would
+      // make typing (or a paste without bracketed paste) quadratic in the field's length.
+      state.mode = .browsing
+      var isOpen = true
+      let effects = handleFormKey(key, form: &form, isOpen: &isOpen, state: &state, environment: environment)
+      if isOpen { state.mode = .form(form) }
       return effects
     case .confirm(let confirmation):
       return handleConfirmation(key, confirmation, state: &state)
     case .search(var field):
       return handleSearchKey(key, field: &field, state: &state)
     case .command(var field):
+      state.mode = .browsing  // edited in place, as the form is
       return handleCommandKey(key, field: &field, state: &state)
     case .help:
       state.mode = .browsing
@@ -161,8 +161,9 @@ public enum UI {
     }
   }
 
+  /// The one way to stop: the runtime ends the loop when it carries out `.quit`.
   private static func quit(_ state: inout State) -> [Effect] {
-    state.isQuitting = true
+    state.typeahead = []
     return [.quit]
   }
 
@@ -172,12 +173,23 @@ public enum UI {
       state.report("Filter cleared")
       return []
     }
-    guard let action = environment.keyMap.action(for: key) else {
-      state.report("\(key) does nothing here; ? shows the keys")
+    let action = environment.keyMap.action(for: key)
+    if !state.isLoaded, action != .quit {
+      // Everything waits, text after `a` included; a store that does not answer loses keys
+      // past the limit, and says so.
+      guard state.typeahead.count < State.maximumTypeahead else {
+        state.report("The day is still loading; keys typed meanwhile were dropped", isError: true)
+        return []
+      }
+      state.typeahead.append(key)
       return []
     }
-    if !state.isLoaded, action != .quit {
-      state.typeahead.append(key)
+    if case .paste = key {
+      state.report("Pasting does nothing here; paste into a form (a, e), a filter (/) or a command (:)")
+      return []
+    }
+    guard let action else {
+      state.report("\(key) does nothing here; ? shows the keys")
       return []
     }
     state.status = nil
@@ -269,9 +281,11 @@ public enum UI {
     }
   }
 
+  /// A key in the form; `isOpen` becomes false when the form closes.
   private static func handleFormKey(
     _ key: Key,
     form: inout Form,
+    isOpen: inout Bool,
     state: inout State,
     environment: Environment
   ) -> [Effect] {
@@ -279,7 +293,7 @@ public enum UI {
     guard !form.isSaving else { return [] }
     switch key {
     case .escape:
-      state.mode = .browsing
+      isOpen = false
       state.report(form.editing == nil ? "Discarded the new appointment" : "Discarded the changes")
     case .tab, .down:
       form.focusNext()
@@ -305,11 +319,7 @@ public enum UI {
       )
       return [.editAppointment(old: old, request: request)]
     default:
-      var field = form[form.focus]
-      if field.apply(key) {
-        form[form.focus] = field
-        _ = form.check(clock: environment.clock, requireAll: false)
-      }
+      if form.apply(key) { _ = form.check(clock: environment.clock, requireAll: false) }
     }
     return []
   }
@@ -339,15 +349,15 @@ public enum UI {
     case .control("c"):
       return quit(&state)
     case .escape:
-      state.mode = .browsing
+      break  // closed: the mode is already .browsing
     case .enter:
-      state.mode = .browsing
       let line = field.text.trimmingCharacters(in: .whitespaces)
       guard !line.isEmpty else { return [] }
       state.report("Running \(line)…")
       return [.runCommand(line)]
     default:
-      if field.apply(key) { state.mode = .command(field) }
+      _ = field.apply(key)  // a paste is one edit, its line breaks spaces: it never runs
+      state.mode = .command(field)
     }
     return []
   }

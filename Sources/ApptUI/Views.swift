@@ -96,25 +96,27 @@ public enum Views {
   }
 
   static func statusLine(_ state: State, environment: Environment) -> (String, Screen.Style) {
+    let columns = state.size.columns
     switch state.mode {
     case .confirm(.cancel(let appointment)):
       let what = appointment.occurrence == nil ? "" : "this occurrence of "
-      return (
-        " Cancel \(what)\"\(appointment.title)\" at \(environment.formatter.timeRange(appointment))? (y/n)", .accent
-      )
+      let title = TextWidth.head(appointment.title, columns: columns).text
+      return (" Cancel \(what)\"\(title)\" at \(environment.formatter.timeRange(appointment))? (y/n)", .accent)
     case .confirm(.delete(let appointment)):
       let what = appointment.recurrence == nil ? "" : "the whole series "
-      return (" Delete \(what)\"\(appointment.title)\" for good? (y/n)", .accent)
+      return (" Delete \(what)\"\(TextWidth.head(appointment.title, columns: columns).text)\" for good? (y/n)", .accent)
     case .search(let field):
-      return (" /" + field.text, .status)
+      return (" /" + FormView.visibleText(of: field, width: lineFieldWidth(state.size)), .status)
     case .command(let field):
-      return (" :" + field.text, .status)
+      return (" :" + FormView.visibleText(of: field, width: lineFieldWidth(state.size)), .status)
     case .help:
       return (" any key closes the help", .status)
     case .form(let form) where form.isSaving:
       return (" Saving…", .status)
     default:
-      if let problem = state.storeUnreachable, state.status?.isError != true { return (" " + problem, .error) }
+      if let problem = state.storeInterruption, state.status?.isError != true {
+        return (" " + problem.statusText, .error)
+      }
       if let status = state.status { return (" " + status.text, status.isError ? .error : .status) }
       if case .form = state.mode { return (" enter save  tab next field  esc discard  ctrl+u clear field", .status) }
       return (" " + hints(environment.keyMap), .status)
@@ -136,12 +138,17 @@ public enum Views {
 
   // MARK: - Cursor
 
+  /// The columns the `/` and `:` lines show of what is typed (after " /"); a longer text
+  /// scrolls with the cursor, as a form field does.
+  static func lineFieldWidth(_ size: Screen.Size) -> Int { max(1, size.columns - 3) }
+
   /// Where the terminal should put its cursor (row, column) while text is being edited.
   public static func cursorPosition(_ state: State) -> (row: Int, column: Int)? {
     guard state.size.rows >= minimumSize.rows, state.size.columns >= minimumSize.columns else { return nil }
     switch state.mode {
     case .search(let field), .command(let field):
-      let column = 2 + TextWidth.of(String(field.characters[..<field.cursor]))
+      let start = FormView.scrollOffset(of: field, width: lineFieldWidth(state.size))
+      let column = 2 + TextWidth.of(String(field.characters[start..<field.cursor]))
       return column < state.size.columns ? (state.size.rows - 1, column) : nil
     case .form(let form):
       return FormView.cursorPosition(form, in: Layout(size: state.size).agenda)

@@ -494,4 +494,68 @@ print(json.dumps(o, sort_keys=True, ensure_ascii=False))')")
 
 run_scenario form_add_is_the_cli_add
 
+# ------------------------------------------- paste, signals and a huge note (issue 12)
+
+# tmux_paste TEXT: paste TEXT as a terminal does (bracketed when the app asked for it).
+tmux_paste() {
+    tm set-buffer -b appt-e2e -- "$1" && tm paste-buffer -p -b appt-e2e
+}
+
+bracketed_paste() {
+    add_today "Dentist" 09:00
+    start_and_wait || return
+    wait_for_text "09:00-10:00  Dentist" || return
+    tmux_paste "Dq"   # while browsing: neither D (delete) nor q (quit) runs
+    wait_for_text "Pasting does nothing here" || return
+    pane_alive || fail "a pasted q quit the calendar"
+    check_not_contains "$(tmux_screen)" "for good? (y/n)" "a pasted D asked to delete"
+    tmux_keys a
+    wait_for_text "New appointment" || return
+    tmux_paste $'Lunch\nwith Ana'   # one edit; a line break is a space in the Title
+    wait_for_text "Lunch with Ana" || return
+    tmux_keys Tab C-e
+    tmux_type "12:30"
+    tmux_keys Enter
+    wait_for_text "12:30-13:30  Lunch with Ana" || return
+    quit_ok
+}
+
+# huge_note: a 20 MB note, stored past appt's checks, on today's appointment.
+huge_note() {
+    add_today "Dentist" 09:00
+    sql "$T/db.sqlite3" "UPDATE appointment SET note = hex(zeroblob(10485760))"
+}
+
+huge_note_then_sigterm() {
+    huge_note
+    start_and_wait || return
+    wait_for_text "09:00-10:00  Dentist" || return
+    tmux_keys e
+    wait_for_text "The note is longer than 10000 characters" || return
+    kill -TERM "$(pane_field '#{pane_pid}')"
+    wait_for_exit || return
+    check_eq 0 "$PANE_STATUS" "exit status after SIGTERM"
+    check_not_contains "$(tmux_screen)" "Edit appointment" "the terminal is restored"
+}
+
+huge_note_then_hangup() {
+    huge_note
+    start_and_wait || return
+    wait_for_text "09:00-10:00  Dentist" || return
+    tmux_keys e
+    wait_for_text "The note is longer than 10000 characters" || return
+    local pid i
+    pid=$(pane_field '#{pane_pid}')
+    tm kill-server   # the terminal goes away: SIGHUP, then EIO on reads
+    for ((i = 0; i < 250; i++)); do
+        kill -0 "$pid" 2>/dev/null || return 0
+        sleep 0.02
+    done
+    fail "appt $pid still runs 5 s after its terminal went away"
+    kill -KILL "$pid" 2>/dev/null
+}
+
+for s in bracketed_paste huge_note_then_sigterm huge_note_then_hangup; do
+    run_scenario "$s"
+done
 e2e_finish "e2e tui"
