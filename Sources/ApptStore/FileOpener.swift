@@ -102,11 +102,8 @@ struct FileOpener {
     guard size >= 100, let header = probe.readHeader(count: 100), Array(header.prefix(16)) == magic else {
       throw .notADatabase(path: path)
     }
-    func int32(at offset: Int) -> Int32 {
-      header[offset..<offset + 4].reduce(Int32(0)) { ($0 << 8) | Int32($1) }
-    }
-    let userVersion = Int(int32(at: 60))
-    let applicationID = int32(at: 68)
+    let userVersion = Int(int32(in: header, at: 60))
+    let applicationID = int32(in: header, at: 68)
     if applicationID == Schema.applicationID {
       if userVersion > configuration.schemaVersion {
         throw .newerSchema(path: path, found: userVersion, known: configuration.schemaVersion)
@@ -117,11 +114,21 @@ struct FileOpener {
     // No application id: either an empty database (fine to adopt) or somebody else's.
     do throws(StoreError) {
       let count = try probe.scalar("SELECT count(*) FROM sqlite_schema")?.int64 ?? 0
-      if count > 0 { throw StoreError.foreignDatabase(path: path) }
+      // The header and the count are two reads of a file another process may be
+      // checkpointing its first migration into: tables with an application id of 0 are a
+      // stranger's only if the header, read again after the count, still says 0.
+      if count > 0, probe.readHeader(count: 100).map({ int32(in: $0, at: 68) }) != Schema.applicationID {
+        throw StoreError.foreignDatabase(path: path)
+      }
     } catch {
       if case .sqlite = error { throw StoreError.corrupt(path: path, reason: error.description) }
       throw error
     }
+  }
+
+  /// The big-endian 32-bit integer at `offset` of an SQLite header.
+  private func int32(in header: [UInt8], at offset: Int) -> Int32 {
+    header[offset..<offset + 4].reduce(Int32(0)) { ($0 << 8) | Int32($1) }
   }
 
   private static func reason(_ error: any Error) -> String {
@@ -136,10 +143,17 @@ struct Migrator {
   func migrate(_ connection: SQLiteConnection) throws(StoreError) {
     // The header check cannot see commits still in another program's WAL; now that SQLite
     // reads the WAL too, make sure the file is ours (or empty) before writing anything.
-    let applicationID = try connection.scalar("PRAGMA application_id")?.int64 ?? 0
-    if applicationID != Int64(Schema.applicationID) {
-      let objects = try connection.scalar("SELECT count(*) FROM sqlite_schema")?.int64 ?? 0
-      if applicationID != 0 || objects > 0 { throw .foreignDatabase(path: connection.path) }
+    // One statement, so one snapshot: read apart, another process's first migration could
+    // commit in between, and its tables would look like a stranger's under application id 0.
+    let ownership = "SELECT (SELECT application_id FROM pragma_application_id), (SELECT count(*) FROM sqlite_schema)"
+    var applicationID: Int64 = 0
+    var objects: Int64 = 0
+    try connection.query(ownership) { row throws(StoreError) in
+      applicationID = row.int64(at: 0)
+      objects = row.int64(at: 1)
+    }
+    if applicationID != Int64(Schema.applicationID), applicationID != 0 || objects > 0 {
+      throw .foreignDatabase(path: connection.path)
     }
     let known = configuration.schemaVersion
     let current = Int(try connection.scalar("PRAGMA user_version")?.int64 ?? 0)
