@@ -79,7 +79,8 @@ extension Clock {
     systemZone: @autoclosure () -> TimeZone = .current
   ) throws(SetupError) -> Clock {
     let zone = try timeZone(fromTZ: environment["TZ"], system: systemZone())
-    guard let text = environment["APPT_NOW"] else { return Clock(timeZone: zone, now: { Date() }) }
+    // Empty is unset, as for APPT_DB (`APPT_NOW= appt` is how a shell unsets it for one run).
+    guard let text = environment["APPT_NOW"], !text.isEmpty else { return Clock(timeZone: zone, now: { Date() }) }
     guard let start = parseNow(text, in: zone) else { throw .unreadableNow(text) }
     return running(from: start, timeZone: zone)
   }
