@@ -45,9 +45,10 @@ assert str(uuid.UUID(o["id"])) == o["id"], "id not a lower-case UUID: " + o["id"
 for k in ("start", "end", "created", "updated"):
     t = datetime.datetime.fromisoformat(o[k])
     assert t.tzinfo is not None, f"{k} has no UTC offset: {o[k]}"
-utc = datetime.timezone.utc
-assert datetime.datetime.fromisoformat(o["start"]) == datetime.datetime(2026, 12, 1, 10, 0, tzinfo=utc), o["start"]
-assert datetime.datetime.fromisoformat(o["end"]) == datetime.datetime(2026, 12, 1, 10, 45, tzinfo=utc), o["end"]
+import os, zoneinfo
+local = zoneinfo.ZoneInfo(os.environ["TZ"])  # the zone of the run (E2E_TZ): times are local
+assert datetime.datetime.fromisoformat(o["start"]) == datetime.datetime(2026, 12, 1, 10, 0, tzinfo=local), o["start"]
+assert datetime.datetime.fromisoformat(o["end"]) == datetime.datetime(2026, 12, 1, 10, 45, tzinfo=local), o["end"]
 ' 2>&1 || fail "JSON line check failed (output: $OUT)"
 }
 
