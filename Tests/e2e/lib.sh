@@ -270,8 +270,8 @@ tmux_start() {
 # none), for processes started with an explicit environment (tmux panes). Neither value
 # holds a blank (e2e_set_now writes APPT_NOW; a TZ is a zone name).
 e2e_clock_env() {
-    echo "TZ=${TZ:-UTC}"
-    if [[ -n ${APPT_NOW:-} ]]; then echo "APPT_NOW=$APPT_NOW"; else echo "-u APPT_NOW"; fi
+    # env(1) takes its -u options before the first NAME=VALUE
+    if [[ -n ${APPT_NOW:-} ]]; then echo "TZ=${TZ:-UTC} APPT_NOW=$APPT_NOW"; else echo "-u APPT_NOW TZ=${TZ:-UTC}"; fi
 }
 
 # tmux_start_appt [ARGS...]: the app on the scenario's database ($T/db.sqlite3).

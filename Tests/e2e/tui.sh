@@ -470,13 +470,13 @@ remaining_keys() {
     check_not_contains "$OUT" '"status":"cancelled"' "nothing left cancelled in the file"
 }
 
-# Midnight passes under a running calendar (its clock started at 23:59:50 by APPT_NOW, the
+# Midnight passes under a running calendar (its clock started at 23:59:55 by APPT_NOW, the
 # scripts' today): the day shown stays, but it is no longer "(today)" and loses its now
 # marker; t goes to the new today, whose now marker reads 00:00, above its first appointment.
 midnight_passes() {
     local day
     day=$(e2e_date 0)
-    e2e_set_now "${day}T23:59:50" || return
+    e2e_set_now "${day}T23:59:55" || return
     add_today "Late call" 23:00 --for 30m
     run_appt --db "$T/db.sqlite3" add "Breakfast" --at "tomorrow 08:00"
     start_and_wait || return
