@@ -436,7 +436,7 @@ sys.stdout.write(repr(data[start:end if end >= start else len(data)])[2:-1])' "$
 # to the instants added (whatever appt's time zone), and doctor is content.
 schema_and_timestamptz() {
     new_database || return
-    run_appt --db "$DB" add "Check-up" --at "2026-12-03 14:30" --for 45m
+    TZ=UTC run_appt --db "$DB" add "Check-up" --at "2026-12-03 14:30" --for 45m   # whatever E2E_TZ is
     check_status 0 "add"
     TZ=America/New_York run_appt --db "$DB" add "New York call" --at "2026-12-03 09:30" --for 1h
     check_status 0 "add in New York time"
