@@ -14,7 +14,7 @@ DEMO_DB ?= $(CURDIR)/.build/demo.sqlite3
 
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build release run demo test check pg-shell unit-tests e2e-tests tsan asan fuzz fuzz-smoke bench lint format clean
+.PHONY: all deps build release run demo test check pg-shell unit-tests e2e-tests e2e-tui-hours e2e-hours tsan asan fuzz fuzz-smoke bench lint format clean
 
 all: build
 
@@ -67,7 +67,7 @@ test: deps
 
 ## check: formatting, zero warnings, every unit/integration/e2e test, the suite under TSan and
 ## ASan, and a short run of each fuzzer (PostgreSQL tests run only under `make test`/`pg-shell`)
-check: lint unit-tests e2e-tests tsan asan fuzz-smoke
+check: lint unit-tests e2e-tests e2e-tui-hours tsan asan fuzz-smoke
 
 ## pg-shell: a shell with a throwaway PostgreSQL server (e.g. for `swift test --filter ...`)
 pg-shell: deps
@@ -82,6 +82,30 @@ unit-tests:
 
 e2e-tests: unit-tests
 	bash Tests/e2e/run.sh .build/debug/appt
+
+# The moments worth proving the e2e suites at (PLATFORM.md "Time in tests"), through appt's
+# clock seam APPT_NOW (lib.sh gives it to every appt process and takes the scripts' "today"
+# from it): just after midnight, a now line above a 10:00 appointment, noon, midnight passing
+# during a run, and 01:59 on the night the clocks change in Berlin.
+E2E_DAY ?= 2026-12-01
+E2E_MOMENTS := $(E2E_DAY)T00:00:30 $(E2E_DAY)T09:51 $(E2E_DAY)T12:00 $(E2E_DAY)T23:59:10
+E2E_DST_MOMENT := 2027-03-28T01:59
+
+## e2e-hours: every e2e suite at each of those moments (UTC), and at the DST one in
+## Europe/Berlin; the suites themselves still run at the real time in `check`
+e2e-hours: build
+	@failed=""; \
+	for moment in $(E2E_MOMENTS); do \
+	  APPT_NOW=$$moment bash Tests/e2e/run.sh .build/debug/appt || failed="$$failed $$moment"; \
+	done; \
+	E2E_TZ=Europe/Berlin APPT_NOW=$(E2E_DST_MOMENT) bash Tests/e2e/run.sh .build/debug/appt || \
+	  failed="$$failed $(E2E_DST_MOMENT)(Europe/Berlin)"; \
+	if [ -n "$$failed" ]; then echo "e2e-hours: failed at$$failed"; exit 1; fi
+
+# The TUI suite again at the two moments that broke it (a now line between rows, midnight).
+e2e-tui-hours: unit-tests
+	APPT_NOW=$(E2E_DAY)T09:51 bash Tests/e2e/tui.sh .build/debug/appt
+	APPT_NOW=$(E2E_DAY)T23:59:10 bash Tests/e2e/tui.sh .build/debug/appt
 
 tsan:
 	$(SWIFT) test --sanitize=thread --scratch-path .build/tsan

@@ -219,8 +219,12 @@ public final class RenderLoop {
     let interval = tickInterval
     ticker = Task { [weak self] in
       while !Task.isCancelled {
+        // At most `interval` apart, and just after each minute of the clock turns, so the now
+        // marker's minute and "today" (at midnight) change when the clock's do.
+        let second = clock.now.timeIntervalSince1970.truncatingRemainder(dividingBy: 60)
+        let delay = min(interval, .milliseconds(Int((60 - second) * 1000) + 50))
         do {
-          try await Task.sleep(for: interval)
+          try await Task.sleep(for: delay)
         } catch {
           return  // cancelled: the loop ended
         }

@@ -33,7 +33,14 @@ struct Appt {
       exit((Output.write("appt \(version)\n")?.status ?? .ok).rawValue)
     }
 
-    let clock = Clock.system
+    // TZ and APPT_NOW (DESIGN.md): honoured, or refused with a message, never read as UTC.
+    let clock: Clock
+    do throws(Clock.SetupError) {
+      clock = try Clock.fromEnvironment(environment)
+    } catch {
+      Output.error("appt: \(error.message)")
+      exit(ExitStatus.usage.rawValue)
+    }
     let dao = AppointmentDAO(location: options.database, clock: clock)
     let executor = CommandExecutor(dao: dao, clock: clock, json: options.json)
 

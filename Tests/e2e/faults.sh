@@ -112,7 +112,7 @@ form_add() {
     tmux_type "$1"
     tmux_keys Tab
     tmux_type "$2"
-    wait_for_text "$(date -u +%F) $2" || return 1
+    wait_for_text "$(e2e_date) $2" || return 1
 }
 
 # quit_and_check_restored WHAT: Escape (a form may be open), q, exit 0, terminal restored.
@@ -297,7 +297,7 @@ signal_during_add() {
             [[ $count == 0 || $count == 1 ]] || fail "SIG$sig ($round): $count copies of the add"
         fi
         if [[ $count == 1 ]]; then
-            check_contains "$OUT" "\"title\":\"$title\",\"start\":\"$(date -u +%F)T11:00:00+00:00\",\"end\":\"$(date -u +%F)T12:00:00+00:00\"" \
+            check_contains "$OUT" "\"title\":\"$title\",\"start\":\"$(e2e_instant 0 11:00)\",\"end\":\"$(e2e_instant 0 12:00)\"" \
                 "SIG$sig ($round): the stored add is complete"
         fi
         check_eq ok "$(sql "$db" 'PRAGMA integrity_check' 2>&1)" "integrity_check after SIG$sig ($round)"

@@ -2,6 +2,10 @@
 # Shared helpers for the end-to-end scenarios. Source it; do not run it.
 #
 #   APPT            absolute path of the binary under test (set by e2e_init)
+#   E2E_TZ          the zone every appt process runs in (default UTC)
+#   APPT_NOW        when set, the instant every appt process's clock starts at (DESIGN.md);
+#                   the scripts' own "today" and "now" come from it too (e2e_date, day_label).
+#                   Unset: the real clock, for appt and for the scripts.
 #   T               the current scenario's private temp dir (removed on exit)
 #   OUT ERR STATUS  what the last run_appt printed and returned
 #
@@ -32,6 +36,68 @@ e2e_init() {
     APPT=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
     export APPT
     command -v python3 >/dev/null || { echo "e2e: python3 is required" >&2; exit 2; }
+    E2E_TZ=${E2E_TZ:-UTC}
+    export E2E_TZ
+    if [[ -n ${APPT_NOW:-} ]]; then
+        TZ=$E2E_TZ e2e_set_now "$APPT_NOW" || exit 2
+    else
+        unset APPT_NOW E2E_NOW_EPOCH
+    fi
+}
+
+# e2e_set_now ISO: from now on (in this shell and its children) every appt process starts its
+# clock at ISO, and the scripts' "today" is ISO's day. ISO is read as appt reads APPT_NOW
+# (local in $TZ unless it ends in Z or an offset; a time in a DST gap moves forward, one that
+# happens twice is the first) and exported with its offset, so a scenario that changes TZ
+# still means the same instant.
+e2e_set_now() {
+    local epoch
+    epoch=$(python3 - "$1" <<'PY'
+import datetime, re, sys, zoneinfo, os
+m = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?", sys.argv[1])
+if not m:
+    sys.exit(1)
+y, mo, d, h, mi = (int(m.group(i)) for i in range(1, 6))
+s = int(m.group(6) or 0)
+off = m.group(8)
+if off is None:
+    name = os.environ.get("TZ", "UTC").lstrip(":") or "UTC"
+    tz = zoneinfo.ZoneInfo(name.removeprefix("/usr/share/zoneinfo/"))
+elif off in "Zz":
+    tz = datetime.timezone.utc
+else:
+    digits = off[1:].replace(":", "")
+    delta = datetime.timedelta(hours=int(digits[:2]), minutes=int(digits[2:] or 0))
+    tz = datetime.timezone(delta if off[0] == "+" else -delta)
+# fold=0: in an overlap the first time; in a gap the offset before it (moves forward)
+local = datetime.datetime(y, mo, d, h, mi, s, tzinfo=tz)
+print(int(local.timestamp()))
+PY
+    ) || { echo "e2e: APPT_NOW=$1 is not a time the scripts can read (use e.g. 2026-12-01T09:51)" >&2; return 1; }
+    E2E_NOW_EPOCH=$epoch
+    APPT_NOW=$(date -d "@$epoch" +%FT%T%:z)
+    export E2E_NOW_EPOCH APPT_NOW
+}
+
+# e2e_now_epoch: "now" in seconds since 1970 as appt sees it: APPT_NOW's instant when set
+# (every appt process of the run starts there), else the real clock.
+e2e_now_epoch() {
+    if [[ -n ${E2E_NOW_EPOCH:-} ]]; then echo "$E2E_NOW_EPOCH"; else date +%s; fi
+}
+
+# e2e_date [DAY_OFFSET] [FORMAT]: today (+ DAY_OFFSET days) in $TZ, as appt's "today" is,
+# formatted by date(1) (default +%F). DST-safe: counts from that day's noon.
+e2e_date() {
+    local today noon
+    today=$(date -d "@$(e2e_now_epoch)" +%F)
+    noon=$(date -d "$today 12:00" +%s)
+    LC_ALL=C date -d "@$((noon + ${1:-0} * 86400))" "${2:-+%F}"
+}
+
+# e2e_instant DAY_OFFSET HH:MM: that local time as ISO 8601 with its offset, as appt's --json
+# prints it (e.g. 2026-12-01T11:00:00+01:00).
+e2e_instant() {
+    date -d "$(e2e_date "$1") $2" +%FT%T%:z
 }
 
 # ---------------------------------------------------------------- checks
@@ -76,7 +142,7 @@ check_status() {
 # The environment every appt process of a scenario gets (set by run_scenario).
 e2e_app_env() {
     export SWIFT_BACKTRACE=interactive=no
-    export TZ=UTC
+    export TZ=$E2E_TZ
     export HOME="$T/home"
     export XDG_DATA_HOME="$T/xdg"
     unset APPT_DB
@@ -193,11 +259,19 @@ tmux_start() {
         set-option -g remain-on-exit on \; \
         set-option -g status off \; \
         new-session -d -x 100 -y 30 -- \
-        env -u LANG -u LC_ALL -u LC_CTYPE \
-        SWIFT_BACKTRACE=interactive=no TZ=UTC HOME="$HOME" XDG_DATA_HOME="$XDG_DATA_HOME" \
+        env -u LANG -u LC_ALL -u LC_CTYPE $(e2e_clock_env) \
+        SWIFT_BACKTRACE=interactive=no HOME="$HOME" XDG_DATA_HOME="$XDG_DATA_HOME" \
         "$@" || { fail "tmux could not start: $*"; return 1; }
     E2E_TMUX_SERVER_PID=$(tm display-message -p '#{pid}')
     E2E_TMUX_SOCKET_PATH=$(tm display-message -p '#{socket_path}')
+}
+
+# e2e_clock_env: env(1) arguments that give a process this shell's TZ and APPT_NOW (or
+# none), for processes started with an explicit environment (tmux panes). Neither value
+# holds a blank (e2e_set_now writes APPT_NOW; a TZ is a zone name).
+e2e_clock_env() {
+    # env(1) takes its -u options before the first NAME=VALUE
+    if [[ -n ${APPT_NOW:-} ]]; then echo "TZ=${TZ:-UTC} APPT_NOW=$APPT_NOW"; else echo "-u APPT_NOW TZ=${TZ:-UTC}"; fi
 }
 
 # tmux_start_appt [ARGS...]: the app on the scenario's database ($T/db.sqlite3).
@@ -294,7 +368,7 @@ pane_alive() {
     [[ $(pane_field '#{pane_dead}') == 0 ]]
 }
 
-# today_header [DAY_OFFSET]: the header date as the TUI prints it, e.g. "Sun 29 Nov 2026".
+# day_label [DAY_OFFSET]: the header date as the TUI prints it, e.g. "Sun 29 Nov 2026".
 day_label() {
-    LC_ALL=C TZ=UTC date -d "${1:-0} days" '+%a %-d %b %Y'
+    e2e_date "${1:-0}" '+%a %-d %b %Y'
 }

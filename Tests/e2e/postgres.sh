@@ -107,8 +107,8 @@ start_tui() {
         tm rename-session "$name"
     else
         tm new-session -d -s "$name" -x 100 -y 30 -- \
-            env -u LANG -u LC_ALL -u LC_CTYPE \
-            SWIFT_BACKTRACE=interactive=no TZ=UTC HOME="$HOME" XDG_DATA_HOME="$XDG_DATA_HOME" \
+            env -u LANG -u LC_ALL -u LC_CTYPE $(e2e_clock_env) \
+            SWIFT_BACKTRACE=interactive=no HOME="$HOME" XDG_DATA_HOME="$XDG_DATA_HOME" \
             "$APPT" --db "$DB" "$@" || { fail "tmux could not start session $name"; return 1; }
     fi
     in_pane "$name" wait_for_text " appt  $(day_label 0)  (today)" 15 || return 1
@@ -436,7 +436,7 @@ sys.stdout.write(repr(data[start:end if end >= start else len(data)])[2:-1])' "$
 # to the instants added (whatever appt's time zone), and doctor is content.
 schema_and_timestamptz() {
     new_database || return
-    run_appt --db "$DB" add "Check-up" --at "2026-12-03 14:30" --for 45m
+    TZ=UTC run_appt --db "$DB" add "Check-up" --at "2026-12-03 14:30" --for 45m   # whatever E2E_TZ is
     check_status 0 "add"
     TZ=America/New_York run_appt --db "$DB" add "New York call" --at "2026-12-03 09:30" --for 1h
     check_status 0 "add in New York time"

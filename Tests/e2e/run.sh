@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Run every end-to-end scenario against one appt binary.
 # usage: Tests/e2e/run.sh [PATH_TO_APPT]   (default: .build/release/appt, then .build/debug/appt)
+# APPT_NOW=2026-12-01T09:51 runs it at that moment (lib.sh), E2E_TZ=Europe/Berlin in that zone.
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/lib.sh"
 e2e_init "${1:-}"
-echo "e2e: testing $APPT"
+echo "e2e: testing $APPT at ${APPT_NOW:-the real time} in TZ=$E2E_TZ"
 
 total_pass=0
 total_fail=0

@@ -45,9 +45,10 @@ assert str(uuid.UUID(o["id"])) == o["id"], "id not a lower-case UUID: " + o["id"
 for k in ("start", "end", "created", "updated"):
     t = datetime.datetime.fromisoformat(o[k])
     assert t.tzinfo is not None, f"{k} has no UTC offset: {o[k]}"
-utc = datetime.timezone.utc
-assert datetime.datetime.fromisoformat(o["start"]) == datetime.datetime(2026, 12, 1, 10, 0, tzinfo=utc), o["start"]
-assert datetime.datetime.fromisoformat(o["end"]) == datetime.datetime(2026, 12, 1, 10, 45, tzinfo=utc), o["end"]
+import os, zoneinfo
+local = zoneinfo.ZoneInfo(os.environ["TZ"])  # the zone of the run (E2E_TZ): times are local
+assert datetime.datetime.fromisoformat(o["start"]) == datetime.datetime(2026, 12, 1, 10, 0, tzinfo=local), o["start"]
+assert datetime.datetime.fromisoformat(o["end"]) == datetime.datetime(2026, 12, 1, 10, 45, tzinfo=local), o["end"]
 ' 2>&1 || fail "JSON line check failed (output: $OUT)"
 }
 
@@ -426,10 +427,73 @@ for stale in lines[1:]:
     check_contains "$ERR" 'delete: --if-revision needs a revision number (1 or more), not "0"' "usage message"
 }
 
+# json_field FIELD: that field of the first JSON line of $OUT.
+json_field() {
+    printf '%s\n' "$OUT" | python3 -c 'import sys, json; print(json.loads(sys.stdin.readline())[sys.argv[1]])' "$1" 2>/dev/null
+}
+
+# APPT_NOW starts the clock (local in TZ unless it carries an offset or Z; seconds optional):
+# "today" and created/updated come from it, in one-shot and script mode alike.
+appt_now_sets_the_clock() {
+    TZ=Europe/Berlin APPT_NOW=2026-12-01T09:51 run_appt --db "$DB" --json add "Dentist" --at "today 10:00"
+    check_status 0 "add under APPT_NOW"
+    check_eq "2026-12-01T10:00:00+01:00" "$(json_field start)" "today is APPT_NOW's day"
+    check_eq "2026-12-01T09:51:00+01:00" "$(json_field created)" "created is APPT_NOW"
+    TZ=Europe/Berlin APPT_NOW=2026-12-01T23:30:00-05:00 run_script 'add "Early" --at "today 06:00"' --json --db "$DB"
+    check_status 0 "script under an APPT_NOW with an offset"
+    check_eq "2026-12-02T06:00:00+01:00" "$(json_field start)" "23:30 in New York is the next morning in Berlin"
+    TZ=UTC APPT_NOW=2027-03-28T00:59:30Z run_appt --db "$DB" --json add "Zulu" --at tomorrow
+    check_eq "2027-03-29T00:00:00+00:00" "$(json_field start)" "Z: UTC"
+    # 02:30 does not happen in Berlin that night: read as 03:30 (summer time), like --at
+    TZ=Europe/Berlin APPT_NOW=2027-03-28T02:30 run_appt --db "$DB" --json add "Gap" --at today
+    check_eq "2027-03-28T03:30:00+02:00" "$(json_field created)" "a time in the DST gap moves forward"
+    TZ=Europe/Berlin APPT_NOW=2026-12-01T09:51 run_appt --db "$DB" list
+    check_eq 1 "$(grep -c Dentist <<<"$OUT")" "list's default range starts at APPT_NOW's today"
+    APPT_NOW= run_appt --db "$DB" list --from 2026-12-01 --days 1
+    check_status 0 "an empty APPT_NOW is unset"
+}
+
+# An APPT_NOW appt cannot read is refused (exit 2, the variable named), before anything is
+# opened or created; never silently replaced by the real time.
+appt_now_refused() {
+    local value
+    for value in garbage 2026-12-01 2026-02-30T10:00 "2026-12-01T25:00" "2026-12-01T10:00 Europe/Berlin"; do
+        APPT_NOW=$value run_appt --db "$DB" add "X" --at today
+        check_status 2 "APPT_NOW=$value"
+        check_eq "appt: APPT_NOW=$value is not a date and time appt can read (use ISO 8601 such as 2026-12-01T09:51:00, optionally ending in Z or an offset like +01:00)" "$ERR" "message for APPT_NOW=$value"
+        check_eq "" "$OUT" "stdout for APPT_NOW=$value"
+        APPT_NOW=$value run_script 'list' --db "$DB"
+        check_status 2 "script mode, APPT_NOW=$value"
+    done
+    [[ ! -e $DB ]] || fail "the database was created under an unreadable APPT_NOW"
+}
+
+# TZ is honoured as the C library reads it (an IANA name, with glibc's leading colon, or a
+# path under /usr/share/zoneinfo) and the zone stored is the one named; anything else is
+# refused with exit 2 rather than read as UTC (or, for GMT+3, as UTC+3 where date says UTC-3).
+tz_honoured_or_refused() {
+    local value
+    for value in Europe/Berlin :Europe/Berlin /usr/share/zoneinfo/Europe/Berlin; do
+        TZ=$value run_appt --db "$DB" --json add "Call" --at "2026-12-01 10:00"
+        check_status 0 "TZ=$value"
+        check_eq "2026-12-01T10:00:00+01:00" "$(json_field start)" "TZ=$value: 10:00 in Berlin"
+        check_eq "Europe/Berlin" "$(json_field time_zone)" "TZ=$value: the zone stored"
+    done
+    for value in Nowhere/Foo EST5EDT,M3.2.0,M11.1.0 GMT+3 europe/berlin; do
+        TZ=$value run_appt --db other.sqlite3 add "X" --at "2026-12-01 10:00"
+        check_status 2 "TZ=$value"
+        check_eq "appt: TZ=$value is not a time zone name appt knows (use an IANA name such as Europe/Berlin, or UTC)" "$ERR" "message for TZ=$value"
+        TZ=$value run_script 'list' --db other.sqlite3
+        check_status 2 "script mode, TZ=$value"
+    done
+    [[ ! -e other.sqlite3 ]] || fail "a database was created under an unknown TZ"
+}
+
 for s in issue_example second_process_sees_data cancel_by_prefix bad_line_in_middle \
     unknown_command unknown_option unknown_id ambiguous_prefix bail_stops \
     blank_and_comments oneshot_equals_script flush_per_command default_path \
-    appt_db_env pipe_to_head escaped_title garbage_db version_and_help stale_revision; do
+    appt_db_env pipe_to_head escaped_title garbage_db version_and_help stale_revision \
+    appt_now_sets_the_clock appt_now_refused tz_honoured_or_refused; do
     run_scenario "$s"
 done
 e2e_finish "e2e script mode"

@@ -34,6 +34,32 @@ screen_line() {
     tmux_screen | sed -n "${1}p" | sed 's/[[:space:]]*$//'
 }
 
+# agenda_rows: the agenda's rows at 100 columns (right of the 23-column month panel, from
+# screen line 3), without the now marker: it sits wherever the clock puts it, between any
+# two rows, so a row is found by its place among the appointments, never by screen line.
+agenda_rows() {
+    tmux_screen | sed -n '3,$p' | cut -c24- | sed 's/[[:space:]]*$//' | grep -v '^│  ── now [0-9][0-9]:[0-9][0-9] '
+}
+
+# agenda_row N: the Nth agenda row (1-based), now marker not counted.
+agenda_row() {
+    agenda_rows | sed -n "${1}p"
+}
+
+# wait_for_agenda_row N TEXT [TIMEOUT_SECONDS=5]: poll until agenda row N contains TEXT.
+wait_for_agenda_row() {
+    local n=$1 text=$2 timeout=${3:-5} deadline
+    deadline=$(($(now_us) + ${timeout%.*} * 1000000))
+    while [[ $(agenda_row "$n") != *"$text"* ]]; do
+        if (($(now_us) > deadline)); then
+            fail "timed out after ${timeout}s waiting for [$text] on agenda row $n:
+$(tmux_screen | sed 's/^/      | /')"
+            return 1
+        fi
+        sleep 0.02
+    done
+}
+
 # ------------------------------------------------------------------ scenarios
 
 starts_with_header_and_status() {
@@ -62,12 +88,12 @@ add_via_form() {
     start_and_wait || return
     tmux_keys a
     wait_for_text "New appointment" || return
-    wait_for_text "$(date -u +%F)" || return   # Start is prefilled with the selected day
+    wait_for_text "$(e2e_date)" || return   # Start is prefilled with the selected day
     tmux_type "Lunch with Ana"
     wait_for_text "Lunch with Ana" || return
     tmux_keys Tab
     tmux_type "10:00"
-    wait_for_text "$(date -u +%F) 10:00" || return
+    wait_for_text "$(e2e_date) 10:00" || return
     tmux_keys Enter
     wait_for_text "10:00-11:00  Lunch with Ana" || return
     wait_for_no_text "New appointment" || return
@@ -96,7 +122,7 @@ form_escape_discards() {
     tmux_type "Right title"
     tmux_keys Tab
     tmux_type "11:00"
-    wait_for_text "$(date -u +%F) 11:00" || return
+    wait_for_text "$(e2e_date) 11:00" || return
     tmux_keys Enter
     wait_for_text "11:00-12:00  Right title" || return
     quit_ok
@@ -236,7 +262,7 @@ survives_resize() {
 $(tmux_screen)"; return; }
     done
     wait_for_line 1 " appt  $(day_label 0)  (today)" || return
-    wait_for_line 3 "10:00-11:00  Resize me" || return
+    wait_for_agenda_row 1 "10:00-11:00  Resize me" || return
     wait_for_line 30 "$STATUS_KEYS" || return
     # a burst of resizes with no waiting in between
     local i
@@ -294,8 +320,8 @@ cjk_alignment() {
     start_and_wait || return
     wait_for_text "09:00-10:00  会議の予定" || return
     # at 100 columns the month panel takes the first 24 columns; the agenda starts after it
-    check_eq "│  09:00-10:00  会議の予定" "$(screen_line 3 | cut -c24-)" "CJK row"
-    check_contains "$(screen_line 5)" "  11:00-12:00  Plain meeting" "the row after a wide one"
+    check_eq "│  09:00-10:00  会議の予定" "$(agenda_row 1)" "CJK row"
+    check_contains "$(agenda_row 3)" "  11:00-12:00  Plain meeting" "the row after a wide one"
     wait_for_line 30 "$STATUS_KEYS" || return
     # narrow window: both long titles are cut at the same column, no overflow
     tm resize-window -x 40 -y 10
@@ -444,10 +470,39 @@ remaining_keys() {
     check_not_contains "$OUT" '"status":"cancelled"' "nothing left cancelled in the file"
 }
 
+# Midnight passes under a running calendar (its clock started at 23:59:55 by APPT_NOW, the
+# scripts' today): the day shown stays, but it is no longer "(today)" and loses its now
+# marker; t goes to the new today, whose now marker reads 00:00, above its first appointment.
+midnight_passes() {
+    local day
+    day=$(e2e_date 0)
+    e2e_set_now "${day}T23:59:55" || return
+    add_today "Late call" 23:00 --for 30m
+    run_appt --db "$T/db.sqlite3" add "Breakfast" --at "tomorrow 08:00"
+    start_and_wait || return
+    wait_for_text "── now 23:59 " || return
+    check_contains "$(agenda_row 1)" "23:00-23:30  Late call" "the evening's appointment"
+    # the clock ticks on the minute: midnight shows within a second or so of it
+    wait_for_no_text "(today)" 20 || return
+    check_contains "$(screen_line 1)" " appt  $(day_label 0)" "the day shown stays"
+    check_not_contains "$(tmux_screen)" "── now" "a day that is over has no now marker"
+    tmux_keys t
+    wait_for_text " appt  $(day_label 1)  (today)" || return
+    wait_for_text "── now 00:00 " || return
+    wait_for_agenda_row 1 "08:00-09:00  Breakfast" || return
+    local screen marker first
+    screen=$(tmux_screen)
+    marker=$(grep -n -m1 '── now 00:00' <<<"$screen" | cut -d: -f1)
+    first=$(grep -n -m1 'Breakfast' <<<"$screen" | cut -d: -f1)
+    ((marker < first)) || fail "the now marker (line $marker) is not above the first appointment (line $first)"
+    quit_ok
+}
+
 for s in starts_with_header_and_status shows_preadded add_via_form form_escape_discards \
     cancel_yes cancel_no jk_selects typeahead_after_day_change quit_with_q quit_with_ctrl_c day_navigation \
     sees_other_process survives_resize escaped_title cjk_alignment edit_via_form cancel_then_undo \
-    delete_then_undo search_filters_live help_overlay command_line dumb_terminal_exits_2 remaining_keys; do
+    delete_then_undo search_filters_live help_overlay command_line dumb_terminal_exits_2 remaining_keys \
+    midnight_passes; do
     run_scenario "$s"
 done
 # ------------------------------------------------------- one door per action (issue 12)
