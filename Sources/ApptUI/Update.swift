@@ -43,8 +43,14 @@ public enum UI {
       return []
 
     case .clockTicked(let now):
+      // A calendar left open on today follows today past midnight (as a wall calendar is
+      // turned over); one showing another day stays where the user put it.
+      let clock = environment.clock
+      let wasToday = state.selectedDay == clock.startOfDay(state.now)
       state.now = now
-      return []
+      let today = clock.startOfDay(now)
+      guard wasToday, today != state.selectedDay, state.mode == .browsing else { return [] }
+      return state.selectDay(today, clock: clock)
 
     case .appointmentAdded(let appointment):
       state.mode = .browsing

@@ -207,4 +207,26 @@ import Testing
     let tomorrow = TestClock.clock.day(1, after: today)
     #expect(!AgendaView.rows(state.visible, day: tomorrow, now: state.now, clock: TestClock.clock).contains(.now))
   }
+
+  @Test func aCalendarOpenOnTodayFollowsTodayPastMidnight() {
+    var state = loaded([dentist, lunch])
+    let tomorrow = TestClock.clock.day(1, after: today)
+    #expect(UI.update(&state, .clockTicked(TestClock.date(2026, 11, 29, 23, 59)), environment: environment) == [])
+    let effects = UI.update(&state, .clockTicked(TestClock.date(2026, 11, 30, 0, 0)), environment: environment)
+    #expect(state.selectedDay == tomorrow)
+    #expect(effects == [.observeDay(tomorrow)])
+  }
+
+  @Test func aCalendarOnAnotherDayStaysThereAtMidnight() {
+    var state = loaded([dentist, lunch])
+    press("h", on: &state)  // yesterday, chosen by the user
+    let chosen = state.selectedDay
+    #expect(chosen != today)
+    #expect(UI.update(&state, .clockTicked(TestClock.date(2026, 11, 30, 0, 0)), environment: environment) == [])
+    #expect(state.selectedDay == chosen)
+    var editing = loaded([dentist])
+    press("e", on: &editing)
+    #expect(UI.update(&editing, .clockTicked(TestClock.date(2026, 11, 30, 0, 0)), environment: environment) == [])
+    #expect(editing.selectedDay == today, "an open form keeps its day")
+  }
 }
