@@ -4,6 +4,7 @@ import ApptStore
 import ApptTerminal
 import ApptUI
 import Foundation
+import Testing
 
 /// Drives the real runtime through a headless terminal, like a user at the keyboard
 /// (Textual's Pilot): `press`, `type`, `settle`, then read `rows`.
@@ -23,7 +24,7 @@ public final class Pilot {
   }
 
   /// Starts the loop and waits for the first settled frame.
-  public func start() async {
+  public func start(sourceLocation: SourceLocation = #_sourceLocation) async {
     let loop = self.loop
     running = Task { @MainActor in
       do {
@@ -32,8 +33,18 @@ public final class Pilot {
         preconditionFailure("the headless terminal cannot fail to start: \(error)")
       }
     }
-    while !terminal.isStarted { await Task.yield() }
-    await settle()
+    let starting = ContinuousClock.now
+    while !terminal.isStarted {
+      guard ContinuousClock.now - starting < HangGuard.limit else {
+        Issue.record(
+          "the loop did not start the headless terminal in \(HangGuard.limit)",
+          sourceLocation: sourceLocation
+        )
+        return
+      }
+      await Task.yield()
+    }
+    await settle(sourceLocation: sourceLocation)
   }
 
   /// Presses keys by their canonical spellings: `press("a")`, `press("ctrl+u", "enter")`.
@@ -48,8 +59,21 @@ public final class Pilot {
 
   public func resize(rows: Int, columns: Int) { terminal.resize(to: Screen.Size(rows: rows, columns: columns)) }
 
-  /// Waits until all keys are handled, the store is idle and its snapshots are on screen.
-  public func settle() async { await loop.settle() }
+  /// Waits until all keys are handled, the store is idle and its snapshots are on screen. If
+  /// nothing moves for `HangGuard.limit`, the test fails with what the loop still waited for.
+  public func settle(sourceLocation: SourceLocation = #_sourceLocation) async {
+    do {
+      try await loop.settle(giveUpAfter: HangGuard.limit)
+    } catch {
+      Issue.record("\(error)", sourceLocation: sourceLocation)
+    }
+  }
+
+  /// Does now what the store's next poll would: another connection's commits (another
+  /// process's) reach the observations without waiting for the poll interval. Then `settle()`.
+  public func checkForExternalChanges() async {
+    await loop.dao.database.checkForExternalChanges()
+  }
 
   /// Waits for the loop to end (after `q`), with the terminal restored.
   public func waitUntilFinished() async { await running?.value }
