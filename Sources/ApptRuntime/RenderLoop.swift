@@ -358,7 +358,8 @@ public final class RenderLoop {
       } else {
         waits.append("the store's observation horizon (not asked: the loop was never idle)")
       }
-      return "settle() gave up after \(stalledFor) without progress, waiting for: " + waits.joined(separator: "; ")
+      return "settle() gave up after \(stalledFor) without progress (nor any store transaction finished), waiting for: "
+        + waits.joined(separator: "; ")
     }
   }
 
@@ -366,11 +367,13 @@ public final class RenderLoop {
   /// the last commit has reached the screen. Deterministic: no sleeps of a guessed length.
   ///
   /// Throws what it still waits for once none of that has moved for `limit`: the deadline
-  /// restarts whenever a message is handled, a call answers or a snapshot is forwarded, so a
-  /// slow machine only delays it and only a hang ends it.
+  /// restarts whenever a message is handled, a call answers, a snapshot is forwarded or the
+  /// store finishes a transaction (a call of ours may wait its turn behind others' work), so
+  /// a slow machine only delays it and only a hang ends it.
   public func settle(giveUpAfter limit: Duration = settleLimit) async throws(Unsettled) {
     var horizon: (sequence: UInt64, pending: Bool)?
     var seen: Unsettled?
+    var storeWork = AsyncDatabase.finishedTransactions.load(ordering: .relaxed)
     var lastProgress = ContinuousClock.now
     var idleRounds = 0
     while true {
@@ -387,14 +390,18 @@ public final class RenderLoop {
         forwardedSequence: forwardedSequence,
         stalledFor: .zero
       )
+      let storeWorkNow = AsyncDatabase.finishedTransactions.load(ordering: .relaxed)
       if now != seen {
         seen = now
         lastProgress = ContinuousClock.now
         idleRounds = 0
+      } else if storeWorkNow != storeWork {
+        lastProgress = ContinuousClock.now  // our calls may be queued behind others' work
       } else if ContinuousClock.now - lastProgress >= limit {
         now.stalledFor = ContinuousClock.now - lastProgress
         throw now
       }
+      storeWork = storeWorkNow
       // A message or a snapshot takes a turn or two of the main actor: yield for those. A
       // longer wait is on the store, whose thread a spinning loop would only slow down.
       idleRounds += 1

@@ -175,10 +175,12 @@ struct PostgresEngineTests {
         // (It waits on DatabaseActor's queue, which all of this process's connections share.)
         let edit = Task { try await dao.updateAppointment(id: saved.id) { $0.title = "Mine" } }
         let admin = try sql(store)
-        while try admin.scalar("SELECT count(*) FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'")
-          != .integer(1)
-        {
-          try await Task.sleep(for: .milliseconds(10))
+        try await HangGuard.waiting(for: "appt's UPDATE to wait for the row lock", at: #_sourceLocation) {
+          while try admin.scalar("SELECT count(*) FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'")
+            != .integer(1)
+          {
+            try await Task.sleep(for: .milliseconds(10))
+          }
         }
         // ...and fails to serialize when the other commits; run again, it applies to theirs.
         try other.execute("COMMIT")

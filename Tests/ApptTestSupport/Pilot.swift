@@ -69,8 +69,9 @@ public final class Pilot {
     }
   }
 
-  /// Does now what the store's next poll would: another connection's commits (another
-  /// process's) reach the observations without waiting for the poll interval. Then `settle()`.
+  /// Does now what the store's next poll would, so another connection's (another process's)
+  /// commits reach the observations without waiting for the poll interval; `settle()` then
+  /// waits until they are on screen.
   public func checkForExternalChanges() async {
     await loop.dao.database.checkForExternalChanges()
   }
