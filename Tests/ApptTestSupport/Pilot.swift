@@ -4,7 +4,6 @@ import ApptStore
 import ApptTerminal
 import ApptUI
 import Foundation
-import Testing
 
 /// Drives the real runtime through a headless terminal, like a user at the keyboard
 /// (Textual's Pilot): `press`, `type`, `settle`, then read `rows`.
@@ -24,7 +23,12 @@ public final class Pilot {
   }
 
   /// Starts the loop and waits for the first settled frame.
-  public func start(sourceLocation: SourceLocation = #_sourceLocation) async {
+  public func start(
+    fileID: String = #fileID,
+    filePath: String = #filePath,
+    line: Int = #line,
+    column: Int = #column
+  ) async {
     let loop = self.loop
     running = Task { @MainActor in
       do {
@@ -36,15 +40,12 @@ public final class Pilot {
     let starting = ContinuousClock.now
     while !terminal.isStarted {
       guard ContinuousClock.now - starting < HangGuard.limit else {
-        Issue.record(
-          "the loop did not start the headless terminal in \(HangGuard.limit)",
-          sourceLocation: sourceLocation
-        )
-        return
+        let message = "the loop did not start the headless terminal in \(HangGuard.limit)"
+        return recordFailure(message, fileID: fileID, filePath: filePath, line: line, column: column)
       }
       await Task.yield()
     }
-    await settle(sourceLocation: sourceLocation)
+    await settle(fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
   /// Presses keys by their canonical spellings: `press("a")`, `press("ctrl+u", "enter")`.
@@ -61,11 +62,16 @@ public final class Pilot {
 
   /// Waits until all keys are handled, the store is idle and its snapshots are on screen. If
   /// nothing moves for `HangGuard.limit`, the test fails with what the loop still waited for.
-  public func settle(sourceLocation: SourceLocation = #_sourceLocation) async {
+  public func settle(
+    fileID: String = #fileID,
+    filePath: String = #filePath,
+    line: Int = #line,
+    column: Int = #column
+  ) async {
     do {
       try await loop.settle(giveUpAfter: HangGuard.limit)
     } catch {
-      Issue.record("\(error)", sourceLocation: sourceLocation)
+      recordFailure(error.description, fileID: fileID, filePath: filePath, line: line, column: column)
     }
   }
 
