@@ -144,7 +144,7 @@ func firstFrameCommand(_ arguments: Arguments) async {
   let shown = calendar.loop.state.appointments.count
   let header = calendar.terminal.headerRow
   // Everything the first screen asked for (the month panel's markers too) is on screen.
-  await calendar.loop.settle()
+  await calendar.loop.settled()
   let settled = monotonicNanos()
   let rss = peakRSSKiB()
   await calendar.quit()
@@ -261,7 +261,7 @@ func tuiCommand(_ arguments: Arguments) async {
 
   // 2. This process's calendar, for keys and commits.
   let (calendar, _) = await RunningCalendar.start(database: database, clock: clock)
-  await calendar.loop.settle()
+  await calendar.loop.settled()
   let terminal = calendar.terminal
   let pollInterval = calendar.dao.database.configuration.externalChangePollInterval.components
   let pollIntervalMS = Double(pollInterval.seconds) * 1_000 + Double(pollInterval.attoseconds) / 1e15
@@ -273,7 +273,7 @@ func tuiCommand(_ arguments: Arguments) async {
     let pressed = monotonicNanos()
     terminal.press(key)
     let frame = await expectation.wait()
-    await loop.settle()
+    await loop.settled()
     let settled = monotonicNanos()
     return (milliseconds(from: pressed, to: frame), milliseconds(from: pressed, to: settled))
   }
@@ -360,7 +360,7 @@ func tuiCommand(_ arguments: Arguments) async {
     let frame = await expectation.wait()
     commitFrame.append(milliseconds(from: started, to: frame))
     commitDuration.append(milliseconds(from: started, to: acknowledged))
-    await loop.settle()
+    await loop.settled()
   }
   report["commit_to_frame"] = latencySummary(commitFrame).merging(
     ["commit_call": latencySummary(commitDuration)],
@@ -395,7 +395,7 @@ func tuiCommand(_ arguments: Arguments) async {
       let frame = await expectation.wait()
       guard let line = readLine(from: fromWriter), let committed = UInt64(line) else { fail("the writer failed") }
       externalFrame.append(milliseconds(from: committed, to: frame))
-      await loop.settle()
+      await loop.settled()
     }
     writeAll("quit\n", to: toWriter)
     close(toWriter)
@@ -412,4 +412,11 @@ func tuiCommand(_ arguments: Arguments) async {
   report["today"] = todayText
   await calendar.quit()
   printJSON(report)
+}
+
+extension RenderLoop {
+  /// `settle()`, or the benchmark stops with what the loop still waited for.
+  func settled() async {
+    do { try await settle() } catch { fail("\(error)") }
+  }
 }

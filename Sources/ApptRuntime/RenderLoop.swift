@@ -299,15 +299,95 @@ public final class RenderLoop {
 
   // MARK: - Settling (tests and benchmarks)
 
+  /// How long `settle()` waits while nothing it waits for moves, before it gives up: long
+  /// enough for store calls queued behind a busy DatabaseActor (a test suite under a
+  /// sanitizer, a loaded machine), short enough that a hang ends the run with a diagnostic.
+  public static let settleLimit: Duration = .seconds(60)
+
+  /// What `settle()` was still waiting for when it gave up.
+  public struct Unsettled: Error, Equatable, CustomStringConvertible {
+    /// Messages sent and not yet handled.
+    public var queuedMessages: Int
+    /// Store calls (and `:` commands) started and not yet answered.
+    public var storeCallsInFlight: Int
+    /// The sequence of the store's observation horizon when last asked; nil if the loop was
+    /// never idle enough to ask.
+    public var horizon: UInt64?
+    /// Whether an observer had a snapshot waiting to be delivered, when last asked.
+    public var horizonPending: Bool
+    /// The newest snapshot sequence the observations have put in the inbox.
+    public var forwardedSequence: UInt64
+    /// How long none of the above changed.
+    public var stalledFor: Duration
+
+    public var description: String {
+      var waits: [String] = []
+      if queuedMessages > 0 { waits.append("\(queuedMessages) message(s) queued, not yet handled") }
+      if storeCallsInFlight > 0 { waits.append("\(storeCallsInFlight) store call(s) in flight") }
+      if let horizon {
+        if horizonPending { waits.append("a snapshot pending delivery to an observer (horizon \(horizon))") }
+        if forwardedSequence < horizon {
+          waits.append("snapshots forwarded up to sequence \(forwardedSequence), the horizon is at \(horizon)")
+        }
+      } else {
+        waits.append("the store's observation horizon (not asked: the loop was never idle)")
+      }
+      return "settle() gave up after \(stalledFor) without progress (nor any store transaction finished), waiting for: "
+        + waits.joined(separator: "; ")
+    }
+  }
+
   /// Waits until every message is handled, no store call is in flight, and the snapshot of
   /// the last commit has reached the screen. Deterministic: no sleeps of a guessed length.
-  public func settle() async {
+  ///
+  /// Throws what it still waits for once none of that has moved for `limit`: the deadline
+  /// restarts whenever a message is handled, a call answers, a snapshot is forwarded or the
+  /// store finishes a transaction (a call of ours may wait its turn behind others' work), so
+  /// a slow machine only delays it and only a hang ends it.
+  public func settle(giveUpAfter limit: Duration = settleLimit) async throws(Unsettled) {
+    var horizon: (sequence: UInt64, pending: Bool)?
+    var seen: Unsettled?
+    var storeWork = AsyncDatabase.finishedTransactions.load(ordering: .relaxed)
+    var lastProgress = ContinuousClock.now
+    var idleRounds = 0
     while true {
       if queued == 0, inFlight == 0 {
-        let horizon = await dao.database.observationHorizon
-        if queued == 0, inFlight == 0, !horizon.pending, forwardedSequence >= horizon.sequence { return }
+        let current = await dao.database.observationHorizon
+        horizon = current
+        if queued == 0, inFlight == 0, !current.pending, forwardedSequence >= current.sequence { return }
       }
-      await Task.yield()
+      var now = Unsettled(
+        queuedMessages: queued,
+        storeCallsInFlight: inFlight,
+        horizon: horizon?.sequence,
+        horizonPending: horizon?.pending ?? false,
+        forwardedSequence: forwardedSequence,
+        stalledFor: .zero
+      )
+      let storeWorkNow = AsyncDatabase.finishedTransactions.load(ordering: .relaxed)
+      if now != seen {
+        seen = now
+        lastProgress = ContinuousClock.now
+        idleRounds = 0
+      } else if storeWorkNow != storeWork {
+        lastProgress = ContinuousClock.now  // our calls may be queued behind others' work
+      } else if ContinuousClock.now - lastProgress >= limit {
+        now.stalledFor = ContinuousClock.now - lastProgress
+        throw now
+      }
+      storeWork = storeWorkNow
+      // A message or a snapshot takes a turn or two of the main actor: yield for those. A
+      // longer wait is on the store, whose thread a spinning loop would only slow down.
+      idleRounds += 1
+      if idleRounds < 64 {
+        await Task.yield()
+      } else {
+        do {
+          try await Task.sleep(for: .milliseconds(1))
+        } catch {
+          await Task.yield()  // cancelled: go on waiting (the deadline still holds)
+        }
+      }
     }
   }
 }

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 
 /// The asynchronous, actor-isolated database (the seed's `AsyncRealm`), over one connection
 /// to one of two engines: an SQLite file (the default) or a PostgreSQL server.
@@ -24,6 +25,11 @@ public final class AsyncDatabase {
   /// Set while a server cannot be reached; observers were told, and are told when it is back.
   private var interruption: StoreError?
 
+  /// Read and write transactions finished (committed or not) by every database of this
+  /// process. Tests' hang guards watch it: a test waiting its turn behind other tests' store
+  /// work is not hung while this moves.
+  package nonisolated static let finishedTransactions = Atomic<UInt64>(0)
+
   public nonisolated init(configuration: DatabaseConfiguration) {
     self.configuration = configuration
   }
@@ -39,6 +45,7 @@ public final class AsyncDatabase {
 
   /// Runs `body` in a read transaction, so it sees one consistent state of the data.
   public func read<T>(_ body: (any Connection) throws(StoreError) -> T) throws(StoreError) -> T {
+    defer { Self.finishedTransactions.add(1, ordering: .relaxed) }
     let connection = try open()
     do {
       try engine.beginRead(connection)
@@ -57,6 +64,7 @@ public final class AsyncDatabase {
   /// derive everything it writes from what it reads in the transaction.
   @discardableResult
   public func write<T>(_ body: (any Connection) throws(StoreError) -> T) throws(StoreError) -> T {
+    defer { Self.finishedTransactions.add(1, ordering: .relaxed) }
     let attempts = engine.writeAttempts
     var attempt = 0
     while true {
@@ -215,10 +223,26 @@ public final class AsyncDatabase {
 
   /// Checks once for other clients' commits; returns false when polling should stop.
   func pollForExternalChanges() -> Bool {
-    guard observerCount > 0, !isClosed, failure == nil else {
+    guard isPolled else {
       pollTask = nil
       return false
     }
+    applyExternalChanges()
+    return true
+  }
+
+  private var isPolled: Bool { observerCount > 0 && !isClosed && failure == nil }
+
+  /// Does now what the next poll would: asks the engine for other clients' commits and
+  /// refreshes the observers they concern. Tests call it instead of waiting for the poll
+  /// interval; with nobody observing there is no one to tell, and it does nothing.
+  package func checkForExternalChanges() {
+    guard isPolled else { return }
+    applyExternalChanges()
+  }
+
+  /// One poll: what the engine found out about other clients, passed on to the observers.
+  private func applyExternalChanges() {
     switch engine.externalChanges() {
     case .none:
       break
@@ -233,7 +257,6 @@ public final class AsyncDatabase {
       failure = error
       for observer in observers.values.compactMap(\.observer) { observer.databaseFailed(error) }
     }
-    return true
   }
 
   private func refreshObservers(of tables: Set<String>, restored: Bool) {

@@ -9,7 +9,7 @@ import Testing
 /// No timing is asserted: a commit notifies observers inside the same `DatabaseActor` job, so
 /// once `saveAppointment` returns, whatever it caused is already pending (`observationHorizon`).
 /// `withTimeout` only turns a hang into a failure.
-@Suite("Observation", .timeLimit(.minutes(1)))
+@Suite("Observation", .hangBackstop)
 struct ObservationTests {
   static let day = window(december(1), december(2))
   static let query = AppointmentQuery(range: day)

@@ -2,6 +2,7 @@
 // the libpq round trips only against the throwaway server APPT_TEST_PG names, with one fresh
 // database per test.
 
+import ApptTestSupport
 import Foundation
 import Testing
 
@@ -146,7 +147,7 @@ private let serverURL = ProcessInfo.processInfo.environment["APPT_TEST_PG"] ?? "
 @Suite(
   "PostgresConnection against a server (APPT_TEST_PG)",
   .enabled(if: ProcessInfo.processInfo.environment["APPT_TEST_PG"] != nil),
-  .timeLimit(.minutes(1))
+  .hangBackstop
 )
 struct PostgresConnectionLiveTests {
   /// Runs `body` with a connector to a fresh database, dropped afterwards (with whatever
@@ -340,7 +341,7 @@ struct PostgresConnectionLiveTests {
       try sender.execute("NOTIFY elsewhere")
 
       var received: [PostgresNotification] = []
-      let deadline = ContinuousClock.now + .seconds(5)
+      let deadline = ContinuousClock.now + HangGuard.limit
       while received.count < 2 && ContinuousClock.now < deadline {
         received += try listener.takeNotifications()
         if received.count < 2 { Thread.sleep(forTimeInterval: 0.01) }
@@ -439,7 +440,7 @@ extension PostgresConnectionLiveTests {
       // What was sent before the end is still handed over; then the loss is reported.
       var received: [PostgresNotification] = []
       var lost: StoreError?
-      let deadline = ContinuousClock.now + .seconds(5)
+      let deadline = ContinuousClock.now + HangGuard.limit
       while lost == nil && ContinuousClock.now < deadline {
         do {
           received += try listener.takeNotifications()

@@ -8,7 +8,7 @@ import Testing
 /// What only the PostgreSQL engine does: its schema table, refusing what is not appt's,
 /// notifications from any client, and riding out a lost connection. The engine-independent
 /// behaviour is covered by the suites parameterized over `StoreKind` (which include it).
-@Suite("PostgreSQL engine", .enabled(if: PostgresTestServer.isAvailable), .timeLimit(.minutes(1)))
+@Suite("PostgreSQL engine", .enabled(if: PostgresTestServer.isAvailable), .hangBackstop)
 struct PostgresEngineTests {
   static let query = AppointmentQuery(range: window(december(1), december(2)))
 
@@ -119,7 +119,7 @@ struct PostgresEngineTests {
 
   @Test("a lost connection interrupts observers, fails writes clearly, and recovers with a refresh")
   func lostConnectionRecovers() async throws {
-    try await withTimeout(.seconds(20)) {
+    try await withTimeout {
       try await withSharedStore(.postgres) { store in
         let dao = store.dao()
         let other = store.dao()
@@ -156,7 +156,7 @@ struct PostgresEngineTests {
 
   @Test("an observation started while the server is away, and one refreshed, both recover")
   func observationsStartedDuringALossRecover() async throws {
-    try await withTimeout(.seconds(30)) {
+    try await withTimeout {
       try await withSharedStore(.postgres) { store in
         let dao = store.dao()
         var first = appointment("before", from: december(1, 9), to: december(1, 10))
@@ -186,7 +186,7 @@ struct PostgresEngineTests {
 
   @Test("a write that loses a race to another session runs again on the fresh row: no update lost")
   func serializationFailuresAreRetried() async throws {
-    try await withTimeout(.seconds(30)) {
+    try await withTimeout {
       try await withSharedStore(.postgres) { store in
         let dao = store.dao()
         let saved = try await dao.saveAppointment(appointment("Dentist", from: december(1, 9), to: december(1, 10)))
@@ -200,10 +200,12 @@ struct PostgresEngineTests {
         // (It waits on DatabaseActor's queue, which all of this process's connections share.)
         let edit = Task { try await dao.updateAppointment(id: saved.id) { $0.title = "Mine" } }
         let admin = try sql(store)
-        while try admin.scalar("SELECT count(*) FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'")
-          != .integer(1)
-        {
-          try await Task.sleep(for: .milliseconds(10))
+        try await HangGuard.waiting(for: "appt's UPDATE to wait for the row lock", at: #_sourceLocation) {
+          while try admin.scalar("SELECT count(*) FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'")
+            != .integer(1)
+          {
+            try await Task.sleep(for: .milliseconds(10))
+          }
         }
         // ...and fails to serialize when the other commits; run again, it applies to theirs.
         try other.execute("COMMIT")

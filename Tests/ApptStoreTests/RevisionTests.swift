@@ -287,7 +287,7 @@ struct RevisionTests {
     arguments: StoreKind.shared
   )
   func raceOnSeparateConnections(kind: StoreKind) async throws {
-    try await withTimeout(.seconds(30)) {
+    try await withTimeout {
       try await withSharedStore(kind) { store in
         let first = store.dao()
         let stored = try await first.saveAppointment(

@@ -1,5 +1,5 @@
 // Helpers shared by the ApptStore tests: a seeded RNG, crafted ids, store fixtures, a raw
-// SQLite handle for writing "foreign" files, file inspection and a safety timeout.
+// SQLite handle for writing "foreign" files, file inspection.
 
 import ApptCore
 import ApptTestSupport
@@ -279,92 +279,5 @@ final class RawSQLite {
 
 // MARK: - Waiting
 
-struct TimedOut: Error {}
-
-/// Runs `body`, failing the test and cancelling `body` if it has not finished after `limit`.
-///
-/// Only a safety net against a hang: cancelling a task ends its observation streams, so a
-/// stuck `iterator.next()` returns nil and the test fails instead of waiting forever.
-func withTimeout(
-  _ limit: Duration = .seconds(10),
-  sourceLocation: SourceLocation = #_sourceLocation,
-  _ body: @escaping @Sendable () async throws -> Void
-) async throws {
-  try await withThrowingTaskGroup(of: Bool.self) { group in
-    group.addTask {
-      try await body()
-      return true
-    }
-    group.addTask {
-      do {
-        try await Task.sleep(for: limit)
-      } catch {
-        return true  // cancelled because the body finished
-      }
-      return false
-    }
-    let finishedInTime = try await group.next()
-    group.cancelAll()
-    if finishedInTime == false {
-      Issue.record("timed out after \(limit)", sourceLocation: sourceLocation)
-    }
-    try await group.waitForAll()
-  }
-}
-
-/// Polls `condition` (yielding, then sleeping briefly) until it holds; false after `limit`.
-func eventually(
-  within limit: Duration = .seconds(5),
-  _ condition: @Sendable () async -> Bool
-) async -> Bool {
-  let deadline = ContinuousClock.now.advanced(by: limit)
-  var attempt = 0
-  while true {
-    if await condition() { return true }
-    if ContinuousClock.now >= deadline { return false }
-    attempt += 1
-    if attempt < 20 {
-      await Task.yield()
-    } else {
-      try? await Task.sleep(for: .milliseconds(5))
-    }
-  }
-}
-
-/// Reads up to `count` snapshots of `stream` in a task of its own; if they have not all come
-/// (or the stream has not ended) within `limit`, that task is cancelled, which ends the stream.
-/// For the rare test that must show something does NOT happen; `timedOut` says which it was.
-func snapshots(
-  of stream: AsyncStream<AppointmentSnapshot>,
-  count: Int,
-  within limit: Duration
-) async -> (snapshots: [AppointmentSnapshot], timedOut: Bool) {
-  let consumer = Task {
-    var received: [AppointmentSnapshot] = []
-    for await snapshot in stream {
-      received.append(snapshot)
-      if received.count == count { break }
-    }
-    return received
-  }
-  let timer = Task {
-    do {
-      try await Task.sleep(for: limit)
-    } catch {
-      return false
-    }
-    consumer.cancel()
-    return true
-  }
-  let received = await consumer.value
-  timer.cancel()
-  return (received, await timer.value)
-}
-
-/// The next snapshot of an observation; fails the test if the stream ended instead.
-func nextSnapshot(
-  _ iterator: inout AsyncStream<AppointmentSnapshot>.Iterator,
-  sourceLocation: SourceLocation = #_sourceLocation
-) async throws -> AppointmentSnapshot {
-  try #require(await iterator.next(), "the observation ended", sourceLocation: sourceLocation)
-}
+// withTimeout, eventually, snapshots(of:count:) and nextSnapshot live in ApptTestSupport
+// (HangGuard.swift), with the one hang limit every test target shares.

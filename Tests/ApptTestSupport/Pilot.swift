@@ -23,7 +23,12 @@ public final class Pilot {
   }
 
   /// Starts the loop and waits for the first settled frame.
-  public func start() async {
+  public func start(
+    fileID: String = #fileID,
+    filePath: String = #filePath,
+    line: Int = #line,
+    column: Int = #column
+  ) async {
     let loop = self.loop
     running = Task { @MainActor in
       do {
@@ -32,8 +37,15 @@ public final class Pilot {
         preconditionFailure("the headless terminal cannot fail to start: \(error)")
       }
     }
-    while !terminal.isStarted { await Task.yield() }
-    await settle()
+    let starting = ContinuousClock.now
+    while !terminal.isStarted {
+      guard ContinuousClock.now - starting < HangGuard.limit else {
+        let message = "the loop did not start the headless terminal in \(HangGuard.limit)"
+        return recordFailure(message, fileID: fileID, filePath: filePath, line: line, column: column)
+      }
+      await Task.yield()
+    }
+    await settle(fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
   /// Presses keys by their canonical spellings: `press("a")`, `press("ctrl+u", "enter")`.
@@ -48,8 +60,27 @@ public final class Pilot {
 
   public func resize(rows: Int, columns: Int) { terminal.resize(to: Screen.Size(rows: rows, columns: columns)) }
 
-  /// Waits until all keys are handled, the store is idle and its snapshots are on screen.
-  public func settle() async { await loop.settle() }
+  /// Waits until all keys are handled, the store is idle and its snapshots are on screen. If
+  /// nothing moves for `HangGuard.limit`, the test fails with what the loop still waited for.
+  public func settle(
+    fileID: String = #fileID,
+    filePath: String = #filePath,
+    line: Int = #line,
+    column: Int = #column
+  ) async {
+    do {
+      try await loop.settle(giveUpAfter: HangGuard.limit)
+    } catch {
+      recordFailure(error.description, fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+  }
+
+  /// Does now what the store's next poll would, so another connection's (another process's)
+  /// commits reach the observations without waiting for the poll interval; `settle()` then
+  /// waits until they are on screen.
+  public func checkForExternalChanges() async {
+    await loop.dao.database.checkForExternalChanges()
+  }
 
   /// Waits for the loop to end (after `q`), with the terminal restored.
   public func waitUntilFinished() async { await running?.value }
