@@ -323,6 +323,7 @@ text_bom_before_the_first_script_line() {
 # import) are refused with a message naming the input; the edge itself works end to end.
 text_times_at_the_edge_of_the_range() {
     local db="$T/db.sqlite3" before
+    export TZ=UTC   # the edges below are written in UTC, whatever zone the run uses
     before=$(state "$db")
     run_appt --db "$db" add Late --at "9999-12-31 23:30" --for 1h
     check_status 1 "an end in year 10000"
