@@ -264,6 +264,17 @@ public struct Form: Equatable, Sendable {
     return "\(environment.formatter.day(start)), \(environment.formatter.timeRange(preview))"
   }
 
+  /// Which instant Start names when its time falls in a DST gap or overlap (shown under the
+  /// "what appt understood" line, never taken silently); nil otherwise.
+  public func dstNotice(clock: Clock) -> LocalTimeNotice? {
+    guard self[.start].characters.count <= Self.maximumWhenLength else { return nil }
+    do {
+      return try WhenParser(clock: clock).parse(self[.start].trimmedText).resolved(in: clock).notice
+    } catch {
+      return nil  // the field's own error is shown under it
+    }
+  }
+
   /// The scheduled appointments among `others` that the form's time range overlaps (not the
   /// one being edited): a warning, not a refusal.
   public func overlaps(with others: [Appointment], clock: Clock) -> [Appointment] {
