@@ -65,4 +65,18 @@ import Testing
     }
     #expect(!rows(state).contains { $0.contains("happens twice") })
   }
+
+  @Test func editingTheSecondHalfPastTwoKeepsItThere() {
+    let second = appointment("Second", 1_824_946_200, minutes: 30)  // 01:30Z = 02:30 CET
+    var state = state([second])
+    _ = UI.update(&state, .keyPressed(.character("e")), environment: environment)
+    #expect(!rows(state).contains { $0.contains("happens twice") }, "an unchanged start is not ambiguous")
+    #expect(rows(state).contains { $0.contains("→ Sun 2027-10-31, 02:30+01-03:00") })
+    let effects = UI.update(&state, .keyPressed(.enter), environment: environment)
+    guard case .editAppointment(_, let request)? = effects.first else {
+      Issue.record("no edit: \(effects)")
+      return
+    }
+    #expect(request.start == second.start)
+  }
 }
