@@ -34,6 +34,8 @@ public struct AddRequest: Equatable, Sendable {
   /// Whole days: `start` and `end` are local midnights.
   public var isAllDay: Bool
   public var recurrence: Recurrence?
+  /// The `--at` time fell in a DST gap or overlap: which instant was taken (to show the user).
+  public var notice: LocalTimeNotice?
 
   public init(
     title: String,
@@ -64,6 +66,8 @@ public struct EditRequest: Equatable, Sendable {
   public var occurrence: Date?
   /// `--if-revision N`: change it only if it is still at revision N (nobody changed it since).
   public var ifRevision: Int?
+  /// The `--at` time fell in a DST gap or overlap: which instant was taken (to show the user).
+  public var notice: LocalTimeNotice?
 
   public init(
     id: String,

@@ -84,16 +84,16 @@ public struct CommandParser: Sendable {
     let (start, end) = isAllDay ? try allDayRange(scan, at: at) : try timedRange(scan, at: at)
     try Self.checkTimes("add", start: start, end: end, input: Self.timeInput(scan, at: at.text))
     let recurrence = try parseRecurrence(scan, start: start)
-    return .add(
-      AddRequest(
-        title: title,
-        start: start,
-        end: end,
-        note: scan.texts["--note"] ?? "",
-        isAllDay: isAllDay,
-        recurrence: recurrence
-      )
+    var request = AddRequest(
+      title: title,
+      start: start,
+      end: end,
+      note: scan.texts["--note"] ?? "",
+      isAllDay: isAllDay,
+      recurrence: recurrence
     )
+    if !isAllDay { request.notice = dstNotice(of: at.parts) }
+    return .add(request)
   }
 
   private func timedRange(_ scan: Scan, at: (parts: WhenParser.Parts, text: String)) throws(CommandError) -> (
@@ -284,6 +284,7 @@ public struct CommandParser: Sendable {
       // The end is known once the stored duration is: the store checks it (AppointmentRules).
       try Self.checkTimes("edit", start: start, end: nil, input: "--at \(WhenParser.quoted(at.text))")
       request.start = start
+      request.notice = dstNotice(of: at.parts)
     }
     if let duration = scan.texts["--for"] { request.duration = try DurationParser.parse(duration) }
     if let note = scan.texts["--note"] {
@@ -474,6 +475,11 @@ public struct CommandParser: Sendable {
 
   private func instant(of parts: WhenParser.Parts) -> Date {
     When(day: parts.day ?? clock.today, minutes: parts.minutes).instant(in: clock)
+  }
+
+  /// Which instant a typed time in a DST gap or overlap became, or nil.
+  private func dstNotice(of parts: WhenParser.Parts) -> LocalTimeNotice? {
+    When(day: parts.day ?? clock.today, minutes: parts.minutes).resolved(in: clock).notice
   }
 
   /// `--until`: a time alone is on the start's day; a bare date means up to its end (the

@@ -16,7 +16,8 @@ public struct AppointmentFormatter: Sendable {
   // MARK: - Text
 
   /// `"10:00-10:45"` in local time. An end at the next midnight prints `24:00`; an end on a
-  /// later day carries the day count: `"23:00-01:00+1d"`.
+  /// later day carries the day count: `"23:00-01:00+1d"`. A time in the hour a fall-back
+  /// change repeats carries its UTC offset, so the two 02:30s differ: `"02:30+02-03:00+01"`.
   public func timeRange(_ a: Appointment) -> String {
     if a.isAllDay {
       let days = Int((a.duration / 86_400).rounded())
@@ -25,11 +26,12 @@ public struct AppointmentFormatter: Sendable {
     let start = local(a.start)
     let end = local(a.end)
     let dayDelta = end.dayNumber - start.dayNumber
-    let startText = Self.clockText(start)
-    if dayDelta == 0 { return "\(startText)-\(Self.clockText(end))" }
+    let startText = Self.clockText(start) + overlapMark(a.start, start)
+    let endText = Self.clockText(end) + overlapMark(a.end, end)
+    if dayDelta == 0 { return "\(startText)-\(endText)" }
     if dayDelta == 1, end.hour == 0, end.minute == 0, end.second == 0 { return "\(startText)-24:00" }
     let sign = dayDelta > 0 ? "+" : ""
-    return "\(startText)-\(Self.clockText(end))\(sign)\(dayDelta)d"
+    return "\(startText)-\(endText)\(sign)\(dayDelta)d"
   }
 
   /// `"Tue 2026-12-01"`: the local day containing `date`.
@@ -38,11 +40,21 @@ public struct AppointmentFormatter: Sendable {
     return "\(Self.weekdayNames[time.weekday]) \(Self.dateText(time))"
   }
 
-  /// `"Tue 2026-12-01 10:00"`: local day and time.
+  /// `"Tue 2026-12-01 10:00"`: local day and time (`02:30+02` in a fall-back overlap).
   public func dayAndTime(_ date: Date) -> String {
     let time = local(date)
     return "\(Self.weekdayNames[time.weekday]) \(Self.dateText(time)) \(Self.clockText(time))"
+      + overlapMark(date, time)
   }
+
+  /// `"+02"` for a time in the hour a fall-back change repeats (its UTC offset tells the two
+  /// apart), "" for every other time.
+  func overlapMark(_ date: Date, _ time: LocalTime) -> String {
+    twin(of: date) == nil ? "" : Self.offsetText(time.offset)
+  }
+
+  /// Seconds east of UTC at `date` in this formatter's zone.
+  func zoneOffset(_ date: Date) -> Int { timeZone.secondsFromGMT(for: date) }
 
   /// `"10:00"`: the local time of day.
   public func time(_ date: Date) -> String {

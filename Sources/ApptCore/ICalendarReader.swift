@@ -475,17 +475,11 @@ extension ICalendar {
       return .success(Moment(value: value, kind: kind, instant: instant))
     }
 
-    /// A TZID as Foundation knows it: an IANA name, a VTIMEZONE's declared location, or a
-    /// path ending in an IANA name (`/mozilla.org/20050126_1/Europe/Paris`).
+    /// A TZID as appt knows it (TimeZoneResolver: IANA, Windows and prefixed names), or a
+    /// VTIMEZONE's declared location.
     private func resolveZone(_ tzid: String) -> TimeZone? {
-      if let zone = TimeZone.named(tzid) { return zone }
-      if let alias = zoneAliases[tzid], let zone = TimeZone.named(alias) { return zone }
-      let parts = tzid.split(separator: "/")
-      guard tzid.hasPrefix("/"), parts.count >= 2 else { return nil }
-      for count in [3, 2] where parts.count >= count {
-        let candidate = parts.suffix(count).joined(separator: "/")
-        if candidate.contains("/"), let zone = TimeZone.named(candidate) { return zone }
-      }
+      if let zone = TimeZoneResolver.zone(forTZID: tzid) { return zone }
+      if let alias = zoneAliases[tzid], let zone = TimeZoneResolver.zone(forTZID: alias) { return zone }
       return nil
     }
 

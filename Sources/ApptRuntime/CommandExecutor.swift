@@ -60,6 +60,18 @@ public struct CommandExecutor: Sendable {
     do throws(CommandError) { return try parser.parse(words: words) } catch { throw Failure(error) }
   }
 
+  /// What the caller should say besides the result once `command` has succeeded, one line
+  /// each without a prefix: today, which instant a typed time in a DST gap or overlap became
+  /// (the caller writes `appt: note: ...` or `line N: note: ...` on stderr, so stdout and the
+  /// JSON stay as they are).
+  public func notices(for command: Command) -> [String] {
+    switch command {
+    case .add(let request): return request.notice.map { [$0.message] } ?? []
+    case .edit(let request): return request.notice.map { [$0.message] } ?? []
+    default: return []
+    }
+  }
+
   /// Runs `command` and returns the text to print (already terminated by newlines).
   public func run(_ command: Command) async throws(Failure) -> String {
     do throws(StoreError) {

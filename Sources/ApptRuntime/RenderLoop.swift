@@ -186,7 +186,11 @@ public final class RenderLoop {
           self?.inFlight -= 1
           return
         }
-        message = .commandFinished(output: try await executor.run(command), isError: false)
+        let output = try await executor.run(command)
+        // A DST note (which instant a typed time became) is what the status line shows: the
+        // result itself is on screen in the agenda.
+        let notes = executor.notices(for: command).map { $0 + "\n" }.joined()
+        message = .commandFinished(output: notes + output, isError: false)
       } catch {
         message = .commandFinished(output: error.message, isError: true)
       }

@@ -223,7 +223,7 @@ public struct Form: Equatable, Sendable {
         if when.minutes == nil {
           if requireAll { errors[.start] = "add a time, e.g. \(startText) 10:00" }
         } else {
-          start = when.instant(in: clock)
+          start = unchangedStart(startText, clock: clock) ?? when.instant(in: clock)
         }
       } catch {
         if requireAll || !startText.isEmpty { errors[.start] = error.message }
@@ -264,6 +264,27 @@ public struct Form: Equatable, Sendable {
     return "\(environment.formatter.day(start)), \(environment.formatter.timeRange(preview))"
   }
 
+  /// Which instant Start names when its time falls in a DST gap or overlap (shown under the
+  /// "what appt understood" line, never taken silently); nil otherwise.
+  public func dstNotice(clock: Clock) -> LocalTimeNotice? {
+    guard self[.start].characters.count <= Self.maximumWhenLength,
+      unchangedStart(self[.start].trimmedText, clock: clock) == nil
+    else { return nil }
+    do {
+      return try WhenParser(clock: clock).parse(self[.start].trimmedText).resolved(in: clock).notice
+    } catch {
+      return nil  // the field's own error is shown under it
+    }
+  }
+
+  /// The start being edited when Start still reads as it was loaded: the second 02:30 of
+  /// an autumn change stays the second (typed again, the text would mean the first).
+  private func unchangedStart(_ text: String, clock: Clock) -> Date? {
+    guard let old = editing?.start else { return nil }
+    let formatter = AppointmentFormatter(clock: clock)
+    return text == "\(formatter.isoDay(old)) \(formatter.time(old))" ? old : nil
+  }
+
   /// The scheduled appointments among `others` that the form's time range overlaps (not the
   /// one being edited): a warning, not a refusal.
   public func overlaps(with others: [Appointment], clock: Clock) -> [Appointment] {
@@ -279,7 +300,7 @@ public struct Form: Equatable, Sendable {
       let when = try WhenParser(clock: clock).parse(self[.start].trimmedText)
       let duration = try DurationParser.parse(self[.duration].trimmedText)
       guard when.minutes != nil else { return nil }
-      let start = when.instant(in: clock)
+      let start = unchangedStart(self[.start].trimmedText, clock: clock) ?? when.instant(in: clock)
       return (start, start.addingTimeInterval(duration))
     } catch {
       return nil  // a preview only: the field's own error is shown under it

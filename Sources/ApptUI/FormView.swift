@@ -40,6 +40,10 @@ enum FormView {
     if row < area.rows.upperBound, let meaning = form.interpretation(environment: environment) {
       screen.put("  → \(meaning)", row: row, column: x, width: area.width, style: .accent)
       row += 1
+      if row < area.rows.upperBound, let notice = form.dstNotice(clock: environment.clock) {
+        screen.put("    \(notice.preview)", row: row, column: x, width: area.width, style: .accent)
+        row += 1
+      }
     }
     let overlaps = form.overlaps(with: state.appointments, clock: environment.clock)
     if row < area.rows.upperBound, !overlaps.isEmpty {

@@ -69,8 +69,11 @@ struct Appt {
   /// `appt COMMAND ARGS...`: one command from the process arguments.
   static func runOneShot(_ words: [String], executor: CommandExecutor) async -> ExitStatus {
     do throws(CommandExecutor.Failure) {
-      let result = try await executor.run(try executor.parse(words: words))
-      return Output.write(result)?.status ?? .ok
+      let command = try executor.parse(words: words)
+      let result = try await executor.run(command)
+      let status = Output.write(result)?.status ?? .ok
+      for notice in executor.notices(for: command) { Output.error("appt: note: \(notice)") }
+      return status
     } catch {
       Output.error("appt: \(error.message)")
       return max(ExitStatus(error.kind), Output.write(error.output)?.status ?? .ok)

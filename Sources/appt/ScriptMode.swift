@@ -35,6 +35,7 @@ struct ScriptMode {
         // Results that cannot be written stop the script: a driver that cannot read them
         // must not have more commands run blind.
         if let failure = Output.write(try await executor.run(command)) { return max(worst, failure.status) }
+        for notice in executor.notices(for: command) { Output.error("line \(number): note: \(notice)") }
       } catch {
         Output.error("line \(number): \(error.message)")
         worst = max(worst, ExitStatus(error.kind))

@@ -496,4 +496,49 @@ for s in issue_example second_process_sees_data cancel_by_prefix bad_line_in_mid
     appt_now_sets_the_clock appt_now_refused tz_honoured_or_refused; do
     run_scenario "$s"
 done
+# ------------------------------------------------------------------ zones and DST (issue 13)
+
+# A typed time in a DST gap or overlap is saved with a note on stderr saying which instant was
+# chosen (`appt: note: ...` one-shot, `line N: note: ...` in a script; stdout and JSON as
+# ever); `list` tells the two 02:30s of the autumn change apart; an Outlook export with
+# Windows zone names imports at the right instants.
+dst_notes_and_windows_zones() {
+    export TZ=Europe/Berlin APPT_NOW=2027-03-01T10:00
+    run_appt --db "$DB" add "Gap" --at "2027-03-28 02:30"
+    check_status 0 "add in the spring gap"
+    check_contains "$OUT" "Sun 2027-03-28  03:30-04:30  Gap" "saved at 03:30"
+    check_eq "appt: note: 02:30 does not exist on 28 March 2027 in Europe/Berlin; saved at 03:30" "$ERR" "gap note"
+    run_appt --db "$DB" --json add "First" --at "2027-10-31 02:30" --for 30m
+    check_status 0 "add in the autumn overlap"
+    check_eq "2027-10-31T02:30:00+02:00" "$(json_field start)" "the first 02:30 (CEST)"
+    check_eq "appt: note: 02:30 happens twice on 31 October 2027 in Europe/Berlin; saved the first (+02:00)" "$ERR" "overlap note"
+    run_script $'add "Plain" --at "2027-10-31 10:00"\nadd "Again" --at "2027-10-31 02:15"\nlist --from 2027-10-31 --days 1' --db "$DB"
+    check_status 0 "script"
+    check_eq "line 2: note: 02:15 happens twice on 31 October 2027 in Europe/Berlin; saved the first (+02:00)" "$ERR" "script note names its line"
+    check_contains "$OUT" "02:30+02-02:00+01  First" "list marks the overlap"
+    check_contains "$OUT" "10:00-11:00  Plain" "other times as ever"
+    local id
+    id=$(printf '%s\n' "$OUT" | grep -E '^[0-9a-f]{6}  .*  Plain$' | head -1 | cut -c1-6)
+    run_appt --db "$DB" edit "$id" --at "2027-03-28 02:45"
+    check_status 0 "edit into the gap"
+    check_eq "appt: note: 02:45 does not exist on 28 March 2027 in Europe/Berlin; saved at 03:45" "$ERR" "edit note"
+    TZ=America/New_York run_appt --db ny.sqlite3 add "NY" --at "2027-11-07 1:30am"
+    check_eq "appt: note: 01:30 happens twice on 7 November 2027 in America/New_York; saved the first (-04:00)" "$ERR" "New York overlap"
+
+    printf '%s\r\n' BEGIN:VCALENDAR VERSION:2.0 "PRODID:Microsoft Exchange Server 2010" \
+        BEGIN:VTIMEZONE "TZID:W. Europe Standard Time" BEGIN:STANDARD DTSTART:16010101T030000 \
+        TZOFFSETFROM:+0200 TZOFFSETTO:+0100 "RRULE:FREQ=YEARLY;INTERVAL=1;BYDAY=-1SU;BYMONTH=10" END:STANDARD \
+        BEGIN:DAYLIGHT DTSTART:16010101T020000 TZOFFSETFROM:+0100 TZOFFSETTO:+0200 \
+        "RRULE:FREQ=YEARLY;INTERVAL=1;BYDAY=-1SU;BYMONTH=3" END:DAYLIGHT END:VTIMEZONE \
+        BEGIN:VEVENT UID:outlook-1 "SUMMARY:Summer review" "DTSTART;TZID=W. Europe Standard Time:20270715T140000" \
+        "DTEND;TZID=W. Europe Standard Time:20270715T153000" END:VEVENT \
+        BEGIN:VEVENT UID:outlook-2 "SUMMARY:Sydney sync" "DTSTART;TZID=AUS Eastern Standard Time:20270115T090000" \
+        "DTEND;TZID=AUS Eastern Standard Time:20270115T093000" END:VEVENT END:VCALENDAR >outlook.ics
+    TZ=UTC run_appt --db outlook.sqlite3 import outlook.ics
+    check_status 0 "import an Outlook export"
+    TZ=UTC run_appt --db outlook.sqlite3 list --from 2027-01-01 --to 2027-12-31
+    check_contains "$OUT" "Thu 2027-07-15  12:00-13:30  Summer review" "W. Europe Standard Time is Berlin"
+    check_contains "$OUT" "Thu 2027-01-14  22:00-22:30  Sydney sync" "AUS Eastern Standard Time is Sydney (summer time)"
+}
+run_scenario dst_notes_and_windows_zones
 e2e_finish "e2e script mode"
