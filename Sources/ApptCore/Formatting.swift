@@ -214,19 +214,10 @@ public struct AppointmentFormatter: Sendable {
     )
   }
 
-  /// Year, month and day of the proleptic Gregorian date `days` after 1970-01-01
-  /// (Howard Hinnant's `civil_from_days`).
+  /// Year, month and day of the proleptic Gregorian date `days` after 1970-01-01.
   static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
-    let z = days + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let dayOfEra = z - era * 146_097
-    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let monthIndex = (5 * dayOfYear + 2) / 153
-    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-    return (year, month, day)
+    let date = CivilDate(dayNumber: days)
+    return (date.year, date.month, date.day)
   }
 
   static let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
