@@ -168,17 +168,10 @@ struct ICSWriter {
       + "\(pad(secondOfDay % 3_600 / 60, 2))\(pad(secondOfDay % 60, 2))"
   }
 
-  /// Howard Hinnant's days-to-civil.
+  /// Year, month and day of the date `days` after 1970-01-01 (ApptCore's `CivilDate`).
   static func civil(days: Int64) -> (Int64, Int64, Int64) {
-    let z = days + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let doe = z - era * 146_097
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-    let mp = (5 * doy + 2) / 153
-    let day = doy - (153 * mp + 2) / 5 + 1
-    let month = mp < 10 ? mp + 3 : mp - 9
-    return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    let date = CivilDate(dayNumber: Int(days))
+    return (Int64(date.year), Int64(date.month), Int64(date.day))
   }
 }
 

@@ -58,6 +58,20 @@ public final class Pilot {
 
   public func type(_ text: String) { terminal.type(text) }
 
+  /// Adds an appointment through the form as a user does: `a`, the title, the time after
+  /// the prefilled day, the duration over the default, the note, `enter`.
+  public func addInForm(title: String, time: String, duration: String, note: String) {
+    press("a")
+    type(title)
+    press("tab")
+    type(time)
+    press("tab", "ctrl+u")
+    type(duration)
+    press("tab")
+    type(note)
+    press("enter")
+  }
+
   public func resize(rows: Int, columns: Int) { terminal.resize(to: Screen.Size(rows: rows, columns: columns)) }
 
   /// Waits until all keys are handled, the store is idle and its snapshots are on screen. If

@@ -31,15 +31,7 @@ import Testing
   @Test func addingThroughTheFormReachesTheScreenAndTheFile() async throws {
     let pilot = Pilot(dao: freshDAO())
     await pilot.start()
-    pilot.press("a")
-    pilot.type("Dentist")
-    pilot.press("tab")
-    pilot.type("10:00")
-    pilot.press("tab", "ctrl+u")
-    pilot.type("45m")
-    pilot.press("tab")
-    pilot.type("bring the x-rays")
-    pilot.press("enter")
+    pilot.addInForm(title: "Dentist", time: "10:00", duration: "45m", note: "bring the x-rays")
     await pilot.settle()
 
     #expect(pilot.agenda[2] == "  10:00-10:45  Dentist")

@@ -53,15 +53,7 @@ import Testing
 
   @Test func anAppointmentAddedInTheFormIsTheOneAppAddAdds() async throws {
     let (pilot, dao) = try await started()
-    pilot.press("a")
-    pilot.type("Dentist")
-    pilot.press("tab")
-    pilot.type("10:00")
-    pilot.press("tab", "ctrl+u")
-    pilot.type("45m")
-    pilot.press("tab")
-    pilot.type("bring the x-rays")
-    pilot.press("enter")
+    pilot.addInForm(title: "Dentist", time: "10:00", duration: "45m", note: "bring the x-rays")
     await pilot.settle()
     let fromForm = try #require(try await freshDAO().getAllAppointments().first)
     _ = try await run("add Dentist --at \"2026-11-29 10:00\" --for 45m --note \"bring the x-rays\"", on: dao)
