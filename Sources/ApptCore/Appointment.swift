@@ -63,6 +63,8 @@ public struct Appointment: Hashable, Sendable, Identifiable {
   /// The instant it ends; always after `start`.
   public var end: Date
   public var note: String
+  /// Where it takes place (iCalendar LOCATION); "" when unknown.
+  public var location: String
   public var status: Status
   public var created: Date
   public var updated: Date
@@ -84,6 +86,31 @@ public struct Appointment: Hashable, Sendable, Identifiable {
   /// one more on every later write. An edit based on an older revision is refused, so a change
   /// someone else made in between is never lost. An occurrence carries its series' revision.
   public var revision: Int
+  /// iCalendar SEQUENCE: how many times the organizer's copy was revised (an edit in appt
+  /// counts it up; between two copies of one UID, the higher one wins).
+  public var sequence: Int
+  /// Set for an overridden occurrence of a series (RECURRENCE-ID): which one it replaces.
+  public var override: Override?
+  /// What an imported event carried that appt does not show, written back on export.
+  public var extras: ICalendarExtras
+
+  /// An occurrence of a series changed on its own (RFC 5545's RECURRENCE-ID instance): it
+  /// replaces the occurrence that would have started at `recurrenceID`, wherever it now is.
+  public struct Override: Hashable, Sendable {
+    /// The series it belongs to; nil when the series itself is absent (a calendar invitation
+    /// to one occurrence), when it is shown as an appointment of its own.
+    public var seriesID: AppointmentID?
+    /// The start the occurrence had in its series.
+    public var recurrenceID: Date
+    /// RANGE=THISANDFUTURE: its changes apply to every later occurrence as well.
+    public var thisAndFuture: Bool
+
+    public init(seriesID: AppointmentID?, recurrenceID: Date, thisAndFuture: Bool = false) {
+      self.seriesID = seriesID
+      self.recurrenceID = recurrenceID
+      self.thisAndFuture = thisAndFuture
+    }
+  }
 
   public init(
     id: AppointmentID = AppointmentID(),
@@ -91,6 +118,7 @@ public struct Appointment: Hashable, Sendable, Identifiable {
     start: Date,
     end: Date,
     note: String = "",
+    location: String = "",
     status: Status = .scheduled,
     created: Date,
     updated: Date? = nil,
@@ -100,13 +128,17 @@ public struct Appointment: Hashable, Sendable, Identifiable {
     exceptions: [Date] = [],
     occurrence: Date? = nil,
     uid: String? = nil,
-    revision: Int = 0
+    revision: Int = 0,
+    sequence: Int = 0,
+    override: Override? = nil,
+    extras: ICalendarExtras = .none
   ) {
     self.id = id
     self.title = title
     self.start = start
     self.end = end
     self.note = note
+    self.location = location
     self.status = status
     self.created = created
     self.updated = updated ?? created
@@ -117,6 +149,9 @@ public struct Appointment: Hashable, Sendable, Identifiable {
     self.occurrence = occurrence
     self.uid = uid
     self.revision = revision
+    self.sequence = sequence
+    self.override = override
+    self.extras = extras
   }
 
   /// The zone the series repeats in (its own, else `fallback`).
@@ -124,21 +159,56 @@ public struct Appointment: Hashable, Sendable, Identifiable {
     TimeZone.named(timeZone) ?? fallback
   }
 
-  /// The occurrences of this appointment that intersect `window`: itself for a one-off, else
-  /// one copy per occurrence (with `occurrence` set). Occurrences cancelled one by one are
-  /// included only when `includeCancelled`, marked cancelled.
-  public func occurrences(in window: DateInterval, fallbackZone: TimeZone, includeCancelled: Bool) -> [Appointment] {
+  /// The occurrences of this appointment that intersect `window`: itself for a one-off (and
+  /// an override), else one copy per occurrence (with `occurrence` set). Occurrences
+  /// cancelled one by one are included only when `includeCancelled`, marked cancelled.
+  ///
+  /// `overrides` are this series' overridden occurrences, as far as the window needs them
+  /// (those whose `recurrenceID` is in it, and those THISANDFUTURE before its end): an
+  /// overridden occurrence is left out here (the override is an appointment of its own,
+  /// found where it now is), and a THISANDFUTURE override changes every later occurrence
+  /// the way it changed its own: moved by as much, as long, with its title, note, location
+  /// and status.
+  public func occurrences(
+    in window: DateInterval,
+    fallbackZone: TimeZone,
+    includeCancelled: Bool,
+    overrides: [Appointment] = []
+  ) -> [Appointment] {
     guard let recurrence else {
       return overlaps(from: window.start, to: window.end) && (includeCancelled || !isCancelled) ? [self] : []
     }
+    let mine = overrides.compactMap { other in other.override.map { (value: other, override: $0) } }
+    let replaced = Set(mine.map(\.override.recurrenceID))
+    let future = mine.filter(\.override.thisAndFuture).sorted { $0.override.recurrenceID < $1.override.recurrenceID }
+    // A THISANDFUTURE override may move later occurrences into the window from outside it.
+    var slots = window
+    for (value, override) in future where override.recurrenceID < window.end {
+      let shift = value.start.timeIntervalSince(override.recurrenceID)
+      slots = DateInterval(
+        start: min(slots.start, window.start.addingTimeInterval(-max(0, shift))),
+        end: max(slots.end, window.end.addingTimeInterval(max(0, -shift)))
+      )
+    }
     let excluded = Set(exceptions)
-    return recurrence.occurrences(start: start, duration: duration, zone: zone(fallback: fallbackZone), in: window)
-      .compactMap { occurrenceStart in
+    let zone = zone(fallback: fallbackZone)
+    return recurrence.occurrences(start: start, duration: duration, zone: zone, in: slots)
+      .compactMap { slot in
+        guard !replaced.contains(slot) else { return nil }
         var copy = self
-        copy.start = occurrenceStart
-        copy.end = occurrenceStart.addingTimeInterval(duration)
-        copy.occurrence = occurrenceStart
-        if excluded.contains(occurrenceStart) { copy.status = .cancelled }
+        copy.start = slot
+        copy.end = slot.addingTimeInterval(recurrence.periodLength(at: slot) ?? duration)
+        copy.occurrence = slot
+        if excluded.contains(slot) { copy.status = .cancelled }
+        if let (value, override) = future.last(where: { $0.override.recurrenceID < slot }) {
+          copy.start = slot.addingTimeInterval(value.start.timeIntervalSince(override.recurrenceID))
+          copy.end = copy.start.addingTimeInterval(value.duration)
+          copy.title = value.title
+          copy.note = value.note
+          copy.location = value.location
+          if !excluded.contains(slot) { copy.status = value.status }
+        }
+        guard copy.overlaps(from: window.start, to: window.end) else { return nil }
         return includeCancelled || !copy.isCancelled ? copy : nil
       }
   }

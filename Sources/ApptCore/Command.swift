@@ -7,9 +7,10 @@ public enum Command: Equatable, Sendable {
   case list(ListRequest)
   case show(id: String)
   case edit(EditRequest)
-  /// The whole appointment, or with `occurrence` (a local midnight) one occurrence of a series.
-  /// With `ifRevision` (`--if-revision N`), only if it is still at that revision.
-  case cancel(id: String, occurrence: Date? = nil, ifRevision: Int? = nil)
+  /// The whole appointment, or with `occurrence` (a local midnight) one occurrence of a series
+  /// (with `andFollowing`, that one and every later one). With `ifRevision`
+  /// (`--if-revision N`), only if it is still at that revision.
+  case cancel(id: String, occurrence: Date? = nil, andFollowing: Bool = false, ifRevision: Int? = nil)
   case restore(id: String, occurrence: Date? = nil, ifRevision: Int? = nil)
   case delete(id: String, ifRevision: Int? = nil)
   /// Reads an iCalendar file, all or nothing; with `partial`, imports the events that map and
@@ -31,6 +32,7 @@ public struct AddRequest: Equatable, Sendable {
   public var start: Date
   public var end: Date
   public var note: String
+  public var location: String
   /// Whole days: `start` and `end` are local midnights.
   public var isAllDay: Bool
   public var recurrence: Recurrence?
@@ -42,6 +44,7 @@ public struct AddRequest: Equatable, Sendable {
     start: Date,
     end: Date,
     note: String = "",
+    location: String = "",
     isAllDay: Bool = false,
     recurrence: Recurrence? = nil
   ) {
@@ -49,6 +52,7 @@ public struct AddRequest: Equatable, Sendable {
     self.start = start
     self.end = end
     self.note = note
+    self.location = location
     self.isAllDay = isAllDay
     self.recurrence = recurrence
   }
@@ -61,9 +65,13 @@ public struct EditRequest: Equatable, Sendable {
   public var start: Date?
   public var duration: TimeInterval?
   public var note: String?
+  public var location: String?
   /// Edit only the occurrence of a series on this day (a local midnight): it becomes an
-  /// appointment of its own and the series skips that day.
+  /// override of the series (RECURRENCE-ID), which keeps its place in the series.
   public var occurrence: Date?
+  /// With `occurrence`: that occurrence and every later one ("this and following"): the
+  /// series ends before it, and a new series, changed, goes on from it.
+  public var andFollowing: Bool
   /// `--if-revision N`: change it only if it is still at revision N (nobody changed it since).
   public var ifRevision: Int?
   /// The `--at` time fell in a DST gap or overlap: which instant was taken (to show the user).
@@ -75,7 +83,9 @@ public struct EditRequest: Equatable, Sendable {
     start: Date? = nil,
     duration: TimeInterval? = nil,
     note: String? = nil,
+    location: String? = nil,
     occurrence: Date? = nil,
+    andFollowing: Bool = false,
     ifRevision: Int? = nil
   ) {
     self.id = id
@@ -83,7 +93,9 @@ public struct EditRequest: Equatable, Sendable {
     self.start = start
     self.duration = duration
     self.note = note
+    self.location = location
     self.occurrence = occurrence
+    self.andFollowing = andFollowing
     self.ifRevision = ifRevision
   }
 }

@@ -96,8 +96,8 @@ public enum ICalendar {
     }
     guard appointment.start < range.end else { return false }
     let zone = appointment.zone(fallback: fallbackZone)
-    guard let last = recurrence.lastOccurrence(start: appointment.start, duration: appointment.duration, zone: zone)
+    guard let end = recurrence.seriesEnd(start: appointment.start, duration: appointment.duration, zone: zone)
     else { return true }
-    return last.addingTimeInterval(appointment.duration) > range.start
+    return end > range.start
   }
 }

@@ -103,10 +103,7 @@ extension ICalendar {
         if Self.isUTC(zone) { continue }
         var last = a.end
         if let recurrence = a.recurrence {
-          last =
-            recurrence.lastOccurrence(start: a.start, duration: a.duration, zone: zone).map {
-              $0.addingTimeInterval(a.duration)
-            } ?? a.end
+          last = recurrence.seriesEnd(start: a.start, duration: a.duration, zone: zone) ?? a.end
         }
         let span = spans[zone.identifier] ?? (zone, a.start, last)
         spans[zone.identifier] = (zone, min(span.first, a.start), max(span.last, last))

@@ -1,7 +1,8 @@
 import Foundation
 
-/// How an appointment repeats: the subset of RFC 5545 RRULE appt supports (FREQ, INTERVAL,
-/// BYDAY for weekly rules, COUNT, UNTIL), stored and exchanged as RRULE text.
+/// How an appointment repeats: RFC 5545's RRULEs (every part) and RDATEs. EXDATEs are the
+/// appointment's `exceptions`; overridden occurrences (RECURRENCE-ID) are appointments of
+/// their own that name the series. `RecurrenceSet` does the expansion.
 ///
 /// Occurrences keep the wall-clock time of the first one in the zone the series was entered
 /// in, so a weekly 09:00 meeting stays at 09:00 local across daylight-saving changes. They are
@@ -38,148 +39,127 @@ public struct Recurrence: Hashable, Sendable {
     }
   }
 
-  public var frequency: Frequency
-  /// Every `interval` days, weeks, months or years (1 or more).
-  public var interval: Int
-  /// For weekly rules, the days of the week; empty means the first occurrence's weekday.
-  public var weekdays: [Weekday]
-  /// At most this many occurrences (exceptions still count, as in RFC 5545).
-  public var count: Int?
-  /// No occurrence starts after this instant (at most `AppointmentRules.latest`: no
-  /// occurrence can be later anyway, and a later UNTIL could not be written as RRULE text).
-  public var until: Date?
+  /// The RRULEs (RFC 5545 allows several; their instances are merged).
+  public var rules: [RecurrenceRule]
+  /// Extra occurrences (RDATE), in the order they were written.
+  public var dates: [RecurrenceDate]
 
+  public init(rules: [RecurrenceRule], dates: [RecurrenceDate] = []) {
+    self.rules = rules
+    self.dates = dates
+  }
+
+  /// The common rule the grammar writes: every `interval` days, weeks, months or years, on
+  /// `weekdays` (weekly), at most `count` times or until the instant `until` (kept at most
+  /// `AppointmentRules.latest`: no occurrence can be later, and RRULE text could not say it).
   public init(frequency: Frequency, interval: Int = 1, weekdays: [Weekday] = [], count: Int? = nil, until: Date? = nil)
   {
-    self.frequency = frequency
-    self.interval = max(1, interval)
-    self.weekdays = Array(Set(weekdays)).sorted()
-    self.count = count
-    self.until = until.map { min($0, AppointmentRules.latest) }
+    let rule = RecurrenceRule(
+      frequency: frequency.ruleFrequency,
+      interval: max(1, interval),
+      count: count,
+      until: until.map { .utc(CivilDateTime(min($0, AppointmentRules.latest), in: .gmt)) },
+      byDay: Array(Set(weekdays)).sorted().map { RecurrenceRule.WeekdayNumber($0) }
+    )
+    self.init(rules: [rule])
+  }
+
+  // MARK: - The common rule's parts (the grammar's and the form's view of the first rule)
+
+  /// The first rule's frequency, when it is one the grammar offers (nil for HOURLY and finer,
+  /// or an RDATE-only set).
+  public var frequency: Frequency? { rules.first.flatMap { Frequency(rule: $0.frequency) } }
+  public var interval: Int { rules.first?.interval ?? 1 }
+  public var count: Int? { rules.first?.count }
+  /// The first rule's plain weekdays (BYDAY without ordinals).
+  public var weekdays: [Weekday] { rules.first?.byDay.filter { $0.ordinal == nil }.map(\.weekday) ?? [] }
+  /// The first rule's UNTIL as an instant, read as `Until.instant(zone:)` reads it in UTC;
+  /// setting it writes a UTC UNTIL (and drops a COUNT).
+  public var until: Date? {
+    get { rules.first?.until.map { $0.instant(in: .gmt) } }
+    set {
+      guard !rules.isEmpty else { return }
+      rules[0].until = newValue.map { .utc(CivilDateTime(min($0, AppointmentRules.latest), in: .gmt)) }
+      if newValue != nil { rules[0].count = nil }
+    }
   }
 
   // MARK: - Occurrences
 
+  /// The set a series starting at `start` in `zone` expands, without `exceptions` (EXDATE
+  /// instants).
+  public func set(start: Date, zone: TimeZone, exceptions: [Date] = []) -> RecurrenceSet {
+    RecurrenceSet(start: start, zone: zone, rules: rules, rdates: dates, exdates: exceptions.map { .instant($0) })
+  }
+
   /// The starts of the occurrences of a series first starting at `start` and lasting
   /// `duration`, that intersect `window`, in order. `zone` is the series' own zone. A series
-  /// ends where `AppointmentRules.supportedTimes` does: no occurrence ends after it.
-  public func occurrences(start: Date, duration: TimeInterval, zone: TimeZone, in window: DateInterval) -> [Date] {
-    var result: [Date] = []
-    let notBefore = window.start.addingTimeInterval(-duration)
-    forEachOccurrence(start: start, duration: duration, zone: zone, notBefore: notBefore) { occurrence in
-      if occurrence >= window.end { return false }
-      if occurrence.addingTimeInterval(duration) > window.start { result.append(occurrence) }
-      return true
-    }
-    return result
-  }
-
-  /// The start of the last occurrence (of those lasting `duration` that end by
-  /// `AppointmentRules.latest`), or nil when the series never ends.
-  public func lastOccurrence(start: Date, duration: TimeInterval = 0, zone: TimeZone) -> Date? {
-    guard count != nil || until != nil else { return nil }
-    var last: Date?
-    forEachOccurrence(start: start, duration: duration, zone: zone, notBefore: nil) { occurrence in
-      last = occurrence
-      return true
-    }
-    return last
-  }
-
-  /// Calls `body` with each occurrence start in order until it returns false or the series
-  /// ends, at the latest with the last occurrence lasting `duration` that ends by
-  /// `AppointmentRules.latest`. Without a COUNT, iteration starts at the period just before
-  /// `notBefore` instead of at the first occurrence (a COUNT must be counted from the start).
-  private func forEachOccurrence(
+  /// ends where `AppointmentRules.supportedTimes` does: no occurrence ends after it. An RDATE
+  /// PERIOD lasts its own length: `periodLength(at:)` says how long.
+  public func occurrences(
     start: Date,
     duration: TimeInterval,
     zone: TimeZone,
-    notBefore: Date?,
-    _ body: (Date) -> Bool
-  ) {
+    exceptions: [Date] = [],
+    in window: DateInterval
+  ) -> [Date] {
+    let longest = max(duration, longestPeriod)
     let latestStart = AppointmentRules.latest.addingTimeInterval(-max(0, duration))
-    guard start <= latestStart else { return }
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = zone
-    calendar.firstWeekday = 2
-    let first = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: start)
-    let firstDay = calendar.startOfDay(for: start)
-    var period = 0
-    var emitted = 0
-    // Daily and plain weekly rules yield exactly one occurrence per period, so even a COUNT
-    // can be skipped ahead: the periods jumped over are occurrences already counted.
-    let onePerPeriod = frequency == .daily || (frequency == .weekly && weekdays.isEmpty)
-    if count == nil || onePerPeriod, let notBefore, notBefore > start {
-      // Past the end of the supported times there is nothing to find (and nothing to count).
-      guard notBefore <= latestStart else { return }
-      period = max(0, periodsBetween(firstDay, calendar.startOfDay(for: notBefore), calendar: calendar) - 1)
-      if count != nil { emitted = period }
-    }
-    // A safety bound: no rule in this subset yields an empty run of this many periods.
-    var idlePeriods = 0
-    while idlePeriods < 400 {
-      var produced = false
-      for day in days(ofPeriod: period, firstDay: firstDay, first: first, calendar: calendar) {
-        guard let occurrence = wallClock(day: day, first: first, calendar: calendar), occurrence >= start else {
-          continue
-        }
-        if let until, occurrence > until { return }
-        if occurrence > latestStart { return }
-        if let count, emitted >= count { return }
-        emitted += 1
-        produced = true
-        if !body(occurrence) { return }
+    return set(start: start, zone: zone, exceptions: exceptions)
+      .occurrences(from: window.start.addingTimeInterval(-longest), to: window.end)
+      .filter { occurrence in
+        occurrence <= latestStart
+          && occurrence.addingTimeInterval(periodLength(at: occurrence) ?? duration) > window.start
       }
-      idlePeriods = produced ? 0 : idlePeriods + 1
-      period += 1
-    }
   }
 
-  /// Whole periods (of `interval` units) from `firstDay` to `day`, rounded down.
-  private func periodsBetween(_ firstDay: Date, _ day: Date, calendar: Calendar) -> Int {
-    let unit: Calendar.Component
-    switch frequency {
-    case .daily: unit = .day
-    case .weekly: unit = .weekOfYear
-    case .monthly: unit = .month
-    case .yearly: unit = .year
-    }
-    let elapsed = calendar.dateComponents([unit], from: firstDay, to: day).value(for: unit) ?? 0
-    return max(0, elapsed / interval)
+  /// How long the occurrence starting at `instant` lasts when an RDATE PERIOD gave it its own
+  /// length; nil when it lasts the series' duration.
+  public func periodLength(at instant: Date) -> TimeInterval? {
+    for case .period(let start, let length) in dates where start == instant { return length }
+    return nil
   }
 
-  /// The candidate days (local midnights) of one period, in order; days that do not exist
-  /// (31 April, 29 February in a common year) are skipped, as RFC 5545 says.
-  private func days(ofPeriod period: Int, firstDay: Date, first: DateComponents, calendar: Calendar) -> [Date] {
-    let step = period * interval
-    switch frequency {
-    case .daily:
-      return calendar.date(byAdding: .day, value: step, to: firstDay).map { [$0] } ?? []
-    case .weekly:
-      let weekStart = calendar.dateInterval(of: .weekOfYear, for: firstDay)?.start ?? firstDay
-      guard let week = calendar.date(byAdding: .weekOfYear, value: step, to: weekStart) else { return [] }
-      let wanted = weekdays.isEmpty ? [Self.weekday(of: firstDay, calendar: calendar)] : weekdays
-      return wanted.compactMap { calendar.date(byAdding: .day, value: $0.rawValue, to: week) }
-    case .monthly, .yearly:
-      guard let year = first.year, let month = first.month, let day = first.day else { return [] }
-      let months = frequency == .monthly ? step : step * 12
-      let total = (year * 12 + month - 1) + months
-      var components = DateComponents(year: total / 12, month: total % 12 + 1, day: 1)
-      guard let monthStart = calendar.date(from: components),
-        let length = calendar.range(of: .day, in: .month, for: monthStart)?.count, day <= length
-      else { return [] }
-      components.day = day
-      return calendar.date(from: components).map { [$0] } ?? []
-    }
+  private var longestPeriod: TimeInterval {
+    var longest: TimeInterval = 0
+    for case .period(_, let length) in dates { longest = max(longest, length) }
+    return longest
   }
 
-  /// `day` at the first occurrence's wall-clock time (a time in a DST gap moves forward).
-  private func wallClock(day: Date, first: DateComponents, calendar: Calendar) -> Date? {
-    var components = calendar.dateComponents([.year, .month, .day], from: day)
-    components.hour = first.hour
-    components.minute = first.minute
-    components.second = first.second
-    return calendar.date(from: components)
+  /// An instant no occurrence ends after, or nil when the series never ends: the window
+  /// query's bound. It may be later than the last occurrence's end (an UNTIL is taken as
+  /// given, plus a day for a local one); it is never earlier.
+  public func seriesEnd(start: Date, duration: TimeInterval, zone: TimeZone) -> Date? {
+    var end = start.addingTimeInterval(duration)
+    for date in dates {
+      switch date {
+      case .instant(let instant): end = max(end, instant.addingTimeInterval(duration))
+      case .period(let instant, let length): end = max(end, instant.addingTimeInterval(length))
+      case .local(let local): end = max(end, local.instant(in: zone).addingTimeInterval(duration + 86400))
+      case .date(let day):
+        end = max(end, CivilDateTime(date: day).instant(in: zone).addingTimeInterval(duration + 2 * 86400))
+      }
+    }
+    for rule in rules {
+      if let until = rule.until {
+        end = max(end, until.instant(in: zone).addingTimeInterval(duration + 2 * 86400))
+      } else if rule.count != nil {
+        let only = Recurrence(rules: [rule])
+        let starts = only.set(start: start, zone: zone).occurrences(from: start, to: AppointmentRules.latest)
+        if let last = starts.last { end = max(end, last.addingTimeInterval(duration)) }
+      } else {
+        return nil
+      }
+    }
+    return min(end, AppointmentRules.latest)
+  }
+
+  /// The start of the last occurrence (of those lasting `duration` that end by
+  /// `AppointmentRules.latest`), or nil when the series never ends. It expands the whole
+  /// series: for reports and tests, not for windows (`seriesEnd` bounds those).
+  public func lastOccurrence(start: Date, duration: TimeInterval = 0, zone: TimeZone) -> Date? {
+    guard let bound = seriesEnd(start: start, duration: duration, zone: zone) else { return nil }
+    return occurrences(start: start, duration: duration, zone: zone, in: DateInterval(start: start, end: bound)).last
   }
 
   static func weekday(of date: Date, calendar: Calendar) -> Weekday {
@@ -189,64 +169,23 @@ public struct Recurrence: Hashable, Sendable {
 
   // MARK: - RRULE text
 
-  /// `FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,WE;COUNT=10` (UNTIL as UTC `YYYYMMDDTHHMMSSZ`).
-  public var rrule: String {
-    var parts = ["FREQ=\(frequency.rawValue.uppercased())"]
-    if interval != 1 { parts.append("INTERVAL=\(interval)") }
-    if !weekdays.isEmpty { parts.append("BYDAY=" + weekdays.map(\.code).joined(separator: ",")) }
-    if let count { parts.append("COUNT=\(count)") }
-    if let until { parts.append("UNTIL=" + Self.utcStamp(until)) }
-    return parts.joined(separator: ";")
-  }
+  /// The rules as RRULE text, one per line (`FREQ=WEEKLY;BYDAY=MO,WE;COUNT=10`): how the
+  /// store keeps them.
+  public var rrule: String { rules.map(\.text).joined(separator: "\n") }
 
-  /// Parses the RRULE subset appt represents faithfully; anything else is an error naming the
-  /// part, never silently dropped.
+  /// Reads rules written as `rrule` writes them (one per line; a leading `RRULE:` is taken).
+  /// Every RFC 5545 part is read; what cannot be interpreted is an error naming the part.
   public init(rrule text: String) throws(CommandError) {
-    var frequency: Frequency?
-    var interval = 1
-    var weekdays: [Weekday] = []
-    var count: Int?
-    var until: Date?
-    for part in text.split(separator: ";") where !part.isEmpty {
-      let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
-      guard pair.count == 2 else { throw .invalid("RRULE part \"\(part)\" is not NAME=VALUE") }
-      let (name, value) = (pair[0].uppercased(), pair[1])
-      switch name {
-      case "FREQ":
-        guard let parsed = Frequency(rawValue: value.lowercased()) else {
-          throw .invalid("RRULE FREQ=\(value) is not supported (DAILY, WEEKLY, MONTHLY, YEARLY)")
-        }
-        frequency = parsed
-      case "INTERVAL":
-        guard let parsed = Int(value), (1...1000).contains(parsed) else {
-          throw .invalid("RRULE INTERVAL=\(value) is not 1-1000")
-        }
-        interval = parsed
-      case "COUNT":
-        guard let parsed = Int(value), (1...100_000).contains(parsed) else {
-          throw .invalid("RRULE COUNT=\(value) is not 1-100000")
-        }
-        count = parsed
-      case "UNTIL":
-        guard let parsed = Self.parseStamp(value) else { throw .invalid("RRULE UNTIL=\(value) is not a date") }
-        until = parsed
-      case "BYDAY":
-        for code in value.split(separator: ",") {
-          guard let day = Weekday(code: String(code)) else {
-            throw .invalid("RRULE BYDAY=\(value): \"\(code)\" is not supported (plain MO...SU only)")
-          }
-          weekdays.append(day)
-        }
-      case "WKST":
-        guard value.uppercased() == "MO" else { throw .invalid("RRULE WKST=\(value) is not supported (MO only)") }
-      default:
-        throw .invalid("RRULE part \(name) is not supported")
+    var rules: [RecurrenceRule] = []
+    for line in text.split(whereSeparator: \.isNewline) where !line.allSatisfy(\.isWhitespace) {
+      do {
+        rules.append(try RecurrenceRule(parsing: String(line)))
+      } catch {
+        throw .invalid(error.description)
       }
     }
-    guard let frequency else { throw .invalid("RRULE \"\(text)\" has no FREQ") }
-    guard count == nil || until == nil else { throw .invalid("RRULE has both COUNT and UNTIL") }
-    if !weekdays.isEmpty, frequency != .weekly { throw .invalid("RRULE BYDAY is supported for WEEKLY rules only") }
-    self.init(frequency: frequency, interval: interval, weekdays: weekdays, count: count, until: until)
+    guard !rules.isEmpty else { throw .invalid("RRULE \"\(text)\" has no FREQ") }
+    self.init(rules: rules)
   }
 
   static func utcStamp(_ date: Date) -> String {
@@ -283,15 +222,49 @@ public struct Recurrence: Hashable, Sendable {
 
   /// In words, for `show` and the detail pane: "every 2 weeks on Mon, Wed, 10 times".
   public var summary: String {
-    let unit = ["daily": "day", "weekly": "week", "monthly": "month", "yearly": "year"][frequency.rawValue] ?? ""
-    var text = interval == 1 ? "every \(unit)" : "every \(interval) \(unit)s"
-    if !weekdays.isEmpty {
+    var parts = rules.map(Self.summary(of:))
+    if !dates.isEmpty { parts.append(dates.count == 1 ? "and on 1 more date" : "and on \(dates.count) more dates") }
+    return parts.isEmpty ? "on the dates given" : parts.joined(separator: "; ")
+  }
+
+  static func summary(of rule: RecurrenceRule) -> String {
+    let units: [RecurrenceRule.Frequency: String] = [
+      .secondly: "second", .minutely: "minute", .hourly: "hour", .daily: "day", .weekly: "week", .monthly: "month",
+      .yearly: "year",
+    ]
+    let unit = units[rule.frequency] ?? "day"
+    var text = rule.interval == 1 ? "every \(unit)" : "every \(rule.interval) \(unit)s"
+    let weekdays = rule.byDay.filter { $0.ordinal == nil }.map(\.weekday)
+    if !weekdays.isEmpty, rule.byDay.count == weekdays.count {
       text +=
         " on "
         + weekdays.map { ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][$0.rawValue] }.joined(separator: ", ")
+    } else if !rule.byDay.isEmpty || !rule.byMonthDay.isEmpty || !rule.byMonth.isEmpty || !rule.bySetPos.isEmpty {
+      text += " (" + rule.text + ")"
     }
-    if let count { text += count == 1 ? ", once" : ", \(count) times" }
-    if let until { text += ", until " + String(Self.utcStamp(until).prefix(8)) }
+    if let count = rule.count { text += count == 1 ? ", once" : ", \(count) times" }
+    if let until = rule.until { text += ", until " + String(until.description.prefix(8)) }
     return text
+  }
+}
+
+extension Recurrence.Frequency {
+  var ruleFrequency: RecurrenceRule.Frequency {
+    switch self {
+    case .daily: return .daily
+    case .weekly: return .weekly
+    case .monthly: return .monthly
+    case .yearly: return .yearly
+    }
+  }
+
+  init?(rule: RecurrenceRule.Frequency) {
+    switch rule {
+    case .daily: self = .daily
+    case .weekly: self = .weekly
+    case .monthly: self = .monthly
+    case .yearly: self = .yearly
+    default: return nil
+    }
   }
 }

@@ -1,9 +1,11 @@
 import Foundation
 
 /// A date in a recurrence set given by RDATE or EXDATE: an instant (UTC or zoned DATE-TIME,
-/// resolved by the reader), a wall-clock time in the set's zone, or a whole day.
+/// resolved by the reader), a wall-clock time in the set's zone, a whole day, or (RDATE only)
+/// a PERIOD: an occurrence with a length of its own.
 public enum RecurrenceDate: Hashable, Sendable, Codable {
   case instant(Date)
+  case period(Date, TimeInterval)
   case local(CivilDateTime)
   case date(CivilDate)
 }
@@ -114,7 +116,7 @@ public struct RecurrenceSet: Hashable, Sendable {
     }
     for date in rdates {
       switch date {
-      case .instant(let instant): take(instant)
+      case .instant(let instant), .period(let instant, _): take(instant)
       case .local(let local): take(local.instant(in: zone))
       case .date(let day):
         take(CivilDateTime(date: day, hour: start.hour, minute: start.minute, second: start.second).instant(in: zone))
@@ -125,7 +127,7 @@ public struct RecurrenceSet: Hashable, Sendable {
     var excludedDays = Set<CivilDate>()
     for date in exdates {
       switch date {
-      case .instant(let instant): excludedInstants.insert(instant)
+      case .instant(let instant), .period(let instant, _): excludedInstants.insert(instant)
       case .local(let local): excludedInstants.insert(local.instant(in: zone))
       case .date(let day): excludedDays.insert(day)
       }

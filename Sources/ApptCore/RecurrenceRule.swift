@@ -38,6 +38,16 @@ public struct RecurrenceRule: Hashable, Sendable, Codable {
     case local(CivilDateTime)
     case utc(CivilDateTime)
 
+    /// The last instant the rule may produce as `zone` reads it: a DATE means its whole day
+    /// (up to the next local midnight), a local time is read in `zone`, a UTC one is itself.
+    public func instant(in zone: TimeZone) -> Date {
+      switch self {
+      case .date(let date): return CivilDateTime(date: CivilDate(dayNumber: date.dayNumber + 1)).instant(in: zone)
+      case .local(let time): return time.instant(in: zone)
+      case .utc(let time): return time.instant(in: .gmt)
+      }
+    }
+
     public var description: String {
       switch self {
       case .date(let date): return date.description

@@ -94,7 +94,7 @@ public struct CommandExecutor: Sendable {
       case .edit(let request):
         return render(try await dao.editAppointment(request), verb: "updated")
 
-      case .cancel(let prefix, let occurrence, let ifRevision):
+      case .cancel(let prefix, let occurrence, _, let ifRevision):
         let id = try await dao.resolveID(prefix)
         let cancelled = try await dao.setStatus(.cancelled, id: id, occurrenceOn: occurrence, ifRevision: ifRevision)
         return render(cancelled, verb: "cancelled")

@@ -591,11 +591,9 @@ extension Appointment: Persistable {
     ]
   }
 
-  /// The end of a series' last occurrence; nil for a series without end (and a one-off).
+  /// No occurrence of a series ends after this; nil for a series without end (and a one-off).
   var seriesEnd: Date? {
     guard let recurrence else { return nil }
-    return recurrence.lastOccurrence(start: start, duration: duration, zone: zone(fallback: .gmt)).map {
-      $0.addingTimeInterval(duration)
-    }
+    return recurrence.seriesEnd(start: start, duration: duration, zone: zone(fallback: .gmt))
   }
 }

@@ -379,14 +379,17 @@ struct ICalendarTests {
     #expect(problems(event("UID:u", "DTSTART:20261201T246000", "DURATION:PT1H")).map(\.line) == [5])
   }
 
-  @Test("an RRULE part appt does not support is refused with Recurrence's message")
-  func unsupportedRule() {
-    let found = problems(
+  @Test("every RRULE part is read; a rule no reader could interpret names its part")
+  func everyRulePart() throws {
+    let monthly = try only(
       event("UID:u", "DTSTART:20261201T100000Z", "DURATION:PT1H", "SUMMARY:x", "RRULE:FREQ=MONTHLY;BYMONTHDAY=1,15")
     )
-    #expect(found == [ICalendar.Problem(line: 8, message: "RRULE part BYMONTHDAY is not supported")])
-    let secondly = problems(event("UID:u", "DTSTART:20261201T100000Z", "DURATION:PT1H", "RRULE:FREQ=SECONDLY"))
-    #expect(secondly.first?.message.contains("FREQ=SECONDLY is not supported") == true)
+    #expect(monthly.recurrence?.rrule == "FREQ=MONTHLY;BYMONTHDAY=1,15")
+    let secondly = try only(event("UID:u", "DTSTART:20261201T100000Z", "DURATION:PT1H", "RRULE:FREQ=SECONDLY"))
+    #expect(secondly.recurrence?.rrule == "FREQ=SECONDLY")
+    let bad = problems(event("UID:u", "DTSTART:20261201T100000Z", "DURATION:PT1H", "RRULE:FREQ=MONTHLY;BYMONTHDAY=40"))
+    #expect(bad.map(\.line) == [7])
+    #expect(bad.first?.message.contains("BYMONTHDAY=40") == true)
   }
 
   @Test("RECURRENCE-ID overrides, RDATE and EXRULE are reported as unsupported")

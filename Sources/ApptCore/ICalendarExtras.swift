@@ -1,0 +1,29 @@
+import Foundation
+
+/// What an imported event carried that appt does not show, kept with the appointment so an
+/// export (and a sync) writes it back unchanged: RFC 5545's "nothing lost".
+///
+/// Lines are unfolded content lines exactly as read (`ATTENDEE;CN=Ann:mailto:ann@example.com`,
+/// `X-APPLE-TRAVEL-ADVISORY-BEHAVIOR:AUTOMATIC`), sub-components (`BEGIN:VALARM` ...
+/// `END:VALARM`) included, in the order they came. The zone is kept as written when appt
+/// could not keep its name: a Windows name or a zone defined only by its VTIMEZONE is read as
+/// an IANA zone (or the rules' own offsets), and written back with its own TZID and
+/// definition, so a server or another reader sees what it wrote.
+public struct ICalendarExtras: Hashable, Sendable, Codable {
+  /// The event's properties and components appt does not model.
+  public var lines: [String]
+  /// DTSTART's TZID as written, when it differs from the appointment's `timeZone`.
+  public var zoneID: String?
+  /// The VTIMEZONE that defined `zoneID`, as read (unfolded lines, BEGIN to END).
+  public var zoneDefinition: [String]
+
+  public init(lines: [String] = [], zoneID: String? = nil, zoneDefinition: [String] = []) {
+    self.lines = lines
+    self.zoneID = zoneID
+    self.zoneDefinition = zoneDefinition
+  }
+
+  public static let none = ICalendarExtras()
+
+  public var isEmpty: Bool { lines.isEmpty && zoneID == nil && zoneDefinition.isEmpty }
+}
