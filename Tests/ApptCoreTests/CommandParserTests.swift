@@ -343,7 +343,8 @@ struct CommandParserTests {
   func idCommands(name: String) throws {
     let command = try parse("\(name) 1A2B-3c")
     switch (name, command) {
-    case ("show", .show(let id)?), ("cancel", .cancel(let id, nil, nil)?), ("restore", .restore(let id, nil, nil)?),
+    case ("show", .show(let id)?), ("cancel", .cancel(let id, nil, false, nil)?),
+      ("restore", .restore(let id, nil, nil)?),
       ("delete", .delete(let id, nil)?):
       #expect(id == "1a2b-3c")
     default:

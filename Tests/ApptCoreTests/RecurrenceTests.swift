@@ -266,7 +266,7 @@ struct RecurrenceTests {
   func occurrenceOption(line: String, day: String) throws {
     let command = try CommandParser(clock: Fixture.clock).parse(line: line)
     switch command {
-    case .cancel(let id, let occurrence, nil)?, .restore(let id, let occurrence, nil)?:
+    case .cancel(let id, let occurrence, false, nil)?, .restore(let id, let occurrence, nil)?:
       #expect(id == "1a2b")
       #expect(occurrence == Fixture.instant(day))
     default:
