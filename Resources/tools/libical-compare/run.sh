@@ -72,7 +72,20 @@ for section in $SECTIONS; do
       echo "appt --version, libical preloaded: $(LD_PRELOAD=/lib/x86_64-linux-gnu/libical.so.3 "$WORK/spawn-time" 50 "$APPT" --version)"
       echo "appt list (empty): $("$WORK/spawn-time" 50 "$APPT" --db "$WORK/empty.sqlite3" list)"
       echo "appt list (empty), libical preloaded: $(LD_PRELOAD=/lib/x86_64-linux-gnu/libical.so.3 "$WORK/spawn-time" 50 "$APPT" --db "$WORK/empty.sqlite3" list)"
-    done
+    done | tee "$WORK/link.log"
+    echo "## link: summary (median over the rounds of each round's median; rss: largest)"
+    python3 - "$WORK/link.log" <<'PY'
+import json, re, statistics as st, sys
+rows = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"(.*?): (\{.*\})$", line.strip())
+    if m:
+        rows.setdefault(m.group(1), []).append(json.loads(m.group(2)))
+for name, runs in rows.items():
+    med = lambda key: st.median(r[key] for r in runs) / 1000
+    print(f"{name:38s} wall {med('median_us'):6.2f} ms (p10 {med('p10_us'):5.2f})  cpu {med('cpu_median_us'):5.2f} ms"
+          f"  peak RSS {max(r['max_rss_kib'] for r in runs) / 1024:5.1f} MiB")
+PY
     ;;
   errors)
     mkdir -p "$WORK/malformed"
