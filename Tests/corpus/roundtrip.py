@@ -65,7 +65,8 @@ def params_of(name, prop):
 
 def value_of(prop):
     try:
-        return prop.to_ical().decode("utf-8", "replace")
+        text = prop.to_ical()
+        return text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
     except Exception as error:  # a value icalendar cannot write back: compare its text
         return f"<{type(prop).__name__}: {error}: {prop!r}>"
 
