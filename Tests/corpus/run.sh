@@ -74,14 +74,17 @@ as_moment() {
     if [[ $1 == *T* ]]; then echo "$1"; else echo "$1T00:00"; fi
 }
 
-# new_database N: a fresh PostgreSQL database; prints its URL.
+# new_database N: a fresh PostgreSQL database; sets DB_URL (dropped by drop_database or on exit).
 new_database() {
-    local name="appt_corpus_${BASHPID}_$1_${RANDOM}"
-    psql -X -q -At -v ON_ERROR_STOP=1 "$APPT_TEST_PG" -c "CREATE DATABASE \"$name\"" >/dev/null || return 1
-    PG_DATABASES+=("$name")
+    DB_NAME="appt_corpus_$$_$1_${RANDOM}"
+    psql -X -q -At -v ON_ERROR_STOP=1 "$APPT_TEST_PG" -c "CREATE DATABASE \"$DB_NAME\"" >/dev/null || return 1
+    PG_DATABASES+=("$DB_NAME")
     local base=${APPT_TEST_PG%%\?*} query=""
     [[ $APPT_TEST_PG == *\?* ]] && query="?${APPT_TEST_PG#*\?}"
-    echo "${base%/*}/$name$query"
+    DB_URL="${base%/*}/$DB_NAME$query"
+}
+drop_database() {
+    psql -X -q -At "$APPT_TEST_PG" -c "DROP DATABASE IF EXISTS \"$DB_NAME\" WITH (FORCE)" >/dev/null 2>&1
 }
 
 # indent FILE [LINES]: the first LINES (default 12) lines of FILE, indented, and how many more.
@@ -105,11 +108,12 @@ run_case() {
     details=$dir/details
     : >"$details"
     if [[ $engine == postgres ]]; then
-        db=$(new_database "$case_number") || {
+        new_database "$case_number" || {
             echo "FAIL $name: CREATE DATABASE failed"
             failed=$((failed + 1))
             return
         }
+        db=$DB_URL
     else
         db=$dir/appt.sqlite3
     fi
@@ -208,6 +212,7 @@ while IFS=$'\t' read -r file tz from to flags; do
     fi
     for engine in "${engines[@]}"; do
         run_case "$engine" "$path" "$tz" "$from" "$to" "$expected" "${flags:-}"
+        [[ $engine == postgres ]] && drop_database
     done
 done <"$manifest"
 
