@@ -83,8 +83,9 @@ demo: release
 test: deps
 	bash Tests/pg/with-server.sh $(MAKE) --no-print-directory check
 
-## check: formatting, zero warnings, every unit/integration/e2e test, the iCalendar corpus, the suite under TSan and
-## ASan, and a short run of each fuzzer (PostgreSQL tests run only under `make test`/`pg-shell`)
+## check: formatting, zero warnings, every unit/integration/e2e test, the iCalendar corpus, the
+## suite under TSan and ASan, and a short run of each fuzzer (PostgreSQL tests run only under
+## `make test`/`pg-shell`)
 check: lint unit-tests e2e-tests corpus-tests e2e-tui-hours tsan asan fuzz-smoke
 
 ## pg-shell: a shell with a throwaway PostgreSQL server (e.g. for `swift test --filter ...`)
