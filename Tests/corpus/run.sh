@@ -3,6 +3,7 @@
 #
 # For every line of manifest.tsv (or only the FILEs named), in a temp dir of its own, with
 # TZ from the manifest and APPT_NOW fixed inside the window:
+#   0. when pinned/FILE.expected exists (checked by hand): reference.py still gives it
 #   1. appt import FILE                   exits 0 (its stderr is shown when something fails)
 #   2. appt --json list --from --to       (title, UTC start) pairs equal reference.py's
 #   3. appt export OUT1                   roundtrip.py FILE OUT1 finds no difference
@@ -209,6 +210,14 @@ while IFS=$'\t' read -r file tz from to flags <&3; do
     if ! python3 "$here/reference.py" "$path" "$tz" "$from" "$to" >"$expected" 2>"$root/$file.reference.err"; then
         echo "FAIL $file: reference.py failed"
         indent "$root/$file.reference.err" 6
+        failed=$((failed + 1))
+        continue
+    fi
+    # the reference itself against occurrence lists checked by hand (pinned/, README.md)
+    pinned=$here/pinned/${file%.ics}.expected
+    if [[ -f $pinned ]] && ! diff -u --label pinned --label reference.py "$pinned" "$expected" >"$root/$file.pinned.diff"; then
+        echo "FAIL $file: reference.py disagrees with pinned/${file%.ics}.expected (checked by hand)"
+        indent "$root/$file.pinned.diff" 12
         failed=$((failed + 1))
         continue
     fi
