@@ -14,7 +14,7 @@ DEMO_DB ?= $(CURDIR)/.build/demo.sqlite3
 
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build release run demo test check pg-shell unit-tests e2e-tests e2e-tui-hours e2e-hours tsan asan fuzz fuzz-smoke bench lint format clean
+.PHONY: all deps test-tools build release run demo test check pg-shell unit-tests e2e-tests corpus-tests e2e-tui-hours e2e-hours tsan asan fuzz fuzz-smoke bench lint format clean
 
 all: build
 
@@ -37,6 +37,24 @@ deps:
 	  esac; \
 	  $$sudo apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+## test-tools: Python's icalendar (6 or later) and dateutil, the corpus' reference
+## (Tests/corpus), from PyPI, and only when `import` fails; pip itself from Debian if missing.
+## Debian's own Python refuses pip installs (externally managed): then --break-system-packages.
+TEST_TOOLS_CHECK := import icalendar, dateutil, sys; sys.exit(int(icalendar.__version__.split(".")[0]) < 6)
+PIP_INSTALL := python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore
+test-tools:
+	@if ! python3 -c '$(TEST_TOOLS_CHECK)' 2>/dev/null; then \
+	  echo "Installing icalendar and python-dateutil (PyPI)"; \
+	  if ! python3 -m pip --version >/dev/null 2>&1; then \
+	    sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; \
+	    $$sudo apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends python3-pip; \
+	  fi; \
+	  $(PIP_INSTALL) 'icalendar>=6' python-dateutil 2>/dev/null || \
+	    $(PIP_INSTALL) --break-system-packages 'icalendar>=6' python-dateutil; \
+	  python3 -c '$(TEST_TOOLS_CHECK)' || { echo "test-tools: icalendar >= 6 and dateutil still missing" >&2; exit 1; }; \
 	fi
 
 build: deps
@@ -65,9 +83,10 @@ demo: release
 test: deps
 	bash Tests/pg/with-server.sh $(MAKE) --no-print-directory check
 
-## check: formatting, zero warnings, every unit/integration/e2e test, the suite under TSan and
-## ASan, and a short run of each fuzzer (PostgreSQL tests run only under `make test`/`pg-shell`)
-check: lint unit-tests e2e-tests e2e-tui-hours tsan asan fuzz-smoke
+## check: formatting, zero warnings, every unit/integration/e2e test, the iCalendar corpus, the
+## suite under TSan and ASan, and a short run of each fuzzer (PostgreSQL tests run only under
+## `make test`/`pg-shell`)
+check: lint unit-tests e2e-tests corpus-tests e2e-tui-hours tsan asan fuzz-smoke
 
 ## pg-shell: a shell with a throwaway PostgreSQL server (e.g. for `swift test --filter ...`)
 pg-shell: deps
@@ -82,6 +101,11 @@ unit-tests:
 
 e2e-tests: unit-tests
 	bash Tests/e2e/run.sh .build/debug/appt
+
+## corpus-tests: every calendar of Tests/corpus against an independent reference (Python's
+## icalendar + dateutil) and through export again (on PostgreSQL too under `make test`)
+corpus-tests: unit-tests test-tools
+	bash Tests/corpus/run.sh .build/debug/appt
 
 # The moments worth proving the e2e suites at (PLATFORM.md "Time in tests"), through appt's
 # clock seam APPT_NOW (lib.sh gives it to every appt process and takes the scripts' "today"
