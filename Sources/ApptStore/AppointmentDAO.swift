@@ -337,17 +337,15 @@ extension AppointmentDAO {
 
   // MARK: - Queries
 
-  /// Reads only the two times of each one-off in the window (the start index bounds the
-  /// scan), expands the series that reach it, and counts per local day; a multi-day
-  /// appointment marks every day it touches.
+  /// Reads only the two times of each one-off (and override) in the window (the start index
+  /// bounds the scan), expands the series that reach it with their overrides, and counts per
+  /// local day; a multi-day appointment marks every day it touches.
   static func busyDays(in range: DateInterval, clock: Clock, connection: any Connection) throws(StoreError)
     -> [BusyDay]
   {
     let from = range.start.millisecondsSince1970
     let to = range.end.millisecondsSince1970
-    let longest =
-      try connection.scalar("SELECT end_ms - start_ms FROM appointment ORDER BY end_ms - start_ms DESC LIMIT 1")?
-      .int64 ?? 0
+    let longest = try longestDuration(connection)
     let firstDay = clock.dayNumber(of: range.start)
     let lastDay = clock.dayNumber(of: range.end.addingTimeInterval(-0.001))
     var counts: [Int: Int] = [:]
@@ -360,30 +358,50 @@ extension AppointmentDAO {
     try connection.query(
       """
       SELECT start_ms, end_ms FROM appointment
-      WHERE start_ms >= ? AND start_ms < ? AND end_ms > ? AND status = 'scheduled' AND recurrence IS NULL
+      WHERE start_ms >= ? AND start_ms < ? AND end_ms > ? AND status = 'scheduled' AND \(isOneOff)
+        AND \(seriesNotCancelled)
       """,
       [.integer(from - longest), .integer(to), .integer(from)]
     ) { row throws(StoreError) in count(from: row.date(at: 0), to: row.date(at: 1)) }
-    let series = try DatabaseQuery<Appointment>(
-      where:
-        "recurrence IS NOT NULL AND status = 'scheduled' AND start_ms < ? AND (series_end_ms IS NULL OR series_end_ms > ?)",
-      bindings: [.integer(to), .integer(from)],
-      order: displayOrder
-    ).fetch(connection)
-    for occurrence in series.flatMap({
-      $0.occurrences(in: range, fallbackZone: clock.timeZone, includeCancelled: false)
-    }) {
-      count(from: occurrence.start, to: occurrence.end)
-    }
+    let occurrences = try seriesOccurrences(
+      in: range,
+      conditions: ["status = 'scheduled'"],
+      bindings: [],
+      includeCancelled: false,
+      longest: longest,
+      fallbackZone: clock.timeZone,
+      connection: connection
+    )
+    for occurrence in occurrences { count(from: occurrence.start, to: occurrence.end) }
     return counts.keys.sorted().map { BusyDay(id: $0, count: counts[$0, default: 0]) }
   }
 
   static let displayOrder = "start_ms, end_ms, title, id"
 
-  /// The window query: one-offs through the start index (bounded below by the longest
-  /// appointment, one lookup in the length index, so nothing scans the table), and the series
-  /// that reach the window (a partial index) expanded to their occurrences in it. Without a
-  /// range (`list --all`) series are listed once, as stored.
+  /// A row that is not a series: a one-off, or an override (found where it now is).
+  static let isOneOff = "recurrence IS NULL AND rdates = ''"
+
+  /// An override whose series is cancelled is cancelled with it: it is left out where
+  /// cancelled appointments are (and marked cancelled where they are shown, by
+  /// `markCancelledSeries`).
+  static let seriesNotCancelled = """
+    (series_id IS NULL OR NOT EXISTS (SELECT 1 FROM appointment AS master \
+    WHERE master.id = appointment.series_id AND master.status = 'cancelled'))
+    """
+
+  /// The longest appointment's duration (one lookup in the length index), which bounds how
+  /// far before a window a start index scan must begin.
+  static func longestDuration(_ connection: any Connection) throws(StoreError) -> Int64 {
+    try connection.scalar("SELECT end_ms - start_ms FROM appointment ORDER BY end_ms - start_ms DESC LIMIT 1")?
+      .int64 ?? 0
+  }
+
+  /// The window query: one-offs and overrides through the start index (bounded below by the
+  /// longest appointment, one lookup in the length index, so nothing scans the table), and
+  /// the series that reach the window (a partial index) expanded to their occurrences in it,
+  /// with their overrides (`overrides(for:longest:connection:)`: two more indexed queries,
+  /// however many series there are). Without a range (`list --all`) series and overrides are
+  /// listed once each, as stored.
   func fetch(_ query: AppointmentQuery, in connection: any Connection) throws(StoreError) -> [Appointment] {
     var conditions: [String] = []
     var bindings: [SQLValue] = []
@@ -392,41 +410,124 @@ extension AppointmentDAO {
     }
     if let search = query.search.map(TextSearch.init), !search.isEmpty {
       // What `TextSearch.matches` says, on the keys each write stores (`databaseValues`).
-      conditions.append("(instr(title_folded, ?) > 0 OR instr(note_folded, ?) > 0)")
-      bindings += [.text(search.key), .text(search.key)]
+      conditions.append("(instr(title_folded, ?) > 0 OR instr(note_folded, ?) > 0 OR instr(location_folded, ?) > 0)")
+      bindings += [.text(search.key), .text(search.key), .text(search.key)]
     }
+    let oneOffConditions = conditions + (query.includeCancelled ? [] : [Self.seriesNotCancelled])
     guard let range = query.range else {
-      return try DatabaseQuery<Appointment>(
-        where: conditions.isEmpty ? "TRUE" : conditions.joined(separator: " AND "),
+      var all = try DatabaseQuery<Appointment>(
+        where: oneOffConditions.isEmpty ? "TRUE" : oneOffConditions.joined(separator: " AND "),
         bindings: bindings,
         order: Self.displayOrder,
         limit: query.limit
       ).fetch(connection)
+      try Self.markCancelledSeries(&all, connection: connection)
+      return all
     }
     let from = range.start.millisecondsSince1970
     let to = range.end.millisecondsSince1970
-    let longest =
-      try connection.scalar("SELECT end_ms - start_ms FROM appointment ORDER BY end_ms - start_ms DESC LIMIT 1")?
-      .int64 ?? 0
-    let singles = try DatabaseQuery<Appointment>(
-      where: (["start_ms >= ? AND start_ms < ? AND end_ms > ? AND recurrence IS NULL"] + conditions)
+    let longest = try Self.longestDuration(connection)
+    var singles = try DatabaseQuery<Appointment>(
+      where: (["start_ms >= ? AND start_ms < ? AND end_ms > ? AND \(Self.isOneOff)"] + oneOffConditions)
         .joined(separator: " AND "),
       bindings: [.integer(from - longest), .integer(to), .integer(from)] + bindings,
       order: Self.displayOrder,
       limit: query.limit
     ).fetch(connection)
-    let series = try DatabaseQuery<Appointment>(
-      where: (["recurrence IS NOT NULL AND start_ms < ? AND (series_end_ms IS NULL OR series_end_ms > ?)"] + conditions)
-        .joined(separator: " AND "),
-      bindings: [.integer(to), .integer(from)] + bindings,
-      order: Self.displayOrder
-    ).fetch(connection)
-    guard !series.isEmpty else { return singles }
-    let occurrences = series.flatMap {
-      $0.occurrences(in: range, fallbackZone: clock.timeZone, includeCancelled: query.includeCancelled)
-    }
+    if query.includeCancelled { try Self.markCancelledSeries(&singles, connection: connection) }
+    let occurrences = try Self.seriesOccurrences(
+      in: range,
+      conditions: conditions,
+      bindings: bindings,
+      includeCancelled: query.includeCancelled,
+      longest: longest,
+      fallbackZone: clock.timeZone,
+      connection: connection
+    )
+    guard !occurrences.isEmpty else { return singles }
     let merged = (singles + occurrences).sorted(by: Appointment.displayOrder)
     return query.limit.map { Array(merged.prefix($0)) } ?? merged
+  }
+
+  /// The occurrences in `range` of the series that reach it (and match `conditions`), each
+  /// expanded with its overrides.
+  static func seriesOccurrences(
+    in range: DateInterval,
+    conditions: [String],
+    bindings: [SQLValue],
+    includeCancelled: Bool,
+    longest: Int64,
+    fallbackZone: TimeZone,
+    connection: any Connection
+  ) throws(StoreError) -> [Appointment] {
+    let series = try DatabaseQuery<Appointment>(
+      where: (["\(Schema.isSeries) AND start_ms < ? AND (series_end_ms IS NULL OR series_end_ms > ?)"] + conditions)
+        .joined(separator: " AND "),
+      bindings: [.integer(range.end.millisecondsSince1970), .integer(range.start.millisecondsSince1970)] + bindings,
+      order: displayOrder
+    ).fetch(connection)
+    guard !series.isEmpty else { return [] }
+    let overrides = try Self.overrides(for: range, longest: longest, connection: connection)
+    return series.flatMap {
+      $0.occurrences(
+        in: range,
+        fallbackZone: fallbackZone,
+        includeCancelled: includeCancelled,
+        overrides: overrides[$0.id] ?? []
+      )
+    }
+  }
+
+  /// The stored overrides a window's expansion needs, by series: the THISANDFUTURE ones
+  /// before the window's end (a partial index), and those whose original start is within
+  /// the window, from `longest` before it (another partial index), widened by as far as a
+  /// THISANDFUTURE override moves later occurrences. Whatever their status: an overridden
+  /// occurrence is replaced even by a cancelled override.
+  static func overrides(for range: DateInterval, longest: Int64, connection: any Connection) throws(StoreError)
+    -> [AppointmentID: [Appointment]]
+  {
+    let future = try DatabaseQuery<Appointment>(
+      where: "range_future = 1 AND series_id IS NOT NULL AND recurrence_ms < ?",
+      bindings: [.integer(range.end.millisecondsSince1970)],
+      order: "recurrence_ms, id"
+    ).fetch(connection)
+    var lower = range.start.millisecondsSince1970 - longest
+    var upper = range.end.millisecondsSince1970
+    for value in future {
+      guard let override = value.override else { continue }
+      let shift = value.start.millisecondsSince1970 - override.recurrenceID.millisecondsSince1970
+      lower = min(lower, range.start.millisecondsSince1970 - longest - max(0, shift))
+      upper = max(upper, range.end.millisecondsSince1970 + max(0, -shift))
+    }
+    let plain = try DatabaseQuery<Appointment>(
+      where: "series_id IS NOT NULL AND recurrence_ms >= ? AND recurrence_ms < ?",
+      bindings: [.integer(lower), .integer(upper)],
+      order: "recurrence_ms, id"
+    ).fetch(connection)
+    var seen: Set<AppointmentID> = []
+    var grouped: [AppointmentID: [Appointment]] = [:]
+    for value in future + plain where seen.insert(value.id).inserted {
+      guard let seriesID = value.override?.seriesID else { continue }
+      grouped[seriesID, default: []].append(value)
+    }
+    return grouped
+  }
+
+  /// Marks cancelled the overrides in `rows` whose series is cancelled (one query).
+  static func markCancelledSeries(_ rows: inout [Appointment], connection: any Connection) throws(StoreError) {
+    let seriesIDs = Array(Set(rows.compactMap { $0.override?.seriesID }))
+    guard !seriesIDs.isEmpty else { return }
+    var cancelled: Set<String> = []
+    let placeholders = Array(repeating: "?", count: seriesIDs.count).joined(separator: ", ")
+    try connection.query(
+      "SELECT id FROM appointment WHERE status = 'cancelled' AND id IN (\(placeholders))",
+      seriesIDs.map { .text($0.description) }
+    ) { row throws(StoreError) in cancelled.insert(row.string(at: 0)) }
+    for index in rows.indices {
+      if let seriesID = rows[index].override?.seriesID, cancelled.contains(seriesID.description) {
+        rows[index].status = .cancelled
+      }
+    }
   }
 
   // MARK: - Occurrences
@@ -535,7 +636,8 @@ extension Appointment: Persistable {
     columns: [
       "id", "title", "start_ms", "end_ms", "note", "status", "created_ms", "updated_ms",
       "time_zone", "all_day", "recurrence", "exceptions", "series_end_ms", "uid", "revision",
-      "title_folded", "note_folded",
+      "title_folded", "note_folded", "location", "location_folded", "rdates", "sequence", "series_id",
+      "recurrence_ms", "range_future", "extras",
     ]
   )
 
@@ -544,35 +646,63 @@ extension Appointment: Persistable {
   public init(row: Row) throws(StoreError) {
     let idText = row.string(at: 0)
     let statusText = row.string(at: 5)
+    func corrupt(_ reason: String) -> StoreError {
+      .corrupt(path: "appointment table", reason: "row \(idText): \(reason)")
+    }
     guard let id = AppointmentID(string: idText), let status = Status(rawValue: statusText) else {
       throw .corrupt(path: "appointment table", reason: "unreadable row \(idText)")
     }
-    var recurrence: Recurrence?
+    var rules: [RecurrenceRule] = []
     if !row.isNull(at: 10) {
       do {
-        recurrence = try Recurrence(rrule: row.string(at: 10))
+        rules = try Recurrence(rrule: row.string(at: 10)).rules
       } catch {
-        throw .corrupt(path: "appointment table", reason: "row \(idText): \(error.message)")
+        throw corrupt(error.message)
       }
+    }
+    guard let dates = RecurrenceDateText.decode(row.string(at: 19)) else {
+      throw corrupt("unreadable rdates \"\(row.string(at: 19))\"")
     }
     let exceptions = row.string(at: 11).split(separator: ",").compactMap { Int64($0) }.map(
       Date.init(millisecondsSince1970:)
     )
+    var override: Override?
+    if !row.isNull(at: 22) {
+      var seriesID: AppointmentID?
+      if !row.isNull(at: 21) {
+        guard let id = AppointmentID(string: row.string(at: 21)) else { throw corrupt("unreadable series_id") }
+        seriesID = id
+      }
+      override = Override(seriesID: seriesID, recurrenceID: row.date(at: 22), thisAndFuture: row.int64(at: 23) != 0)
+    }
+    var extras = ICalendarExtras.none
+    let extrasText = row.string(at: 24)
+    if !extrasText.isEmpty {
+      do {
+        extras = try JSONDecoder().decode(ICalendarExtras.self, from: Data(extrasText.utf8))
+      } catch {
+        throw corrupt("unreadable extras")
+      }
+    }
     self.init(
       id: id,
       title: row.string(at: 1),
       start: row.date(at: 2),
       end: row.date(at: 3),
       note: row.string(at: 4),
+      location: row.string(at: 17),
       status: status,
       created: row.date(at: 6),
       updated: row.date(at: 7),
       timeZone: row.string(at: 8),
       isAllDay: row.int64(at: 9) != 0,
-      recurrence: recurrence,
+      recurrence: rules.isEmpty && dates.isEmpty ? nil : Recurrence(rules: rules, dates: dates),
       exceptions: exceptions,
       uid: row.isNull(at: 13) ? nil : row.string(at: 13),
-      revision: Int(row.int64(at: 14))
+      revision: Int(row.int64(at: 14)),
+      sequence: Int(row.int64(at: 20)),
+      override: override,
+      extras: extras
     )
   }
 
@@ -581,14 +711,31 @@ extension Appointment: Persistable {
       .text(id.description), .text(title), .integer(start.millisecondsSince1970), .integer(end.millisecondsSince1970),
       .text(note), .text(status.rawValue), .integer(created.millisecondsSince1970),
       .integer(updated.millisecondsSince1970), .text(timeZone), .integer(isAllDay ? 1 : 0),
-      recurrence.map { .text($0.rrule) } ?? .null,
+      recurrence.flatMap { $0.rules.isEmpty ? nil : .text($0.rrule) } ?? .null,
       .text(exceptions.map { String($0.millisecondsSince1970) }.joined(separator: ",")),
       seriesEnd.map { .integer($0.millisecondsSince1970) } ?? .null,
       uid.map { .text($0) } ?? .null,
       .integer(Int64(revision)),
       // Search keys: derived, never read back (a search compares them in SQL).
       .text(TextSearch.folded(title)), .text(TextSearch.folded(note)),
+      .text(location), .text(TextSearch.folded(location)),
+      .text(RecurrenceDateText.encode(recurrence?.dates ?? [])),
+      .integer(Int64(sequence)),
+      override?.seriesID.map { .text($0.description) } ?? .null,
+      override.map { .integer($0.recurrenceID.millisecondsSince1970) } ?? .null,
+      .integer(override?.thisAndFuture == true ? 1 : 0),
+      .text(Self.extrasText(extras)),
     ]
+  }
+
+  /// `extras` as the `extras` column keeps it: JSON with sorted keys, '' when empty.
+  static func extrasText(_ extras: ICalendarExtras) -> String {
+    guard !extras.isEmpty else { return "" }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    // Strings and arrays of strings always encode: there is no failure to report.
+    guard let data = try? encoder.encode(extras) else { return "" }  // ok: cannot fail for these types
+    return String(decoding: data, as: UTF8.self)
   }
 
   /// No occurrence of a series ends after this; nil for a series without end (and a one-off).
