@@ -725,21 +725,40 @@ extension ICalendar {
       return zone
     }
 
-    /// The zone a VTIMEZONE of its own defines: (until VTimeZoneRules) the fixed offset of
-    /// its last STANDARD observance.
+    /// The zone a VTIMEZONE of its own defines: the IANA zone that keeps the same clock
+    /// around `near`, else the fixed offset it has then.
     private mutating func zoneFromRules(_ definition: Component, tzid: String, near: Date) -> TimeZone? {
-      let standard = definition.children.filter { $0.name == "STANDARD" }.last ?? definition.children.last
-      guard let text = standard?.all("TZOFFSETTO").first?.value.trimmingCharacters(in: .whitespaces),
-        text.count >= 5, let sign = text.first, sign == "+" || sign == "-",
-        let hours = Int(text.dropFirst().prefix(2)), let minutes = Int(text.dropFirst(3).prefix(2))
-      else { return nil }
-      let offset = (sign == "-" ? -1 : 1) * (hours * 3600 + minutes * 60)
-      guard let zone = TimeZone(secondsFromGMT: offset) else { return nil }
+      let rules: VTimeZoneRules
+      do throws(VTimeZoneError) {
+        rules = try VTimeZoneRules(numberedLines: definition.numberedLines)
+      } catch {
+        notices.append(
+          Problem(
+            line: error.line,
+            message: "the VTIMEZONE of \(WhenParser.quoted(tzid)) cannot be read: \(error.message)"
+          )
+        )
+        return nil
+      }
+      notices += rules.assumptions
+      if let zone = rules.matchingZone(near: near) {
+        notices.append(
+          Problem(
+            line: definition.line,
+            message:
+              "time zone \(WhenParser.quoted(tzid)) is defined only by its VTIMEZONE: read as \(zone.identifier), "
+              + "which has the same offsets and changes"
+          )
+        )
+        return zone
+      }
+      let offset = rules.offset(at: near)
+      guard let zone = VTimeZoneRules.fixedZone(offset: offset) else { return nil }
       notices.append(
         Problem(
           line: definition.line,
-          message:
-            "time zone \(WhenParser.quoted(tzid)) is defined only by its VTIMEZONE: read as the fixed offset \(text)"
+          message: "time zone \(WhenParser.quoted(tzid)) is defined only by its VTIMEZONE, like no zone appt knows: "
+            + "read as the fixed offset \(VTimeZoneRules.offsetText(offset))"
         )
       )
       return zone

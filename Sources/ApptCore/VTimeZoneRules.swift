@@ -459,7 +459,7 @@ struct OnsetClock {
 
   private func rdate(_ date: RecurrenceDate) -> Int {
     switch date {
-    case .instant(let instant): return Int(instant.timeIntervalSince1970.rounded(.down))
+    case .instant(let instant), .period(let instant, _): return Int(instant.timeIntervalSince1970.rounded(.down))
     case .local(let time): return time.civilSeconds - offset
     case .date(let day):
       let start = observance.start
