@@ -411,7 +411,8 @@ extension ICalendar {
           }
         }
       } else {
-        notes.append(Problem(line: startLine.line, message: "no DTEND or DURATION: \(shortestText)"))
+        // A date without an end lasts its day (RFC 5545 3.6.1): no assumption to say.
+        if !isAllDay { notes.append(Problem(line: startLine.line, message: "no DTEND or DURATION: \(shortestText)")) }
         endLine = ""
         end = shortest
       }
@@ -741,7 +742,7 @@ extension ICalendar {
         return nil
       }
       notices += rules.assumptions
-      if let zone = rules.matchingZone(near: near) {
+      if let zone = rules.matchingZone(near: near), TimeZone.knownTimeZoneIdentifiers.contains(zone.identifier) {
         notices.append(
           Problem(
             line: definition.line,

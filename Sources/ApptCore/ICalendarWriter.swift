@@ -130,18 +130,12 @@ extension ICalendar {
     private func date(of date: RecurrenceDate, _ a: Appointment, _ zone: TimeZone) -> [String] {
       switch date {
       case .instant(let instant): return time(instant, a, zone)
-      case .date(let day):
-        if a.isAllDay { return [";VALUE=DATE", day.description] }
-        let wall = CivilDateTime(a.start, in: zone)
-        return time(
-          CivilDateTime(date: day, hour: wall.hour, minute: wall.minute, second: wall.second).instant(in: zone),
-          a,
-          zone
-        )
+      // A date and a floating time are written as they came (a date is DTSTART's time that
+      // day, a floating time is read in the series' zone).
+      case .date(let day): return [";VALUE=DATE", day.description]
       case .local(let local):
         if a.isAllDay { return [";VALUE=DATE", local.date.description] }
-        if Self.isUTC(zone) { return ["", utc(local.instant(in: zone))] }
-        return [";TZID=" + ICalendar.parameterValue(zoneName(a, zone)), local.description]
+        return ["", local.description]
       case .period(let start, let length):
         let from = time(start, a, zone)
         let to = time(start.addingTimeInterval(length), a, zone)
