@@ -6,7 +6,7 @@ public struct AppointmentQuery: Hashable, Sendable {
   /// Appointments intersecting `[start, end)`; nil for all of them.
   public var range: DateInterval?
   public var includeCancelled: Bool
-  /// Text to find in the title or the note, as `TextSearch` matches it (case and accents
+  /// Text to find in the title, the note or the location, as `TextSearch` matches it (case and accents
   /// ignored).
   public var search: String?
   public var limit: Int?
@@ -36,7 +36,7 @@ public struct BusyDay: Identifiable, Hashable, Sendable {
 /// failure (the seed's `catch { return [] }` is exactly what this type does not do).
 public final class AppointmentDAO: Sendable {
   public let service: DatabaseService
-  private let clock: Clock
+  let clock: Clock
 
   public init(service: DatabaseService, clock: Clock = .system) {
     self.service = service
@@ -105,7 +105,8 @@ extension AppointmentDAO {
   /// transaction, so two writers based on the same revision cannot both succeed.
   @discardableResult
   public func saveAppointment(_ appointment: Appointment) throws(StoreError) -> Appointment {
-    try database.write { connection throws(StoreError) in
+    let now = clock.now
+    return try database.write { connection throws(StoreError) in
       try Self.checkRules(appointment)
       var saved = appointment
       saved.occurrence = nil
@@ -114,6 +115,7 @@ extension AppointmentDAO {
       }
       saved.revision = appointment.revision + 1
       try connection.run(Appointment.table.upsertSQL, saved.databaseValues)
+      try Self.touchSeries(of: saved, at: now, in: connection)
       return saved
     }
   }
@@ -128,6 +130,7 @@ extension AppointmentDAO {
       start: request.start,
       end: request.end,
       note: request.note,
+      location: request.location,
       created: clock.now,
       timeZone: clock.timeZone.identifier,
       isAllDay: request.isAllDay,
@@ -139,8 +142,10 @@ extension AppointmentDAO {
   /// Changes the fields `request` gives of the appointment it names (a unique id prefix),
   /// keeping the duration unless it gives one; with `ifRevision`, only if it is still at that
   /// revision. With `occurrence` (a local midnight), only that day's occurrence of a series,
-  /// which becomes an appointment of its own. The one door for every edit (`edit`, the
-  /// calendar's form), series or occurrence.
+  /// which becomes (or, when it is one already, stays) an override of the series; with
+  /// `andFollowing` too, that occurrence and every later one: the series is split
+  /// (`splitSeries`). The one door for every edit (`edit`, the calendar's form), series,
+  /// occurrence or override. Every edit counts SEQUENCE up.
   @discardableResult
   public func editAppointment(_ request: EditRequest) throws(StoreError) -> Appointment {
     let id = try resolveID(request.id)
@@ -148,18 +153,27 @@ extension AppointmentDAO {
       let duration = request.duration ?? appointment.duration
       if let title = request.title { appointment.title = title }
       if let note = request.note { appointment.note = note }
+      if let location = request.location { appointment.location = location }
       if let start = request.start { appointment.start = start }
       appointment.end = appointment.start.addingTimeInterval(duration)
     }
-    if let day = request.occurrence {
-      return try editOccurrence(id: id, on: day, ifRevision: request.ifRevision, change: change)
+    guard let day = request.occurrence else {
+      if request.andFollowing {
+        throw .invalidRequest(message: "--and-following needs --occurrence DATE: the first occurrence to change")
+      }
+      return try updateAppointment(id: id, ifRevision: request.ifRevision, change: change)
     }
-    return try updateAppointment(id: id, ifRevision: request.ifRevision, change: change)
+    if request.andFollowing {
+      return try splitSeries(id: id, on: day, ifRevision: request.ifRevision, change: change)
+    }
+    return try editOccurrence(id: id, on: day, ifRevision: request.ifRevision, change: change)
   }
 
   /// Reads the appointment, checks it is still at `ifRevision` (when given), applies `change`
-  /// and writes it at the next revision with `updated` set to now, in one transaction. The id
-  /// and the revision are the store's: `change` cannot alter them.
+  /// and writes it at the next revision and SEQUENCE with `updated` set to now, in one
+  /// transaction (an override's series is written at its next revision too: it is the
+  /// resource a sync sends). The id and the revision are the store's: `change` cannot alter
+  /// them.
   @discardableResult
   public func updateAppointment(
     id: AppointmentID,
@@ -176,14 +190,16 @@ extension AppointmentDAO {
       appointment.occurrence = nil
       appointment.updated = now
       appointment.revision = stored.revision + 1
+      appointment.sequence = stored.sequence + 1
       try connection.run(Appointment.table.upsertSQL, appointment.databaseValues)
+      try Self.touchSeries(of: appointment, at: now, in: connection)
       return appointment
     }
   }
 
   /// The stored appointment `id`, refused as stale unless it is at revision `expected` (any
   /// revision when nil).
-  private static func findForChange(
+  static func findForChange(
     id: AppointmentID,
     expected: Int?,
     in connection: any Connection
@@ -196,7 +212,7 @@ extension AppointmentDAO {
   }
 
   /// The last gate of every write: `AppointmentRules`, whatever the caller checked before.
-  private static func checkRules(_ appointment: Appointment) throws(StoreError) {
+  static func checkRules(_ appointment: Appointment) throws(StoreError) {
     do throws(AppointmentRules.Violation) {
       try AppointmentRules.validate(appointment)
     } catch {
@@ -205,34 +221,60 @@ extension AppointmentDAO {
     }
   }
 
-  private static func check(_ stored: Appointment, expected: Int) throws(StoreError) {
+  static func check(_ stored: Appointment, expected: Int) throws(StoreError) {
     guard stored.revision == expected else { throw .staleRevision(current: stored) }
   }
 
-  /// Saves imported appointments in ONE transaction (all or nothing), upserting by `uid`: one
-  /// whose uid is stored already (or, for an event appt wrote, "<id>@appt", whose id is
-  /// stored without a uid) keeps its id and `created`, and is rewritten only if a field
-  /// differs. Returns how many were added, updated and found unchanged.
+  /// After a write of `appointment`, an override of a stored series: writes the series at its
+  /// next revision (and `updated`), since a series and its overrides are one iCalendar
+  /// resource (one UID) that a sync sends whole.
+  static func touchSeries(of appointment: Appointment, at now: Date, in connection: any Connection)
+    throws(StoreError)
+  {
+    guard let seriesID = appointment.override?.seriesID else { return }
+    try connection.run(
+      "UPDATE appointment SET revision = revision + 1, updated_ms = ? WHERE id = ?",
+      [.integer(now.millisecondsSince1970), .text(seriesID.description)]
+    )
+  }
+
+  /// Saves imported appointments in ONE transaction (all or nothing), upserting by UID and
+  /// RECURRENCE-ID: one whose (uid, recurrence id) is stored already (or, for an event appt
+  /// wrote, "<id>@appt", whose id is stored without a uid) keeps its id and `created`, and is
+  /// rewritten only if a field differs and its SEQUENCE is not lower than the stored one's
+  /// (a lower one is an older copy: kept as stored, counted unchanged). An override is linked
+  /// to the series with its UID, in the file or stored; one stored before its series (an
+  /// invitation to one occurrence) is linked when the series arrives. Returns how many were
+  /// added, updated and found unchanged.
   public func importAppointments(
     _ appointments: [Appointment]
   ) throws(StoreError) -> (added: Int, updated: Int, unchanged: Int) {
     let now = clock.now
+    // Series and one-offs first, so an override finds its series whatever the file's order.
+    let ordered = appointments.filter { $0.override == nil } + appointments.filter { $0.override != nil }
     return try database.write { connection throws(StoreError) in
       var counts = (added: 0, updated: 0, unchanged: 0)
-      for var incoming in appointments {
+      for var incoming in ordered {
         try Self.checkRules(incoming)
         incoming.occurrence = nil
-        var existing: Appointment?
-        if let uid = incoming.uid {
-          existing = try DatabaseQuery<Appointment>(where: "uid = ?", bindings: [.text(uid)], order: "id", limit: 1)
-            .fetch(connection).first
-        }
-        if existing == nil, let sameID = try DatabaseService.find(Appointment.self, id: incoming.id, in: connection) {
-          if sameID.uid == nil || sameID.uid == incoming.uid {
-            existing = sameID
-          } else {
+        let existing: Appointment?
+        if var override = incoming.override {
+          let series = try Self.importedSeries(uid: incoming.uid, in: connection)
+          override.seriesID = series?.id
+          incoming.override = override
+          // appt's own export of a series without a uid: its overrides stay without one.
+          if let series, series.uid == nil { incoming.uid = nil }
+          existing = try Self.storedOverride(
+            uid: incoming.uid,
+            seriesID: series?.id,
+            recurrenceID: override.recurrenceID,
+            in: connection
+          )
+          if existing == nil, try DatabaseService.find(Appointment.self, id: incoming.id, in: connection) != nil {
             incoming.id = AppointmentID()
           }
+        } else {
+          existing = try Self.storedMaster(of: &incoming, in: connection)
         }
         if let existing {
           // appt's own export of an appointment without a uid: it stays without one.
@@ -241,7 +283,7 @@ extension AppointmentDAO {
           incoming.created = existing.created
           incoming.updated = existing.updated
           incoming.revision = existing.revision  // a file carries no revision: not a change
-          if incoming == existing {
+          if incoming == existing || incoming.sequence < existing.sequence {
             counts.unchanged += 1
             continue
           }
@@ -253,25 +295,143 @@ extension AppointmentDAO {
           counts.added += 1
         }
         try connection.run(Appointment.table.upsertSQL, incoming.databaseValues)
+        if incoming.override == nil, incoming.recurrence != nil, let uid = incoming.uid {
+          try Self.linkOrphans(uid: uid, to: incoming.id, at: now, in: connection)
+        }
       }
       return counts
     }
   }
 
+  /// The stored series or one-off an imported one (not an override) replaces: by uid (a row
+  /// without RECURRENCE-ID), else by id when that row has no uid or the same one; an id taken
+  /// by another is given up for a new one.
+  private static func storedMaster(of incoming: inout Appointment, in connection: any Connection)
+    throws(StoreError) -> Appointment?
+  {
+    if let uid = incoming.uid,
+      let found = try DatabaseQuery<Appointment>(
+        where: "uid = ? AND recurrence_ms IS NULL",
+        bindings: [.text(uid)],
+        order: "id",
+        limit: 1
+      ).fetch(connection).first
+    {
+      return found
+    }
+    if let sameID = try DatabaseService.find(Appointment.self, id: incoming.id, in: connection) {
+      if sameID.override == nil, sameID.uid == nil || sameID.uid == incoming.uid { return sameID }
+      incoming.id = AppointmentID()
+    }
+    return nil
+  }
+
+  /// The stored series an imported override with `uid` belongs to: the series with that uid,
+  /// or for "<id>@appt" (appt's export of a series without a uid) the series with that id.
+  private static func importedSeries(uid: String?, in connection: any Connection) throws(StoreError)
+    -> Appointment?
+  {
+    guard let uid else { return nil }
+    let byUID = try DatabaseQuery<Appointment>(
+      where: "uid = ? AND recurrence_ms IS NULL AND \(Schema.isSeries)",
+      bindings: [.text(uid)],
+      order: "id",
+      limit: 1
+    ).fetch(connection).first
+    if let byUID { return byUID }
+    guard uid.hasSuffix("@appt"), let id = AppointmentID(string: String(uid.dropLast(5))),
+      let series = try DatabaseService.find(Appointment.self, id: id, in: connection),
+      series.uid == nil, series.recurrence != nil
+    else { return nil }
+    return series
+  }
+
+  /// The stored override of (series or uid, RECURRENCE-ID).
+  private static func storedOverride(
+    uid: String?,
+    seriesID: AppointmentID?,
+    recurrenceID: Date,
+    in connection: any Connection
+  ) throws(StoreError) -> Appointment? {
+    let instant = SQLValue.integer(recurrenceID.millisecondsSince1970)
+    if let seriesID {
+      let found = try DatabaseQuery<Appointment>(
+        where: "series_id = ? AND recurrence_ms = ?",
+        bindings: [.text(seriesID.description), instant],
+        order: "id",
+        limit: 1
+      ).fetch(connection).first
+      if let found { return found }
+    }
+    guard let uid else { return nil }
+    return try DatabaseQuery<Appointment>(
+      where: "uid = ? AND recurrence_ms = ?",
+      bindings: [.text(uid), instant],
+      order: "id",
+      limit: 1
+    ).fetch(connection).first
+  }
+
+  /// Links the stored overrides with `uid` that have no series (they came before it) to the
+  /// series `seriesID`, each written at its next revision.
+  private static func linkOrphans(uid: String, to seriesID: AppointmentID, at now: Date, in connection: any Connection)
+    throws(StoreError)
+  {
+    let orphans = try DatabaseQuery<Appointment>(
+      where: "uid = ? AND recurrence_ms IS NOT NULL AND series_id IS NULL",
+      bindings: [.text(uid)],
+      order: "id"
+    ).fetch(connection)
+    for var orphan in orphans {
+      orphan.override?.seriesID = seriesID
+      orphan.updated = now
+      orphan.revision += 1
+      try connection.run(Appointment.table.upsertSQL, orphan.databaseValues)
+    }
+  }
+
+  /// What `export` writes for `range` (nil: everything), rows as stored (series not
+  /// expanded): the one-offs overlapping it, the series reaching it (`ICalendar.reaches`) or
+  /// with an override in it, and every override of those series, wherever it is, so the
+  /// calendar written has each series whole. In display order.
+  public func exportAppointments(in range: DateInterval?) throws(StoreError) -> [Appointment] {
+    let all = try getAllAppointments()
+    guard let range else { return all }
+    let fallbackZone = clock.timeZone
+    let ids = Set(all.map(\.id))
+    // An override of a stored series goes with it; any other row stands alone.
+    func series(of appointment: Appointment) -> AppointmentID? {
+      appointment.override?.seriesID.flatMap { ids.contains($0) ? $0 : nil }
+    }
+    var included: Set<AppointmentID> = []
+    for appointment in all where ICalendar.reaches(appointment, range, fallbackZone: fallbackZone) {
+      included.insert(series(of: appointment) ?? appointment.id)
+    }
+    return all.filter { included.contains(series(of: $0) ?? $0.id) }
+  }
+
   /// Cancels (`.cancelled`) or restores (`.scheduled`) the appointment; for a series with
-  /// `occurrenceOn` (a local midnight), only that day's occurrence. What `cancel`/`restore`
-  /// and the calendar's `c`/`r` and undo all come down to.
+  /// `occurrenceOn` (a local midnight), only that day's occurrence (an exception of the
+  /// series, or the override's own status when it has one), and with `andFollowing` that one
+  /// and every later one (cancel: the series is split and its new part cancelled, so
+  /// restoring that brings them back; restore: every exception and override from that one
+  /// on is restored). A series' status covers its overrides. What `cancel`/`restore` and the
+  /// calendar's `c`/`r` and undo all come down to.
   @discardableResult
   public func setStatus(
     _ status: Appointment.Status,
     id: AppointmentID,
     occurrenceOn day: Date?,
+    andFollowing: Bool = false,
     ifRevision: Int? = nil
   ) throws(StoreError) -> Appointment {
-    switch (status, day) {
-    case (.cancelled, let day?): try cancelOccurrence(id: id, on: day, ifRevision: ifRevision)
-    case (.scheduled, let day?): try restoreOccurrence(id: id, on: day, ifRevision: ifRevision)
-    case (_, nil): try setStatus(status, id: id, ifRevision: ifRevision)
+    switch (status, day, andFollowing) {
+    case (.cancelled, let day?, true):
+      try splitSeries(id: id, on: day, ifRevision: ifRevision, status: .cancelled) { _ in }
+    case (.scheduled, let day?, true): try restoreFollowing(id: id, on: day, ifRevision: ifRevision)
+    case (.cancelled, let day?, false): try cancelOccurrence(id: id, on: day, ifRevision: ifRevision)
+    case (.scheduled, let day?, false): try restoreOccurrence(id: id, on: day, ifRevision: ifRevision)
+    case (_, nil, _): try setStatus(status, id: id, ifRevision: ifRevision)
     }
   }
 
@@ -289,18 +449,25 @@ extension AppointmentDAO {
   }
 
   /// Removes the appointment for good (with `ifRevision`, only if it is still at that
-  /// revision); returns what was removed.
+  /// revision), a series with its overrides; returns what was removed. Removing an override
+  /// gives its series the occurrence back.
   @discardableResult
   public func deleteAppointment(id: AppointmentID, ifRevision: Int? = nil) throws(StoreError) -> Appointment {
-    try database.write { connection throws(StoreError) in
+    let now = clock.now
+    return try database.write { connection throws(StoreError) in
       let existing = try Self.findForChange(id: id, expected: ifRevision, in: connection)
       try connection.run("DELETE FROM appointment WHERE id = ?", [.text(id.description)])
+      if existing.recurrence != nil {
+        try connection.run("DELETE FROM appointment WHERE series_id = ?", [.text(id.description)])
+      }
+      try Self.touchSeries(of: existing, at: now, in: connection)
       return existing
     }
   }
 
-  /// Sets the status and writes the next revision; an appointment already in `status` is
-  /// left as it is (no write, same revision).
+  /// Sets the status and writes the next revision and SEQUENCE; an appointment already in
+  /// `status` is left as it is (no write, same revision). A series' overrides follow its
+  /// status without a write of their own (a window shows them cancelled with it).
   private func setStatus(_ status: Appointment.Status, id: AppointmentID, ifRevision: Int?) throws(StoreError)
     -> Appointment
   {
@@ -311,7 +478,9 @@ extension AppointmentDAO {
       appointment.status = status
       appointment.updated = now
       appointment.revision += 1
+      appointment.sequence += 1
       try connection.run(Appointment.table.upsertSQL, appointment.databaseValues)
+      try Self.touchSeries(of: appointment, at: now, in: connection)
       return appointment
     }
   }
@@ -527,103 +696,6 @@ extension AppointmentDAO {
       if let seriesID = rows[index].override?.seriesID, cancelled.contains(seriesID.description) {
         rows[index].status = .cancelled
       }
-    }
-  }
-
-  // MARK: - Occurrences
-
-  /// Cancels only the occurrence of series `id` on `day` (a local midnight). `ifRevision` is
-  /// the series' revision the change is based on (occurrences carry their series').
-  @discardableResult
-  public func cancelOccurrence(id: AppointmentID, on day: Date, ifRevision: Int? = nil) throws(StoreError)
-    -> Appointment
-  {
-    try changeOccurrence(id: id, on: day, ifRevision: ifRevision) { series, occurrence throws(StoreError) in
-      guard !series.exceptions.contains(occurrence.start) else { return occurrence }
-      series.exceptions = (series.exceptions + [occurrence.start]).sorted()
-      var cancelled = occurrence
-      cancelled.status = .cancelled
-      return cancelled
-    }
-  }
-
-  /// Undoes `cancelOccurrence`.
-  @discardableResult
-  public func restoreOccurrence(id: AppointmentID, on day: Date, ifRevision: Int? = nil) throws(StoreError)
-    -> Appointment
-  {
-    try changeOccurrence(id: id, on: day, ifRevision: ifRevision) { series, occurrence throws(StoreError) in
-      series.exceptions.removeAll { $0 == occurrence.start }
-      var restored = occurrence
-      restored.status = .scheduled
-      return restored
-    }
-  }
-
-  /// Changes only the occurrence of series `id` on `day`: the series skips that day and the
-  /// changed occurrence becomes an appointment of its own (returned), in one transaction.
-  @discardableResult
-  public func editOccurrence(
-    id: AppointmentID,
-    on day: Date,
-    ifRevision: Int? = nil,
-    change: @Sendable (inout Appointment) -> Void
-  ) throws(StoreError) -> Appointment {
-    let now = clock.now
-    return try changeOccurrence(id: id, on: day, ifRevision: ifRevision) { series, occurrence throws(StoreError) in
-      series.exceptions = (series.exceptions.filter { $0 != occurrence.start } + [occurrence.start]).sorted()
-      var detached = occurrence
-      detached.id = AppointmentID()
-      detached.recurrence = nil
-      detached.exceptions = []
-      detached.occurrence = nil
-      detached.uid = nil
-      detached.status = .scheduled
-      detached.created = now
-      detached.updated = now
-      change(&detached)
-      try Self.checkRules(detached)
-      detached.revision = 1
-      return detached
-    } alsoSave: {
-      $0.id != id ? $0 : nil
-    }
-  }
-
-  /// Finds the occurrence of series `id` starting on local `day`, lets `body` change the
-  /// series (and describe the result), and saves the series at its next revision (checked
-  /// against `ifRevision` first), all in one write transaction.
-  private func changeOccurrence(
-    id: AppointmentID,
-    on day: Date,
-    ifRevision: Int?,
-    _ body: (inout Appointment, Appointment) throws(StoreError) -> Appointment,
-    alsoSave extra: (Appointment) -> Appointment? = { _ in nil }
-  ) throws(StoreError) -> Appointment {
-    let now = clock.now
-    let clock = self.clock
-    return try database.write { connection throws(StoreError) in
-      var series = try Self.findForChange(id: id, expected: ifRevision, in: connection)
-      let dayText = AppointmentFormatter(clock: clock).day(day)
-      guard series.recurrence != nil else {
-        throw .invalidRequest(message: "\"\(series.title)\" does not repeat; leave out --occurrence")
-      }
-      let window = DateInterval(start: day, end: clock.day(1, after: day))
-      guard
-        let occurrence = series.occurrences(in: window, fallbackZone: clock.timeZone, includeCancelled: true)
-          .first(where: { clock.startOfDay($0.start) == day })
-      else {
-        throw .invalidRequest(message: "\"\(series.title)\" has no occurrence on \(dayText)")
-      }
-      var result = try body(&series, occurrence)
-      series.updated = now
-      series.revision += 1
-      try connection.run(Appointment.table.upsertSQL, series.databaseValues)
-      if result.id == series.id { result.revision = series.revision }
-      if let detached = extra(result) {
-        try connection.run(Appointment.table.upsertSQL, detached.databaseValues)
-      }
-      return result
     }
   }
 }
