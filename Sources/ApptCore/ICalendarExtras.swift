@@ -16,14 +16,28 @@ public struct ICalendarExtras: Hashable, Sendable, Codable {
   public var zoneID: String?
   /// The VTIMEZONE that defined `zoneID`, as read (unfolded lines, BEGIN to END).
   public var zoneDefinition: [String]
+  /// How the event gave its end when it was not a DTEND appt writes back the same: the line
+  /// as read (a DURATION, a DTEND not after DTSTART, a DTEND of the other value type), or ""
+  /// when it had none; `derivedEnd` is the end appt took from it. The writer writes `endLine`
+  /// again (nothing for "") as long as the appointment still ends at `derivedEnd`.
+  public var endLine: String?
+  public var derivedEnd: Date?
 
-  public init(lines: [String] = [], zoneID: String? = nil, zoneDefinition: [String] = []) {
+  public init(
+    lines: [String] = [],
+    zoneID: String? = nil,
+    zoneDefinition: [String] = [],
+    endLine: String? = nil,
+    derivedEnd: Date? = nil
+  ) {
     self.lines = lines
     self.zoneID = zoneID
     self.zoneDefinition = zoneDefinition
+    self.endLine = endLine
+    self.derivedEnd = derivedEnd
   }
 
   public static let none = ICalendarExtras()
 
-  public var isEmpty: Bool { lines.isEmpty && zoneID == nil && zoneDefinition.isEmpty }
+  public var isEmpty: Bool { lines.isEmpty && zoneID == nil && zoneDefinition.isEmpty && endLine == nil }
 }

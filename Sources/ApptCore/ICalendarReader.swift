@@ -5,12 +5,27 @@ extension ICalendar {
   struct Component: Sendable {
     var name: String
     var line: Int
+    /// The BEGIN and END lines as read (original spelling).
+    var begin: String
+    var end: String = ""
     var properties: [ContentLine] = []
     var children: [Component] = []
     /// Malformed lines met directly inside it.
     var problems: [Problem] = []
 
     func all(_ name: String) -> [ContentLine] { properties.filter { $0.name == name } }
+
+    /// Its lines as read (unfolded) with their file lines: BEGIN, the properties, the nested
+    /// components, END (which carries its BEGIN's line).
+    var numberedLines: [(text: String, line: Int)] {
+      var lines = [(text: begin, line: line)]
+      lines += properties.map { (text: $0.raw, line: $0.line) }
+      for child in children { lines += child.numberedLines }
+      lines.append((text: end.isEmpty ? "END:" + name : end, line: line))
+      return lines
+    }
+
+    var rawLines: [String] { numberedLines.map(\.text) }
   }
 
   /// Turns a file into appointments: structure first (components), then each VEVENT.
@@ -18,17 +33,31 @@ extension ICalendar {
     let clock: Clock
     private var problems: [Problem] = []
     private var notices: [Problem] = []
-    /// VTIMEZONE TZIDs that are not IANA names, mapped to the IANA name they declare
-    /// (`X-LIC-LOCATION`, as written by libical, Thunderbird and Evolution).
-    private var zoneAliases: [String: String] = [:]
-    /// UIDs seen so far and the line of their event.
-    private var uids: [String: Int] = [:]
+    /// The VTIMEZONEs of the file by TZID as written.
+    private var zoneDefinitions: [String: Component] = [:]
+    /// What each TZID met resolved to (nil: nothing; read as floating).
+    private var zoneCache: [String: TimeZone?] = [:]
+    /// Keys of notes said once per file.
+    private var noted: Set<String> = []
+    /// The zone floating times and dates are read in: X-WR-TIMEZONE, else the clock's.
+    private var floatingZone: TimeZone
+    /// Index in `appointments` (and event line) of each (UID, RECURRENCE-ID) kept so far.
+    private var kept: [Key: (index: Int, line: Int)] = [:]
+    private var appointments: [Appointment] = []
+    /// Components skipped by kind: how many and the first line.
+    private var skipped: [String: (count: Int, line: Int)] = [:]
     private var eventCount = 0
     /// Whether the file has a line that is not blank (else it is "empty").
     private var sawContent = false
 
+    struct Key: Hashable {
+      var uid: String
+      var recurrenceID: Date?
+    }
+
     init(clock: Clock) {
       self.clock = clock
+      floatingZone = clock.timeZone
     }
 
     /// Takes `bytes` (consuming): once the components are built the text is let go, so a big
@@ -44,29 +73,19 @@ extension ICalendar {
           Problem(line: 1, message: empty ? "the file is empty" : "not an iCalendar file: there is no BEGIN:VCALENDAR")
         )
       }
-      var appointments: [Appointment] = []
       for root in roots {
         guard root.name == "VCALENDAR" else {
           problems.append(Problem(line: root.line, message: "BEGIN:\(root.name) outside a VCALENDAR"))
           continue
         }
-        problems += root.problems
-        checkCalendarProperties(root)
-        for zone in root.children where zone.name == "VTIMEZONE" { learnZone(zone) }
-        var synthesized: [String: Int] = [:]
-        for child in root.children {
-          switch child.name {
-          case "VEVENT":
-            eventCount += 1
-            if let appointment = map(child, synthesized: &synthesized) { appointments.append(appointment) }
-          case "VTIMEZONE":
-            continue
-          case "VTODO", "VJOURNAL", "VFREEBUSY":
-            notices.append(Problem(line: child.line, message: "\(child.name) ignored: appt keeps appointments only"))
-          default:
-            notices.append(Problem(line: child.line, message: "\(child.name) ignored: not a component appt knows"))
-          }
-        }
+        readCalendar(root, nested: false)
+      }
+      for (kind, seen) in skipped {
+        let what = seen.count == 1 ? "1 \(kind)" : "\(seen.count) \(kind)s"
+        let why =
+          ["VTODO", "VJOURNAL", "VFREEBUSY"].contains(kind)
+          ? "appt keeps events only" : "not a component appt knows"
+        notices.append(Problem(line: seen.line, message: "\(what) skipped (the first here): \(why)"))
       }
       let byLine: (Problem, Problem) -> Bool = { ($0.line, $0.message) < ($1.line, $1.message) }
       return ReadResult(
@@ -75,6 +94,78 @@ extension ICalendar {
         notices: notices.sorted(by: byLine),
         eventCount: eventCount
       )
+    }
+
+    /// The events of one VCALENDAR (and of a VCALENDAR nested in it, as some exporters write).
+    private mutating func readCalendar(_ calendar: Component, nested: Bool) {
+      problems += calendar.problems
+      checkCalendarProperties(calendar)
+      for zone in calendar.children where zone.name == "VTIMEZONE" { learnZone(zone) }
+      let outerFloating = floatingZone
+      defer { floatingZone = outerFloating }
+      if let property = calendar.all("X-WR-TIMEZONE").first {
+        let name = property.value.trimmingCharacters(in: .whitespaces)
+        if let zone = TimeZoneResolver.zone(forTZID: name) {
+          floatingZone = zone
+          notices.append(
+            Problem(
+              line: property.line,
+              message: "X-WR-TIMEZONE:\(name): times without a zone and dates are read in \(zone.identifier)"
+            )
+          )
+        } else {
+          notices.append(
+            Problem(line: property.line, message: "X-WR-TIMEZONE:\(name) is not a zone appt knows; ignored")
+          )
+        }
+      }
+      var synthesized: [String: Int] = [:]
+      for child in calendar.children {
+        switch child.name {
+        case "VEVENT":
+          eventCount += 1
+          if let appointment = map(child, synthesized: &synthesized) { keep(appointment, line: child.line) }
+        case "VTIMEZONE":
+          continue
+        case "VCALENDAR":
+          notices.append(
+            Problem(line: child.line, message: "a VCALENDAR inside a VCALENDAR: its events are read as well")
+          )
+          readCalendar(child, nested: true)
+        default:
+          let seen = skipped[child.name] ?? (0, child.line)
+          skipped[child.name] = (seen.count + 1, min(seen.line, child.line))
+        }
+      }
+    }
+
+    /// Adds `appointment`, or, when an event with its UID (and RECURRENCE-ID) came before,
+    /// keeps the one with the higher SEQUENCE (equal: the later), with a note.
+    private mutating func keep(_ appointment: Appointment, line: Int) {
+      let key = Key(uid: appointment.uid ?? "", recurrenceID: appointment.override?.recurrenceID)
+      guard let previous = kept[key] else {
+        kept[key] = (appointments.count, line)
+        appointments.append(appointment)
+        return
+      }
+      let old = appointments[previous.index]
+      let which = key.recurrenceID.map { " (RECURRENCE-ID \(Recurrence.utcStamp($0)))" } ?? ""
+      let newer = appointment.sequence >= old.sequence
+      let reason =
+        appointment.sequence == old.sequence
+        ? "the same SEQUENCE (\(old.sequence)): the later one is kept"
+        : "the higher SEQUENCE (\(max(old.sequence, appointment.sequence))) is kept"
+      notices.append(
+        Problem(
+          line: line,
+          message: "UID \"\(key.uid)\"\(which) is also the event at line \(previous.line); \(reason)"
+            + (newer ? "" : " (the one at line \(previous.line))")
+        )
+      )
+      if newer {
+        appointments[previous.index] = appointment
+        kept[key] = (previous.index, line)
+      }
     }
 
     // MARK: - Structure
@@ -105,7 +196,7 @@ extension ICalendar {
         switch line.name {
         case "BEGIN":
           let name = line.value.trimmingCharacters(in: .whitespaces).uppercased()
-          stack.append(Component(name: name, line: number))
+          stack.append(Component(name: name, line: number, begin: line.raw))
         case "END":
           let name = line.value.trimmingCharacters(in: .whitespaces).uppercased()
           guard let depth = stack.lastIndex(where: { $0.name == name }) else {
@@ -115,7 +206,10 @@ extension ICalendar {
           while stack.count > depth + 1, let open = stack.popLast() {
             unclosed(open, closedBy: number)
           }
-          if let finished = stack.popLast() { close(finished) }
+          if var finished = stack.popLast() {
+            finished.end = line.raw
+            close(finished)
+          }
         default:
           if stack.isEmpty {
             problems.append(Problem(line: number, message: "\(line.name) outside BEGIN:VCALENDAR ... END:VCALENDAR"))
@@ -155,18 +249,24 @@ extension ICalendar {
     }
 
     private mutating func learnZone(_ component: Component) {
-      guard let tzid = component.all("TZID").first?.value,
-        let location = component.all("X-LIC-LOCATION").first?.value
-      else { return }
-      zoneAliases[tzid] = location
+      guard let tzid = component.all("TZID").first?.value.trimmingCharacters(in: .whitespaces) else { return }
+      if zoneDefinitions[tzid] == nil { zoneDefinitions[tzid] = component }
     }
 
     // MARK: - Events
+
+    /// The properties appt models (once each); every other line of a VEVENT, and its
+    /// sub-components, are kept verbatim in its extras.
+    static let modelled: Set<String> = [
+      "UID", "SUMMARY", "DESCRIPTION", "LOCATION", "DTSTART", "DTEND", "DURATION", "STATUS", "RECURRENCE-ID",
+      "SEQUENCE", "CREATED", "LAST-MODIFIED", "DTSTAMP",
+    ]
 
     /// The appointment for one VEVENT, or nil after recording why it cannot be imported.
     private mutating func map(_ event: Component, synthesized: inout [String: Int]) -> Appointment? {
       var errors = event.problems
       func fail(_ line: Int, _ message: String) { errors.append(Problem(line: line, message: message)) }
+      var notes: [Problem] = []
       func failing<T>(_ line: Int, _ result: Result<T, Problem.Text>) -> T? {
         switch result {
         case .success(let value): return value
@@ -176,50 +276,50 @@ extension ICalendar {
         }
       }
 
-      for child in event.children {
-        if child.name == "VALARM" {
-          notices.append(Problem(line: child.line, message: "VALARM ignored: appt has no alarms"))
-        } else {
-          notices.append(Problem(line: child.line, message: "\(child.name) inside a VEVENT ignored"))
-        }
-      }
-
-      // Properties that may appear once.
       var single: [String: ContentLine] = [:]
-      for name in ["UID", "SUMMARY", "DESCRIPTION", "LOCATION", "DTSTART", "DTEND", "DURATION", "STATUS", "RRULE"] {
-        let found = event.all(name)
-        if found.count > 1 {
-          fail(found[1].line, "more than one \(name) in the event (the first is at line \(found[0].line))")
-        }
-        single[name] = found.first
-      }
+      var ruleLines: [ContentLine] = []
+      var rdateLines: [ContentLine] = []
+      var exdateLines: [ContentLine] = []
+      var extraLines: [String] = []
       for property in event.properties {
         switch property.name {
-        case "RECURRENCE-ID":
-          fail(
-            property.line,
-            "RECURRENCE-ID (one changed occurrence of a series) is not supported; appt cannot import this change"
+        case "RRULE": ruleLines.append(property)
+        case "RDATE": rdateLines.append(property)
+        case "EXDATE": exdateLines.append(property)
+        case let name where Self.modelled.contains(name):
+          if let first = single[name] {
+            notes.append(
+              Problem(
+                line: property.line,
+                message: "a second \(name) (the first is at line \(first.line)): the first is used, this one kept as is"
+              )
+            )
+            extraLines.append(property.raw)
+          } else {
+            single[name] = property
+          }
+        case "EXRULE":
+          notes.append(
+            Problem(line: property.line, message: "EXRULE (withdrawn from RFC 5545) is kept but not applied")
           )
-        case "RDATE": fail(property.line, "RDATE (extra occurrences of a series) is not supported")
-        case "EXRULE": fail(property.line, "EXRULE is not supported")
-        default: continue
+          extraLines.append(property.raw)
+        default:
+          extraLines.append(property.raw)
         }
       }
+      if let status = single["STATUS"], status.value.trimmingCharacters(in: .whitespaces).uppercased() != "CANCELLED" {
+        extraLines.append(status.raw)
+      }
+      for child in event.children { extraLines += child.rawLines }
 
       // UID: as given, else derived from the event's content so a re-import finds it.
       var uid = single["UID"].map { ICalendar.unescape($0.value).trimmingCharacters(in: .whitespaces) } ?? ""
-      let isOverride = !event.all("RECURRENCE-ID").isEmpty
       if uid.isEmpty {
         let base = "appt-import-" + Self.fingerprint(event)
         let seen = synthesized[base, default: 0] + 1
         synthesized[base] = seen
         uid = seen == 1 ? base : "\(base)-\(seen)"
-      } else if !isOverride {
-        if let first = uids[uid] {
-          fail(single["UID"]?.line ?? event.line, "UID \"\(uid)\" is already used by the event at line \(first)")
-        } else {
-          uids[uid] = event.line
-        }
+        notes.append(Problem(line: event.line, message: "an event without a UID: it is given \(uid)"))
       }
 
       // Times.
@@ -227,124 +327,219 @@ extension ICalendar {
         fail(event.line, "VEVENT without DTSTART")
         return reject(errors)
       }
-      guard let start = failing(startLine.line, moment(startLine)) else { return reject(errors) }
+      func noting(_ line: Int) -> (String) -> Void { { notes.append(Problem(line: line, message: $0)) } }
+      guard let start = failing(startLine.line, moment(startLine, note: noting(startLine.line))) else {
+        return reject(errors)
+      }
       let isAllDay = start.value.isDate
-      let hasRule = single["RRULE"] != nil
+      let repeats = !ruleLines.isEmpty || !rdateLines.isEmpty
       // The zone the event lives (and repeats) in.
       let zone: TimeZone
       switch start.kind {
       case .zoned(let tz): zone = tz
-      case .utc: zone = hasRule ? .gmt : clock.timeZone
-      case .floating, .date: zone = clock.timeZone
+      case .utc: zone = start.tzidZone ?? (repeats ? .gmt : clock.timeZone)
+      case .floating, .date: zone = floatingZone
       }
+      var calendar = Calendar(identifier: .gregorian)
+      calendar.timeZone = zone
+      // An event without a length: a date lasts its day; a time is kept one second long, the
+      // shortest appointment appt has (and written back without an end, as it came).
+      let shortest = isAllDay ? calendar.date(byAdding: .day, value: 1, to: start.instant) : start.instant + 1
+      let shortestText = isAllDay ? "the event lasts one day" : "an event of no length, kept one second long"
 
       var end: Date?
-      if let endLine = single["DTEND"] {
-        if single["DURATION"] != nil {
-          fail(endLine.line, "both DTEND and DURATION; give one")
-        } else if let value = failing(endLine.line, moment(endLine)) {
+      var endLine: String?
+      if let dtend = single["DTEND"] {
+        if let duration = single["DURATION"] {
+          notes.append(
+            Problem(line: duration.line, message: "both DTEND and DURATION: DTEND is used, DURATION kept as is")
+          )
+          extraLines.append(duration.raw)
+        }
+        if let value = failing(dtend.line, moment(dtend, note: noting(dtend.line))) {
+          var instant = value.instant
           if value.value.isDate != isAllDay {
-            fail(
-              endLine.line,
-              isAllDay
-                ? "DTEND has a time but DTSTART is a date (VALUE=DATE): give both as dates"
-                : "DTEND is a date but DTSTART has a time: give both with a time"
-            )
-          } else {
-            end = value.instant
+            endLine = dtend.raw
+            if isAllDay {
+              let day = DateValue.local(instant, in: zone, dateOnly: true).instant(in: zone) ?? instant
+              instant = day < instant ? calendar.date(byAdding: .day, value: 1, to: day) ?? instant : day
+              notes.append(
+                Problem(
+                  line: dtend.line,
+                  message: "DTEND has a time but DTSTART is a date: the event ends with its day"
+                )
+              )
+            } else {
+              instant = value.value.instant(in: zone) ?? instant
+              notes.append(
+                Problem(line: dtend.line, message: "DTEND is a date but DTSTART has a time: it ends as that day begins")
+              )
+            }
           }
+          if instant <= start.instant {
+            notes.append(
+              Problem(
+                line: dtend.line,
+                message: (instant == start.instant ? "DTEND is DTSTART: " : "DTEND is before DTSTART: ") + shortestText
+              )
+            )
+            endLine = dtend.raw
+            instant = shortest ?? instant
+          }
+          end = instant
         }
       } else if let durationLine = single["DURATION"] {
-        if let duration = failing(durationLine.line, DurationValue.parse(durationLine.value)) {
+        let text = durationLine.value.trimmingCharacters(in: .whitespaces)
+        endLine = durationLine.raw
+        if text.hasPrefix("-"), case .success = DurationValue.parse(String(text.dropFirst())) {
+          notes.append(Problem(line: durationLine.line, message: "DURATION:\(text) is negative: \(shortestText)"))
+          end = shortest
+        } else if var duration = failing(durationLine.line, DurationValue.parse(text)) {
           if isAllDay, duration.seconds != 0 {
-            fail(durationLine.line, "DURATION:\(durationLine.value) is not whole days, but the event is (VALUE=DATE)")
-          } else {
-            end = duration.end(from: start.instant, in: zone)
+            notes.append(
+              Problem(
+                line: durationLine.line,
+                message: "DURATION:\(text) is not whole days, but the event is (VALUE=DATE): rounded up to days"
+              )
+            )
+            duration = DurationValue(days: duration.days + (duration.seconds + 86399) / 86400, seconds: 0)
+          }
+          end = duration.end(from: start.instant, in: zone)
+          if let instant = end, instant <= start.instant {
+            notes.append(Problem(line: durationLine.line, message: "DURATION:\(text) is no time: \(shortestText)"))
+            end = shortest
           }
         }
-      } else if isAllDay {
-        end = clock.calendar.date(byAdding: .day, value: 1, to: start.instant)
       } else {
-        fail(
-          startLine.line,
-          "no DTEND or DURATION: a zero-length event, which appt cannot represent (give it an end)"
-        )
+        // A date without an end lasts its day (RFC 5545 3.6.1): no assumption to say.
+        if !isAllDay { notes.append(Problem(line: startLine.line, message: "no DTEND or DURATION: \(shortestText)")) }
+        endLine = ""
+        end = shortest
       }
       if let endInstant = end {
-        let endLine = single["DTEND"]?.line ?? single["DURATION"]?.line ?? startLine.line
-        if endInstant <= start.instant {
-          fail(
-            endLine,
-            endInstant == start.instant
-              ? "the event ends when it starts: a zero-length event, which appt cannot represent"
-              : "the event ends before it starts (DTEND is not after DTSTART)"
-          )
-          end = nil
-        } else if endInstant.timeIntervalSince(start.instant) > DurationParser.maximum {
-          fail(endLine, "the event lasts more than 366 days, which appt does not allow")
+        let endAt = single["DTEND"]?.line ?? single["DURATION"]?.line ?? startLine.line
+        if endInstant.timeIntervalSince(start.instant) > DurationParser.maximum {
+          fail(endAt, "the event lasts more than 366 days, which appt does not allow")
           end = nil
         } else {
           do throws(AppointmentRules.Violation) {
             try AppointmentRules.checkTimes(start: start.instant, end: endInstant)
           } catch {
-            fail(error.field == .start ? startLine.line : endLine, error.message)
+            fail(error.field == .start ? startLine.line : endAt, error.message)
             end = nil
           }
         }
       }
 
-      // Recurrence and exceptions.
-      var recurrence: Recurrence?
-      if let ruleLine = single["RRULE"] {
-        if let text = failing(ruleLine.line, untilInUTC(ruleLine.value, zone: zone)) {
-          do {
-            recurrence = try Recurrence(rrule: text)
-          } catch {
-            fail(ruleLine.line, error.message)
+      // Recurrence: every RRULE, every RDATE.
+      var rules: [RecurrenceRule] = []
+      for line in ruleLines {
+        do throws(RecurrenceRuleError) {
+          rules.append(try RecurrenceRule(parsing: line.value))
+        } catch {
+          fail(line.line, error.description)
+        }
+      }
+      var dates: [RecurrenceDate] = []
+      for line in rdateLines {
+        for item in line.value.split(separator: ",") {
+          let text = item.trimmingCharacters(in: .whitespaces)
+          if let date = recurrenceDate(text, line: line, zone: zone, fail: fail, note: noting(line.line)) {
+            dates.append(date)
           }
         }
       }
+
+      // An overridden occurrence (RECURRENCE-ID).
+      var override: Appointment.Override?
+      if let idLine = single["RECURRENCE-ID"],
+        let moment = failing(idLine.line, moment(idLine, note: noting(idLine.line)))
+      {
+        let range = idLine.parameter("RANGE")?.uppercased()
+        if let range, range != "THISANDFUTURE" {
+          notes.append(
+            Problem(
+              line: idLine.line,
+              message: "RANGE=\(range) is not RFC 5545's (THISANDFUTURE): only this occurrence"
+            )
+          )
+        }
+        override = Appointment.Override(
+          seriesID: nil,
+          recurrenceID: moment.instant,
+          thisAndFuture: range == "THISANDFUTURE"
+        )
+        if !rules.isEmpty || !dates.isEmpty || !exdateLines.isEmpty {
+          notes.append(
+            Problem(
+              line: idLine.line,
+              message: "an overridden occurrence with its own RRULE, RDATE or EXDATE: kept as they are, not applied"
+            )
+          )
+          extraLines += (ruleLines + rdateLines + exdateLines).sorted { $0.line < $1.line }.map(\.raw)
+          rules = []
+          dates = []
+          exdateLines = []
+        }
+      }
+
+      var recurrence: Recurrence?
+      if !rules.isEmpty || !dates.isEmpty { recurrence = Recurrence(rules: rules, dates: dates) }
       var exceptions: [Date] = []
       if let recurrence, let end {
         let duration = end.timeIntervalSince(start.instant)
-        let first = recurrence.occurrences(
-          start: start.instant,
-          duration: duration,
-          zone: zone,
-          in: DateInterval(start: start.instant, duration: 1)
-        ).first
-        if let until = recurrence.until, until < start.instant {
-          fail(single["RRULE"]?.line ?? startLine.line, "RRULE UNTIL is before DTSTART: the series has no occurrence")
-        } else if first != start.instant {
-          fail(
-            single["RRULE"]?.line ?? startLine.line,
-            "DTSTART \(start.value.text) is not an occurrence of its RRULE (\(recurrence.rrule)); "
-              + "appt's series start with their first occurrence"
-          )
-        }
-        for line in event.all("EXDATE") {
-          for value in line.value.split(separator: ",") {
-            let text = String(value).trimmingCharacters(in: .whitespaces)
-            guard let instant = exceptionInstant(text, line: line, start: start, zone: zone, fail: fail) else {
-              continue
-            }
-            let hit = recurrence.occurrences(
-              start: start.instant,
-              duration: duration,
-              zone: zone,
-              in: DateInterval(start: instant, duration: 1)
-            ).contains(instant)
-            if hit {
-              exceptions.append(instant)
-            } else {
-              notices.append(
-                Problem(line: line.line, message: "EXDATE \(text) is not an occurrence of the series; ignored")
+        if !rules.isEmpty {
+          let ruleLine = ruleLines.first?.line ?? startLine.line
+          let first = Recurrence(rules: rules).occurrences(
+            start: start.instant,
+            duration: duration,
+            zone: zone,
+            in: DateInterval(start: start.instant, duration: 1)
+          ).first
+          if rules.allSatisfy({ rule in rule.until.map { $0.instant(in: zone) < start.instant } ?? false }) {
+            notes.append(Problem(line: ruleLine, message: "RRULE UNTIL is before DTSTART: the rule adds no occurrence"))
+          } else if first != start.instant {
+            notes.append(
+              Problem(
+                line: ruleLine,
+                message: "DTSTART \(start.value.text) is not an occurrence of its RRULE: it is not counted as one"
               )
-            }
+            )
           }
         }
-      } else if let line = event.all("EXDATE").first, single["RRULE"] == nil {
-        fail(line.line, "EXDATE on an event that does not repeat is not supported")
+        for line in exdateLines {
+          for item in line.value.split(separator: ",") {
+            let text = item.trimmingCharacters(in: .whitespaces)
+            exceptions += exceptionInstants(
+              text,
+              line: line,
+              start: start,
+              zone: zone,
+              recurrence: recurrence,
+              duration: duration,
+              fail: fail,
+              note: noting(line.line)
+            )
+          }
+        }
+      } else if !exdateLines.isEmpty {
+        notes.append(
+          Problem(
+            line: exdateLines[0].line,
+            message: "EXDATE on an event that does not repeat: kept as it is, it removes nothing"
+          )
+        )
+        extraLines += exdateLines.map(\.raw)
+      }
+
+      var sequence = 0
+      if let line = single["SEQUENCE"] {
+        let text = line.value.trimmingCharacters(in: .whitespaces)
+        if let value = Int(text), value >= 0 {
+          sequence = value
+        } else {
+          notes.append(Problem(line: line.line, message: "SEQUENCE:\(text) is not a whole number: taken as 0"))
+        }
       }
 
       guard errors.isEmpty, let end else { return reject(errors) }
@@ -353,23 +548,30 @@ extension ICalendar {
       var title = single["SUMMARY"].map { ICalendar.unescape($0.value) } ?? ""
       title = title.trimmingCharacters(in: .whitespacesAndNewlines)
       if title.isEmpty { title = "(no title)" }
-      var note = single["DESCRIPTION"].map { ICalendar.unescape($0.value) } ?? ""
-      if let location = single["LOCATION"].map({ ICalendar.unescape($0.value) })?
-        .trimmingCharacters(in: .whitespacesAndNewlines), !location.isEmpty
-      {
-        note += (note.isEmpty ? "" : "\n") + "Location: " + location
-      }
+      let note = single["DESCRIPTION"].map { ICalendar.unescape($0.value) } ?? ""
+      var location = single["LOCATION"].map { ICalendar.unescape($0.value) } ?? ""
+      if location.allSatisfy(\.isWhitespace) { location = "" }
       let status: Appointment.Status =
         single["STATUS"]?.value.trimmingCharacters(in: .whitespaces).uppercased() == "CANCELLED"
         ? .cancelled : .scheduled
 
       let now = clock.now
-      let created = stamp(event.all("CREATED").first) ?? stamp(event.all("DTSTAMP").first) ?? now
-      let modified = stamp(event.all("LAST-MODIFIED").first) ?? stamp(event.all("DTSTAMP").first) ?? created
+      let created = stamp(single["CREATED"]) ?? stamp(single["DTSTAMP"]) ?? now
+      let modified = stamp(single["LAST-MODIFIED"]) ?? stamp(single["DTSTAMP"]) ?? created
 
       // An event appt wrote ("<id>@appt") keeps its id, so a round trip gives the same ids.
       var id = AppointmentID()
-      if uid.hasSuffix("@appt"), let own = AppointmentID(string: String(uid.dropLast(5))) { id = own }
+      if override == nil, uid.hasSuffix("@appt"), let own = AppointmentID(string: String(uid.dropLast(5))) { id = own }
+
+      var extras = ICalendarExtras(lines: extraLines)
+      if let tzid = start.tzid, !isAllDay, tzid != zone.identifier {
+        extras.zoneID = tzid
+        extras.zoneDefinition = zoneDefinitions[tzid]?.rawLines ?? []
+      }
+      if let endLine {
+        extras.endLine = endLine
+        extras.derivedEnd = end
+      }
 
       let appointment = Appointment(
         id: id,
@@ -377,6 +579,7 @@ extension ICalendar {
         start: start.instant,
         end: end,
         note: note,
+        location: location,
         status: status,
         created: created,
         updated: max(created, modified),
@@ -384,7 +587,10 @@ extension ICalendar {
         isAllDay: isAllDay,
         recurrence: recurrence,
         exceptions: exceptions,
-        uid: uid
+        uid: uid,
+        sequence: sequence,
+        override: override,
+        extras: extras
       )
       // The rules every way in applies (`add`'s limits, no NUL...), reported at the property.
       do throws(AppointmentRules.Violation) {
@@ -393,15 +599,16 @@ extension ICalendar {
         let property: ContentLine?
         switch error.field {
         case .title: property = single["SUMMARY"]
-        case .note: property = single["DESCRIPTION"] ?? single["LOCATION"]
+        case .note: property = single["DESCRIPTION"]
         case .uid: property = single["UID"]
-        case .exceptions: property = event.all("EXDATE").first
+        case .exceptions: property = exdateLines.first
         case .start, .timeZone: property = startLine
         case .end: property = single["DTEND"] ?? single["DURATION"] ?? startLine
         }
         let name = property?.name ?? "VEVENT"
         return reject([Problem(line: property?.line ?? event.line, message: "\(name): \(error.message)")])
       }
+      notices += notes
       return appointment
     }
 
@@ -412,7 +619,7 @@ extension ICalendar {
 
     // MARK: - Values
 
-    /// A DTSTART, DTEND or EXDATE value and the instant it names.
+    /// A DTSTART, DTEND, RECURRENCE-ID, RDATE or EXDATE value and the instant it names.
     struct Moment {
       enum Kind {
         case date
@@ -424,12 +631,17 @@ extension ICalendar {
       var value: DateValue
       var kind: Kind
       var instant: Date
+      /// The TZID as written, if any (also when it was not used: on a UTC value, or naming a
+      /// zone appt does not know).
+      var tzid: String?
+      /// The zone the TZID names, when appt knows it.
+      var tzidZone: TimeZone?
     }
 
     /// Reads a date or date-time property: VALUE=DATE (or 8 digits) is a date, midnight in
-    /// the clock's zone; `Z` is UTC; TZID names the zone; otherwise floating (the clock's zone).
-    private func moment(_ property: ContentLine, text: String? = nil) -> Result<Moment, Problem.Text> {
-      let raw = (text ?? property.value).trimmingCharacters(in: .whitespaces)
+    /// the floating zone; `Z` is UTC; TZID names the zone; otherwise floating.
+    private mutating func moment(_ property: ContentLine, note: (String) -> Void) -> Result<Moment, Problem.Text> {
+      let raw = property.value.trimmingCharacters(in: .whitespaces)
       let valueType = property.parameter("VALUE")?.uppercased()
       guard valueType == nil || valueType == "DATE" || valueType == "DATE-TIME" else {
         return .failure(.init("\(property.name);VALUE=\(valueType ?? "") is not supported (DATE or DATE-TIME)"))
@@ -440,26 +652,36 @@ extension ICalendar {
       case .failure(let text): return .failure(.init("\(property.name): \(text.message)"))
       }
       if valueType == "DATE", !value.isDate {
-        return .failure(.init("\(property.name) is VALUE=DATE but \(WhenParser.quoted(raw)) has a time"))
+        note("\(property.name) is VALUE=DATE but \(WhenParser.quoted(raw)) has a time: read as a date-time")
       }
       if valueType == "DATE-TIME", value.isDate {
-        return .failure(.init("\(property.name) is VALUE=DATE-TIME but \(WhenParser.quoted(raw)) has no time"))
+        note("\(property.name) is VALUE=DATE-TIME but \(WhenParser.quoted(raw)) has no time: read as a date")
+      }
+      return place(value, raw: raw, property: property, note: note)
+    }
+
+    /// The instant of `value`, a value of `property` (whose TZID applies).
+    private mutating func place(
+      _ value: DateValue,
+      raw: String,
+      property: ContentLine,
+      note: (String) -> Void
+    ) -> Result<Moment, Problem.Text> {
+      let tzid = property.parameter("TZID")?.trimmingCharacters(in: .whitespaces)
+      var tzidZone: TimeZone?
+      if let tzid, !value.isDate {
+        tzidZone = resolveZone(tzid, line: property.line, near: value.instant(in: .gmt))
       }
       let kind: Moment.Kind
       if value.isDate {
         kind = .date
       } else if value.isUTC {
         kind = .utc
-      } else if let tzid = property.parameter("TZID") {
-        guard let zone = resolveZone(tzid) else {
-          return .failure(
-            .init(
-              "\(property.name): unknown time zone \(WhenParser.quoted(tzid)) (TZID); appt knows IANA names like "
-                + "Europe/Paris"
-            )
-          )
+        if let tzid {
+          note("\(property.name) has TZID=\(tzid) and a UTC time (\(raw), ending in Z): read as UTC")
         }
-        kind = .zoned(zone)
+      } else if let tzidZone {
+        kind = .zoned(tzidZone)
       } else {
         kind = .floating
       }
@@ -467,88 +689,201 @@ extension ICalendar {
       switch kind {
       case .zoned(let tz): zone = tz
       case .utc: zone = .gmt
-      case .date, .floating: zone = clock.timeZone
+      case .date, .floating: zone = floatingZone
       }
       guard let instant = value.instant(in: zone) else {
         return .failure(.init("\(property.name): \(WhenParser.quoted(raw)) cannot be placed in time"))
       }
-      return .success(Moment(value: value, kind: kind, instant: instant))
+      return .success(Moment(value: value, kind: kind, instant: instant, tzid: tzid, tzidZone: tzidZone))
     }
 
-    /// A TZID as appt knows it (TimeZoneResolver: IANA, Windows and prefixed names), or a
-    /// VTIMEZONE's declared location.
-    private func resolveZone(_ tzid: String) -> TimeZone? {
-      if let zone = TimeZoneResolver.zone(forTZID: tzid) { return zone }
-      if let alias = zoneAliases[tzid], let zone = TimeZoneResolver.zone(forTZID: alias) { return zone }
-      return nil
+    /// The zone a TZID names (TimeZoneResolver: IANA, Windows and prefixed names), else the
+    /// zone its VTIMEZONE declares (X-LIC-LOCATION) or keeps (its rules: the IANA zone with
+    /// the same offsets and changes, else a fixed offset); nil when nothing defines it.
+    /// Decided once per file and TZID, each assumption said once.
+    private mutating func resolveZone(_ tzid: String, line: Int, near: Date?) -> TimeZone? {
+      if let known = zoneCache[tzid] { return known }
+      var zone = TimeZoneResolver.zone(forTZID: tzid)
+      if zone == nil, let definition = zoneDefinitions[tzid] {
+        if let location = definition.all("X-LIC-LOCATION").first?.value,
+          let named = TimeZoneResolver.zone(forTZID: location)
+        {
+          zone = named
+        } else {
+          zone = zoneFromRules(definition, tzid: tzid, near: near ?? clock.now)
+        }
+      }
+      if zone == nil {
+        notices.append(
+          Problem(
+            line: line,
+            message: "unknown time zone \(WhenParser.quoted(tzid)) (TZID, and no VTIMEZONE defines it): "
+              + "its times are read as floating, in \(floatingZone.identifier)"
+          )
+        )
+      }
+      zoneCache[tzid] = .some(zone)
+      return zone
     }
 
-    /// The instant an EXDATE value names. A date on a timed series means that day's
-    /// occurrence (the series' wall-clock time); a floating time is read in the series' zone.
-    private func exceptionInstant(
+    /// The zone a VTIMEZONE of its own defines: the IANA zone that keeps the same clock
+    /// around `near`, else the fixed offset it has then.
+    private mutating func zoneFromRules(_ definition: Component, tzid: String, near: Date) -> TimeZone? {
+      let rules: VTimeZoneRules
+      do throws(VTimeZoneError) {
+        rules = try VTimeZoneRules(numberedLines: definition.numberedLines)
+      } catch {
+        notices.append(
+          Problem(
+            line: error.line,
+            message: "the VTIMEZONE of \(WhenParser.quoted(tzid)) cannot be read: \(error.message)"
+          )
+        )
+        return nil
+      }
+      notices += rules.assumptions
+      if let zone = rules.matchingZone(near: near), TimeZone.knownTimeZoneIdentifiers.contains(zone.identifier) {
+        notices.append(
+          Problem(
+            line: definition.line,
+            message:
+              "time zone \(WhenParser.quoted(tzid)) is defined only by its VTIMEZONE: read as \(zone.identifier), "
+              + "which has the same offsets and changes"
+          )
+        )
+        return zone
+      }
+      let offset = rules.offset(at: near)
+      guard let zone = VTimeZoneRules.fixedZone(offset: offset) else { return nil }
+      notices.append(
+        Problem(
+          line: definition.line,
+          message: "time zone \(WhenParser.quoted(tzid)) is defined only by its VTIMEZONE, like no zone appt knows: "
+            + "read as the fixed offset \(VTimeZoneRules.offsetText(offset))"
+        )
+      )
+      return zone
+    }
+
+    /// One RDATE value: a DATE, a DATE-TIME (UTC, with a TZID, or floating: the series' zone)
+    /// or a PERIOD (start/end or start/duration).
+    private mutating func recurrenceDate(
+      _ text: String,
+      line: ContentLine,
+      zone: TimeZone,
+      fail: (Int, String) -> Void,
+      note: (String) -> Void
+    ) -> RecurrenceDate? {
+      func instant(_ part: String) -> Moment? {
+        switch DateValue.parse(part) {
+        case .success(let value):
+          switch place(value, raw: part, property: line, note: note) {
+          case .success(let moment): return moment
+          case .failure(let problem):
+            fail(line.line, problem.message)
+            return nil
+          }
+        case .failure(let problem):
+          fail(line.line, "RDATE: \(problem.message)")
+          return nil
+        }
+      }
+      if let slash = text.firstIndex(of: "/") {
+        let first = String(text[..<slash])
+        let second = String(text[text.index(after: slash)...])
+        guard let start = instant(first) else { return nil }
+        let startInstant = local(start, zone: zone)
+        let end: Date?
+        if second.hasPrefix("P") || second.hasPrefix("+") {
+          switch DurationValue.parse(second) {
+          case .success(let duration): end = duration.end(from: startInstant, in: zone)
+          case .failure(let problem):
+            fail(line.line, "RDATE period \(WhenParser.quoted(text)): \(problem.message)")
+            return nil
+          }
+        } else {
+          end = instant(second).map { local($0, zone: zone) }
+        }
+        guard let end else { return nil }
+        guard end > startInstant else {
+          note("RDATE period \(text) ends when or before it starts: it lasts as long as the event")
+          return .instant(startInstant)
+        }
+        return .period(startInstant, end.timeIntervalSince(startInstant))
+      }
+      guard let moment = instant(text) else { return nil }
+      switch moment.kind {
+      case .date:
+        return .date(CivilDate(year: moment.value.year, month: moment.value.month, day: moment.value.day))
+      case .floating:
+        let time = moment.value.time
+        return .local(
+          CivilDateTime(
+            moment.value.year,
+            moment.value.month,
+            moment.value.day,
+            time?.hour ?? 0,
+            time?.minute ?? 0,
+            time?.second ?? 0
+          )
+        )
+      case .utc, .zoned: return .instant(moment.instant)
+      }
+    }
+
+    /// A moment's instant, a floating (or date) one read in the series' `zone`.
+    private func local(_ moment: Moment, zone: TimeZone) -> Date {
+      switch moment.kind {
+      case .utc, .zoned: return moment.instant
+      case .date, .floating: return moment.value.instant(in: zone) ?? moment.instant
+      }
+    }
+
+    /// The instants an EXDATE value removes. A date on a timed series removes that local
+    /// day's occurrences (the series' wall-clock time when it has none); a floating time is
+    /// read in the series' zone.
+    private mutating func exceptionInstants(
       _ text: String,
       line: ContentLine,
       start: Moment,
       zone: TimeZone,
-      fail: (Int, String) -> Void
-    ) -> Date? {
-      let valueType = line.parameter("VALUE")?.uppercased()
-      guard valueType == nil || valueType == "DATE" || valueType == "DATE-TIME" else {
-        fail(line.line, "EXDATE;VALUE=\(valueType ?? "") is not supported (DATE or DATE-TIME)")
-        return nil
-      }
+      recurrence: Recurrence,
+      duration: TimeInterval,
+      fail: (Int, String) -> Void,
+      note: (String) -> Void
+    ) -> [Date] {
       let value: DateValue
       switch DateValue.parse(text) {
       case .success(let parsed): value = parsed
       case .failure(let problem):
         fail(line.line, "EXDATE: \(problem.message)")
-        return nil
+        return []
       }
       if value.isDate {
-        if start.value.isDate { return value.instant(in: zone) }
+        guard let midnight = value.instant(in: zone) else { return [] }
+        if start.value.isDate { return [midnight] }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let nextMidnight = calendar.date(byAdding: .day, value: 1, to: midnight) ?? midnight.addingTimeInterval(86400)
+        let onThatDay = recurrence.occurrences(
+          start: start.instant,
+          duration: duration,
+          zone: zone,
+          in: DateInterval(start: midnight, end: nextMidnight)
+        ).filter { $0 >= midnight && $0 < nextMidnight }
+        if !onThatDay.isEmpty { return onThatDay }
         var wall = DateValue.local(start.instant, in: zone, dateOnly: false)
         wall.year = value.year
         wall.month = value.month
         wall.day = value.day
-        return wall.instant(in: zone)
+        return wall.instant(in: zone).map { [$0] } ?? []
       }
-      if value.isUTC { return value.instant(in: .gmt) }
-      if let tzid = line.parameter("TZID") {
-        guard let exceptionZone = resolveZone(tzid) else {
-          fail(line.line, "EXDATE: unknown time zone \(WhenParser.quoted(tzid)) (TZID)")
-          return nil
-        }
-        return value.instant(in: exceptionZone)
+      switch place(value, raw: text, property: line, note: note) {
+      case .success(let moment): return [local(moment, zone: zone)]
+      case .failure(let problem):
+        fail(line.line, problem.message)
+        return []
       }
-      return value.instant(in: zone)
-    }
-
-    /// The RRULE with its UNTIL in UTC, as `Recurrence` reads it: a date means the end of that
-    /// day and a floating time is local, both in the series' zone.
-    private func untilInUTC(_ rule: String, zone: TimeZone) -> Result<String, Problem.Text> {
-      var parts = rule.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
-      for (index, part) in parts.enumerated() where part.uppercased().hasPrefix("UNTIL=") {
-        let text = String(part.dropFirst(6))
-        let value: DateValue
-        switch DateValue.parse(text) {
-        case .success(let parsed): value = parsed
-        case .failure(let problem): return .failure(.init("RRULE UNTIL: \(problem.message)"))
-        }
-        let until: Date?
-        if value.isDate {
-          var calendar = Calendar(identifier: .gregorian)
-          calendar.timeZone = zone
-          until = value.instant(in: zone).flatMap { calendar.date(byAdding: .day, value: 1, to: $0) }
-            .map { $0.addingTimeInterval(-1) }
-        } else {
-          until = value.instant(in: zone)
-        }
-        guard let until else { return .failure(.init("RRULE UNTIL=\(text) cannot be placed in time")) }
-        // No occurrence can be later than the supported times (and a later instant has no
-        // four-digit UTC year to write it with).
-        parts[index] = "UNTIL=" + Recurrence.utcStamp(min(until, AppointmentRules.latest))
-      }
-      return .success(parts.joined(separator: ";"))
     }
 
     /// A CREATED, DTSTAMP or LAST-MODIFIED instant; nil when missing or unreadable (these are

@@ -12,6 +12,8 @@ extension ICalendar {
     var value: String
     /// The file line where it starts.
     var line: Int
+    /// The whole line as read (unfolded, original spelling): what extras keep.
+    var raw: String
 
     func parameter(_ name: String) -> String? { parameters[name] }
   }
@@ -123,7 +125,7 @@ extension ICalendar {
     }
     guard index < scalars.count, scalars[index] == ":" else { return nil }
     let value = String(String.UnicodeScalarView(scalars[(index + 1)...]))
-    return ContentLine(name: propertyName, parameters: parameters, value: value, line: line)
+    return ContentLine(name: propertyName, parameters: parameters, value: value, line: line, raw: text)
   }
 
   // MARK: - TEXT

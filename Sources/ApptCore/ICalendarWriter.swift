@@ -19,11 +19,47 @@ extension ICalendar {
       emit("PRODID:" + ICalendar.productID)
       emit("CALSCALE:GREGORIAN")
       for line in timeZones(for: appointments) { emit(line) }
-      for appointment in appointments {
+      for appointment in Self.grouped(appointments) {
         for line in event(appointment) { emit(line) }
       }
       emit("END:VCALENDAR")
       return out
+    }
+
+    /// The UID an appointment is written with: its own, else its series' or its own id's.
+    static func uid(of a: Appointment) -> String {
+      if let uid = a.uid { return uid }
+      if let series = a.override?.seriesID { return "\(series)@appt" }
+      return "\(a.id)@appt"
+    }
+
+    /// Each series followed by its overridden occurrences (RECURRENCE-ID, by UID), as RFC
+    /// 5545 readers expect them; overrides whose series is not written come last.
+    static func grouped(_ appointments: [Appointment]) -> [Appointment] {
+      var overrides: [String: [Appointment]] = [:]
+      var order: [String] = []
+      var masters: [Appointment] = []
+      for a in appointments {
+        guard a.override != nil else {
+          masters.append(a)
+          continue
+        }
+        let uid = uid(of: a)
+        if overrides[uid] == nil { order.append(uid) }
+        overrides[uid, default: []].append(a)
+      }
+      guard !overrides.isEmpty else { return appointments }
+      var result: [Appointment] = []
+      result.reserveCapacity(appointments.count)
+      for master in masters {
+        result.append(master)
+        let uid = uid(of: master)
+        if let mine = overrides.removeValue(forKey: uid) {
+          result += mine.sorted { ($0.override?.recurrenceID ?? $0.start) < ($1.override?.recurrenceID ?? $1.start) }
+        }
+      }
+      for uid in order { result += overrides[uid] ?? [] }
+      return result
     }
 
     // MARK: - Events
@@ -32,31 +68,88 @@ extension ICalendar {
     func event(_ a: Appointment) -> [String] {
       let zone = a.zone(fallback: fallbackZone)
       var lines = ["BEGIN:VEVENT"]
-      lines.append("UID:" + ICalendar.escape(a.uid ?? "\(a.id)@appt"))
+      lines.append("UID:" + ICalendar.escape(Self.uid(of: a)))
       lines.append("DTSTAMP:" + utc(a.updated))
       lines.append("CREATED:" + utc(a.created))
       lines.append("LAST-MODIFIED:" + utc(a.updated))
+      lines.append("SEQUENCE:\(a.sequence)")
       lines.append("SUMMARY:" + ICalendar.escape(a.title))
+      if !a.location.isEmpty { lines.append("LOCATION:" + ICalendar.escape(a.location)) }
       // A series' DTSTART keeps its TZID (the zone it repeats in) even for a wall-clock time
       // that names two instants (the hour repeated when clocks go back).
       lines.append("DTSTART" + time(a.start, a, zone, keepZone: a.recurrence != nil).joined(separator: ":"))
-      lines.append("DTEND" + time(a.end, a, zone).joined(separator: ":"))
+      // An end given as a DURATION, or not given, is written back as it came while the
+      // appointment still ends where the reader put it.
+      if let endLine = a.extras.endLine, let derived = a.extras.derivedEnd,
+        abs(derived.timeIntervalSince(a.end)) < 0.001
+      {
+        if !endLine.isEmpty { lines.append(endLine) }
+      } else {
+        lines.append("DTEND" + time(a.end, a, zone).joined(separator: ":"))
+      }
+      if let override = a.override {
+        let range = override.thisAndFuture ? ";RANGE=THISANDFUTURE" : ""
+        lines.append(
+          "RECURRENCE-ID" + range + time(override.recurrenceID, a, zone, keepZone: true).joined(separator: ":")
+        )
+      }
       if let recurrence = a.recurrence {
-        lines.append("RRULE:" + rule(recurrence, a, zone))
+        for rule in recurrence.rules { lines.append("RRULE:" + self.rule(rule, a, zone)) }
+        lines += grouped("RDATE", recurrence.dates.map { date(of: $0, a, zone) })
         // One EXDATE line per form (all with the TZID, but for a time the TZID cannot name).
-        var forms: [String: [String]] = [:]
-        var order: [String] = []
-        for exception in a.exceptions {
-          let parts = time(exception, a, zone)
-          if forms[parts[0]] == nil { order.append(parts[0]) }
-          forms[parts[0], default: []].append(parts[1])
-        }
-        for form in order { lines.append("EXDATE" + form + ":" + (forms[form] ?? []).joined(separator: ",")) }
+        lines += grouped("EXDATE", a.exceptions.map { time($0, a, zone) })
       }
       if a.isCancelled { lines.append("STATUS:CANCELLED") }
       if !a.note.isEmpty { lines.append("DESCRIPTION:" + ICalendar.escape(a.note)) }
+      for line in a.extras.lines {
+        // A STATUS kept as read (TENTATIVE, CONFIRMED) gives way to a cancellation.
+        if a.isCancelled, Self.propertyName(line) == "STATUS" { continue }
+        lines.append(line)
+      }
       lines.append("END:VEVENT")
       return lines
+    }
+
+    /// The name of a content line, upper-cased (`ATTENDEE` of `attendee;CN=Ann:...`).
+    static func propertyName(_ line: String) -> String {
+      String(line.prefix { $0 != ";" && $0 != ":" }).uppercased()
+    }
+
+    /// `name` lines, one per form (`[parameters, value]` pairs), values joined by commas.
+    private func grouped(_ name: String, _ values: [[String]]) -> [String] {
+      var forms: [String: [String]] = [:]
+      var order: [String] = []
+      for parts in values {
+        if forms[parts[0]] == nil { order.append(parts[0]) }
+        forms[parts[0], default: []].append(parts[1])
+      }
+      return order.map { name + $0 + ":" + (forms[$0] ?? []).joined(separator: ",") }
+    }
+
+    /// The parameters and value of one RDATE, in the form of DTSTART.
+    private func date(of date: RecurrenceDate, _ a: Appointment, _ zone: TimeZone) -> [String] {
+      switch date {
+      case .instant(let instant): return time(instant, a, zone)
+      // A date and a floating time are written as they came (a date is DTSTART's time that
+      // day, a floating time is read in the series' zone).
+      case .date(let day): return [";VALUE=DATE", day.description]
+      case .local(let local):
+        if a.isAllDay { return [";VALUE=DATE", local.date.description] }
+        return ["", local.description]
+      case .period(let start, let length):
+        let from = time(start, a, zone)
+        let to = time(start.addingTimeInterval(length), a, zone)
+        if a.isAllDay || from[0] != to[0] {
+          return [";VALUE=PERIOD", utc(start) + "/" + utc(start.addingTimeInterval(length))]
+        }
+        return [";VALUE=PERIOD" + from[0], from[1] + "/" + to[1]]
+      }
+    }
+
+    /// The TZID an appointment's times are written with: the one it was read with (a
+    /// Windows name, a zone defined by its VTIMEZONE), else its zone's IANA name.
+    private func zoneName(_ a: Appointment, _ zone: TimeZone) -> String {
+      a.extras.zoneID ?? zone.identifier
     }
 
     /// The parameters and the value of a DTSTART, DTEND or EXDATE: `[";VALUE=DATE", "20261201"]`,
@@ -70,7 +163,7 @@ extension ICalendar {
       if !keepZone, let back = local.instant(in: zone), abs(back.timeIntervalSince(date)) >= 1 {
         return ["", utc(date)]
       }
-      return [";TZID=" + ICalendar.parameterValue(zone.identifier), local.text]
+      return [";TZID=" + ICalendar.parameterValue(zoneName(a, zone)), local.text]
     }
 
     private func utc(_ date: Date) -> String {
@@ -79,12 +172,13 @@ extension ICalendar {
       return value.text
     }
 
-    /// The RRULE text; a whole-day series ends on a DATE, as RFC 5545 wants for a DATE DTSTART.
-    private func rule(_ recurrence: Recurrence, _ a: Appointment, _ zone: TimeZone) -> String {
-      guard a.isAllDay, let until = recurrence.until else { return recurrence.rrule }
-      let date = DateValue.local(until, in: zone, dateOnly: true).text
-      return recurrence.rrule.split(separator: ";").map { $0.hasPrefix("UNTIL=") ? "UNTIL=" + date : String($0) }
-        .joined(separator: ";")
+    /// One RRULE's text; a whole-day series ends on a DATE, as RFC 5545 wants for a DATE
+    /// DTSTART.
+    private func rule(_ rule: RecurrenceRule, _ a: Appointment, _ zone: TimeZone) -> String {
+      guard a.isAllDay, case .utc(let time) = rule.until else { return rule.text }
+      var dated = rule
+      dated.until = .date(CivilDateTime(time.instant(in: .gmt), in: zone).date)
+      return dated.text
     }
 
     static func isUTC(_ zone: TimeZone) -> Bool { utcIdentifiers.contains(zone.identifier) }
@@ -98,20 +192,30 @@ extension ICalendar {
     /// this is for the others, and because RFC 5545 requires one for each TZID.
     func timeZones(for appointments: [Appointment]) -> [String] {
       var spans: [String: (zone: TimeZone, first: Date, last: Date)] = [:]
+      // Zones written as they were read (a Windows name, a VTIMEZONE-only zone), by TZID.
+      var definitions: [String: [String]] = [:]
       for a in appointments where !a.isAllDay {
         let zone = a.zone(fallback: fallbackZone)
         if Self.isUTC(zone) { continue }
+        let name = zoneName(a, zone)
+        if a.extras.zoneID != nil, !a.extras.zoneDefinition.isEmpty {
+          if definitions[name] == nil { definitions[name] = a.extras.zoneDefinition }
+          continue
+        }
         var last = a.end
         if let recurrence = a.recurrence {
           last = recurrence.seriesEnd(start: a.start, duration: a.duration, zone: zone) ?? a.end
         }
-        let span = spans[zone.identifier] ?? (zone, a.start, last)
-        spans[zone.identifier] = (zone, min(span.first, a.start), max(span.last, last))
+        let span = spans[name] ?? (zone, a.start, last)
+        spans[name] = (zone, min(span.first, a.start), max(span.last, last))
       }
       var lines: [String] = []
-      for identifier in spans.keys.sorted() {
-        guard let span = spans[identifier] else { continue }
-        lines += Self.vtimezone(span.zone, from: span.first, through: span.last)
+      for name in Set(spans.keys).union(definitions.keys).sorted() {
+        if let definition = definitions[name] {
+          lines += definition
+        } else if let span = spans[name] {
+          lines += Self.vtimezone(span.zone, from: span.first, through: span.last, tzid: name)
+        }
       }
       return lines
     }
@@ -130,7 +234,7 @@ extension ICalendar {
       var second: Int
     }
 
-    static func vtimezone(_ zone: TimeZone, from first: Date, through last: Date) -> [String] {
+    static func vtimezone(_ zone: TimeZone, from first: Date, through last: Date, tzid: String? = nil) -> [String] {
       var gmt = Calendar(identifier: .gregorian)
       gmt.timeZone = .gmt
       let firstYear = gmt.component(.year, from: first) - 1
@@ -173,7 +277,7 @@ extension ICalendar {
         years.append((year, changes, zone.secondsFromGMT(for: yearStart)))
       }
 
-      var lines = ["BEGIN:VTIMEZONE", "TZID:" + zone.identifier, "X-LIC-LOCATION:" + zone.identifier]
+      var lines = ["BEGIN:VTIMEZONE", "TZID:" + (tzid ?? zone.identifier), "X-LIC-LOCATION:" + zone.identifier]
       var index = 0
       while index < years.count {
         // The run of years with the same rules as this one.
