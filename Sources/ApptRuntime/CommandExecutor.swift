@@ -103,9 +103,15 @@ public struct CommandExecutor: Sendable {
       case .edit(let request):
         return render(try await dao.editAppointment(request), verb: "updated")
 
-      case .cancel(let prefix, let occurrence, _, let ifRevision):
+      case .cancel(let prefix, let occurrence, let andFollowing, let ifRevision):
         let id = try await dao.resolveID(prefix)
-        let cancelled = try await dao.setStatus(.cancelled, id: id, occurrenceOn: occurrence, ifRevision: ifRevision)
+        let cancelled = try await dao.setStatus(
+          .cancelled,
+          id: id,
+          occurrenceOn: occurrence,
+          andFollowing: andFollowing,
+          ifRevision: ifRevision
+        )
         return render(cancelled, verb: "cancelled")
 
       case .restore(let prefix, let occurrence, let ifRevision):
@@ -182,10 +188,7 @@ public struct CommandExecutor: Sendable {
   /// `export [--from] [--to] [FILE]`: every stored appointment reaching the range (series
   /// whole, cancelled ones included), to FILE (see `exportTarget`) or stdout.
   private func export(range: DateInterval?, to path: String?) async throws(StoreError) -> String {
-    var appointments = try await dao.getAllAppointments()
-    if let range {
-      appointments = appointments.filter { ICalendar.reaches($0, range, fallbackZone: clock.timeZone) }
-    }
+    let appointments = try await dao.exportAppointments(in: range)
     let text = ICalendar.write(appointments, fallbackZone: clock.timeZone)
     let count = appointments.count
     guard let path else {

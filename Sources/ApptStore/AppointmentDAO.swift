@@ -36,7 +36,7 @@ public struct BusyDay: Identifiable, Hashable, Sendable {
 /// failure (the seed's `catch { return [] }` is exactly what this type does not do).
 public final class AppointmentDAO: Sendable {
   public let service: DatabaseService
-  private let clock: Clock
+  let clock: Clock
 
   public init(service: DatabaseService, clock: Clock = .system) {
     self.service = service
@@ -105,7 +105,8 @@ extension AppointmentDAO {
   /// transaction, so two writers based on the same revision cannot both succeed.
   @discardableResult
   public func saveAppointment(_ appointment: Appointment) throws(StoreError) -> Appointment {
-    try database.write { connection throws(StoreError) in
+    let now = clock.now
+    return try database.write { connection throws(StoreError) in
       try Self.checkRules(appointment)
       var saved = appointment
       saved.occurrence = nil
@@ -114,6 +115,7 @@ extension AppointmentDAO {
       }
       saved.revision = appointment.revision + 1
       try connection.run(Appointment.table.upsertSQL, saved.databaseValues)
+      try Self.touchSeries(of: saved, at: now, in: connection)
       return saved
     }
   }
@@ -128,6 +130,7 @@ extension AppointmentDAO {
       start: request.start,
       end: request.end,
       note: request.note,
+      location: request.location,
       created: clock.now,
       timeZone: clock.timeZone.identifier,
       isAllDay: request.isAllDay,
@@ -139,8 +142,10 @@ extension AppointmentDAO {
   /// Changes the fields `request` gives of the appointment it names (a unique id prefix),
   /// keeping the duration unless it gives one; with `ifRevision`, only if it is still at that
   /// revision. With `occurrence` (a local midnight), only that day's occurrence of a series,
-  /// which becomes an appointment of its own. The one door for every edit (`edit`, the
-  /// calendar's form), series or occurrence.
+  /// which becomes (or, when it is one already, stays) an override of the series; with
+  /// `andFollowing` too, that occurrence and every later one: the series is split
+  /// (`splitSeries`). The one door for every edit (`edit`, the calendar's form), series,
+  /// occurrence or override. Every edit counts SEQUENCE up.
   @discardableResult
   public func editAppointment(_ request: EditRequest) throws(StoreError) -> Appointment {
     let id = try resolveID(request.id)
@@ -148,18 +153,27 @@ extension AppointmentDAO {
       let duration = request.duration ?? appointment.duration
       if let title = request.title { appointment.title = title }
       if let note = request.note { appointment.note = note }
+      if let location = request.location { appointment.location = location }
       if let start = request.start { appointment.start = start }
       appointment.end = appointment.start.addingTimeInterval(duration)
     }
-    if let day = request.occurrence {
-      return try editOccurrence(id: id, on: day, ifRevision: request.ifRevision, change: change)
+    guard let day = request.occurrence else {
+      if request.andFollowing {
+        throw .invalidRequest(message: "--and-following needs --occurrence DATE: the first occurrence to change")
+      }
+      return try updateAppointment(id: id, ifRevision: request.ifRevision, change: change)
     }
-    return try updateAppointment(id: id, ifRevision: request.ifRevision, change: change)
+    if request.andFollowing {
+      return try splitSeries(id: id, on: day, ifRevision: request.ifRevision, change: change)
+    }
+    return try editOccurrence(id: id, on: day, ifRevision: request.ifRevision, change: change)
   }
 
   /// Reads the appointment, checks it is still at `ifRevision` (when given), applies `change`
-  /// and writes it at the next revision with `updated` set to now, in one transaction. The id
-  /// and the revision are the store's: `change` cannot alter them.
+  /// and writes it at the next revision and SEQUENCE with `updated` set to now, in one
+  /// transaction (an override's series is written at its next revision too: it is the
+  /// resource a sync sends). The id and the revision are the store's: `change` cannot alter
+  /// them.
   @discardableResult
   public func updateAppointment(
     id: AppointmentID,
@@ -176,14 +190,16 @@ extension AppointmentDAO {
       appointment.occurrence = nil
       appointment.updated = now
       appointment.revision = stored.revision + 1
+      appointment.sequence = stored.sequence + 1
       try connection.run(Appointment.table.upsertSQL, appointment.databaseValues)
+      try Self.touchSeries(of: appointment, at: now, in: connection)
       return appointment
     }
   }
 
   /// The stored appointment `id`, refused as stale unless it is at revision `expected` (any
   /// revision when nil).
-  private static func findForChange(
+  static func findForChange(
     id: AppointmentID,
     expected: Int?,
     in connection: any Connection
@@ -196,7 +212,7 @@ extension AppointmentDAO {
   }
 
   /// The last gate of every write: `AppointmentRules`, whatever the caller checked before.
-  private static func checkRules(_ appointment: Appointment) throws(StoreError) {
+  static func checkRules(_ appointment: Appointment) throws(StoreError) {
     do throws(AppointmentRules.Violation) {
       try AppointmentRules.validate(appointment)
     } catch {
@@ -205,34 +221,60 @@ extension AppointmentDAO {
     }
   }
 
-  private static func check(_ stored: Appointment, expected: Int) throws(StoreError) {
+  static func check(_ stored: Appointment, expected: Int) throws(StoreError) {
     guard stored.revision == expected else { throw .staleRevision(current: stored) }
   }
 
-  /// Saves imported appointments in ONE transaction (all or nothing), upserting by `uid`: one
-  /// whose uid is stored already (or, for an event appt wrote, "<id>@appt", whose id is
-  /// stored without a uid) keeps its id and `created`, and is rewritten only if a field
-  /// differs. Returns how many were added, updated and found unchanged.
+  /// After a write of `appointment`, an override of a stored series: writes the series at its
+  /// next revision (and `updated`), since a series and its overrides are one iCalendar
+  /// resource (one UID) that a sync sends whole.
+  static func touchSeries(of appointment: Appointment, at now: Date, in connection: any Connection)
+    throws(StoreError)
+  {
+    guard let seriesID = appointment.override?.seriesID else { return }
+    try connection.run(
+      "UPDATE appointment SET revision = revision + 1, updated_ms = ? WHERE id = ?",
+      [.integer(now.millisecondsSince1970), .text(seriesID.description)]
+    )
+  }
+
+  /// Saves imported appointments in ONE transaction (all or nothing), upserting by UID and
+  /// RECURRENCE-ID: one whose (uid, recurrence id) is stored already (or, for an event appt
+  /// wrote, "<id>@appt", whose id is stored without a uid) keeps its id and `created`, and is
+  /// rewritten only if a field differs and its SEQUENCE is not lower than the stored one's
+  /// (a lower one is an older copy: kept as stored, counted unchanged). An override is linked
+  /// to the series with its UID, in the file or stored; one stored before its series (an
+  /// invitation to one occurrence) is linked when the series arrives. Returns how many were
+  /// added, updated and found unchanged.
   public func importAppointments(
     _ appointments: [Appointment]
   ) throws(StoreError) -> (added: Int, updated: Int, unchanged: Int) {
     let now = clock.now
+    // Series and one-offs first, so an override finds its series whatever the file's order.
+    let ordered = appointments.filter { $0.override == nil } + appointments.filter { $0.override != nil }
     return try database.write { connection throws(StoreError) in
       var counts = (added: 0, updated: 0, unchanged: 0)
-      for var incoming in appointments {
+      for var incoming in ordered {
         try Self.checkRules(incoming)
         incoming.occurrence = nil
-        var existing: Appointment?
-        if let uid = incoming.uid {
-          existing = try DatabaseQuery<Appointment>(where: "uid = ?", bindings: [.text(uid)], order: "id", limit: 1)
-            .fetch(connection).first
-        }
-        if existing == nil, let sameID = try DatabaseService.find(Appointment.self, id: incoming.id, in: connection) {
-          if sameID.uid == nil || sameID.uid == incoming.uid {
-            existing = sameID
-          } else {
+        let existing: Appointment?
+        if var override = incoming.override {
+          let series = try Self.importedSeries(uid: incoming.uid, in: connection)
+          override.seriesID = series?.id
+          incoming.override = override
+          // appt's own export of a series without a uid: its overrides stay without one.
+          if let series, series.uid == nil { incoming.uid = nil }
+          existing = try Self.storedOverride(
+            uid: incoming.uid,
+            seriesID: series?.id,
+            recurrenceID: override.recurrenceID,
+            in: connection
+          )
+          if existing == nil, try DatabaseService.find(Appointment.self, id: incoming.id, in: connection) != nil {
             incoming.id = AppointmentID()
           }
+        } else {
+          existing = try Self.storedMaster(of: &incoming, in: connection)
         }
         if let existing {
           // appt's own export of an appointment without a uid: it stays without one.
@@ -241,7 +283,7 @@ extension AppointmentDAO {
           incoming.created = existing.created
           incoming.updated = existing.updated
           incoming.revision = existing.revision  // a file carries no revision: not a change
-          if incoming == existing {
+          if incoming == existing || incoming.sequence < existing.sequence {
             counts.unchanged += 1
             continue
           }
@@ -253,25 +295,143 @@ extension AppointmentDAO {
           counts.added += 1
         }
         try connection.run(Appointment.table.upsertSQL, incoming.databaseValues)
+        if incoming.override == nil, incoming.recurrence != nil, let uid = incoming.uid {
+          try Self.linkOrphans(uid: uid, to: incoming.id, at: now, in: connection)
+        }
       }
       return counts
     }
   }
 
+  /// The stored series or one-off an imported one (not an override) replaces: by uid (a row
+  /// without RECURRENCE-ID), else by id when that row has no uid or the same one; an id taken
+  /// by another is given up for a new one.
+  private static func storedMaster(of incoming: inout Appointment, in connection: any Connection)
+    throws(StoreError) -> Appointment?
+  {
+    if let uid = incoming.uid,
+      let found = try DatabaseQuery<Appointment>(
+        where: "uid = ? AND recurrence_ms IS NULL",
+        bindings: [.text(uid)],
+        order: "id",
+        limit: 1
+      ).fetch(connection).first
+    {
+      return found
+    }
+    if let sameID = try DatabaseService.find(Appointment.self, id: incoming.id, in: connection) {
+      if sameID.override == nil, sameID.uid == nil || sameID.uid == incoming.uid { return sameID }
+      incoming.id = AppointmentID()
+    }
+    return nil
+  }
+
+  /// The stored series an imported override with `uid` belongs to: the series with that uid,
+  /// or for "<id>@appt" (appt's export of a series without a uid) the series with that id.
+  private static func importedSeries(uid: String?, in connection: any Connection) throws(StoreError)
+    -> Appointment?
+  {
+    guard let uid else { return nil }
+    let byUID = try DatabaseQuery<Appointment>(
+      where: "uid = ? AND recurrence_ms IS NULL AND \(Schema.isSeries)",
+      bindings: [.text(uid)],
+      order: "id",
+      limit: 1
+    ).fetch(connection).first
+    if let byUID { return byUID }
+    guard uid.hasSuffix("@appt"), let id = AppointmentID(string: String(uid.dropLast(5))),
+      let series = try DatabaseService.find(Appointment.self, id: id, in: connection),
+      series.uid == nil, series.recurrence != nil
+    else { return nil }
+    return series
+  }
+
+  /// The stored override of (series or uid, RECURRENCE-ID).
+  private static func storedOverride(
+    uid: String?,
+    seriesID: AppointmentID?,
+    recurrenceID: Date,
+    in connection: any Connection
+  ) throws(StoreError) -> Appointment? {
+    let instant = SQLValue.integer(recurrenceID.millisecondsSince1970)
+    if let seriesID {
+      let found = try DatabaseQuery<Appointment>(
+        where: "series_id = ? AND recurrence_ms = ?",
+        bindings: [.text(seriesID.description), instant],
+        order: "id",
+        limit: 1
+      ).fetch(connection).first
+      if let found { return found }
+    }
+    guard let uid else { return nil }
+    return try DatabaseQuery<Appointment>(
+      where: "uid = ? AND recurrence_ms = ?",
+      bindings: [.text(uid), instant],
+      order: "id",
+      limit: 1
+    ).fetch(connection).first
+  }
+
+  /// Links the stored overrides with `uid` that have no series (they came before it) to the
+  /// series `seriesID`, each written at its next revision.
+  private static func linkOrphans(uid: String, to seriesID: AppointmentID, at now: Date, in connection: any Connection)
+    throws(StoreError)
+  {
+    let orphans = try DatabaseQuery<Appointment>(
+      where: "uid = ? AND recurrence_ms IS NOT NULL AND series_id IS NULL",
+      bindings: [.text(uid)],
+      order: "id"
+    ).fetch(connection)
+    for var orphan in orphans {
+      orphan.override?.seriesID = seriesID
+      orphan.updated = now
+      orphan.revision += 1
+      try connection.run(Appointment.table.upsertSQL, orphan.databaseValues)
+    }
+  }
+
+  /// What `export` writes for `range` (nil: everything), rows as stored (series not
+  /// expanded): the one-offs overlapping it, the series reaching it (`ICalendar.reaches`) or
+  /// with an override in it, and every override of those series, wherever it is, so the
+  /// calendar written has each series whole. In display order.
+  public func exportAppointments(in range: DateInterval?) throws(StoreError) -> [Appointment] {
+    let all = try getAllAppointments()
+    guard let range else { return all }
+    let fallbackZone = clock.timeZone
+    let ids = Set(all.map(\.id))
+    // An override of a stored series goes with it; any other row stands alone.
+    func series(of appointment: Appointment) -> AppointmentID? {
+      appointment.override?.seriesID.flatMap { ids.contains($0) ? $0 : nil }
+    }
+    var included: Set<AppointmentID> = []
+    for appointment in all where ICalendar.reaches(appointment, range, fallbackZone: fallbackZone) {
+      included.insert(series(of: appointment) ?? appointment.id)
+    }
+    return all.filter { included.contains(series(of: $0) ?? $0.id) }
+  }
+
   /// Cancels (`.cancelled`) or restores (`.scheduled`) the appointment; for a series with
-  /// `occurrenceOn` (a local midnight), only that day's occurrence. What `cancel`/`restore`
-  /// and the calendar's `c`/`r` and undo all come down to.
+  /// `occurrenceOn` (a local midnight), only that day's occurrence (an exception of the
+  /// series, or the override's own status when it has one), and with `andFollowing` that one
+  /// and every later one (cancel: the series is split and its new part cancelled, so
+  /// restoring that brings them back; restore: every exception and override from that one
+  /// on is restored). A series' status covers its overrides. What `cancel`/`restore` and the
+  /// calendar's `c`/`r` and undo all come down to.
   @discardableResult
   public func setStatus(
     _ status: Appointment.Status,
     id: AppointmentID,
     occurrenceOn day: Date?,
+    andFollowing: Bool = false,
     ifRevision: Int? = nil
   ) throws(StoreError) -> Appointment {
-    switch (status, day) {
-    case (.cancelled, let day?): try cancelOccurrence(id: id, on: day, ifRevision: ifRevision)
-    case (.scheduled, let day?): try restoreOccurrence(id: id, on: day, ifRevision: ifRevision)
-    case (_, nil): try setStatus(status, id: id, ifRevision: ifRevision)
+    switch (status, day, andFollowing) {
+    case (.cancelled, let day?, true):
+      try splitSeries(id: id, on: day, ifRevision: ifRevision, status: .cancelled) { _ in }
+    case (.scheduled, let day?, true): try restoreFollowing(id: id, on: day, ifRevision: ifRevision)
+    case (.cancelled, let day?, false): try cancelOccurrence(id: id, on: day, ifRevision: ifRevision)
+    case (.scheduled, let day?, false): try restoreOccurrence(id: id, on: day, ifRevision: ifRevision)
+    case (_, nil, _): try setStatus(status, id: id, ifRevision: ifRevision)
     }
   }
 
@@ -289,18 +449,25 @@ extension AppointmentDAO {
   }
 
   /// Removes the appointment for good (with `ifRevision`, only if it is still at that
-  /// revision); returns what was removed.
+  /// revision), a series with its overrides; returns what was removed. Removing an override
+  /// gives its series the occurrence back.
   @discardableResult
   public func deleteAppointment(id: AppointmentID, ifRevision: Int? = nil) throws(StoreError) -> Appointment {
-    try database.write { connection throws(StoreError) in
+    let now = clock.now
+    return try database.write { connection throws(StoreError) in
       let existing = try Self.findForChange(id: id, expected: ifRevision, in: connection)
       try connection.run("DELETE FROM appointment WHERE id = ?", [.text(id.description)])
+      if existing.recurrence != nil {
+        try connection.run("DELETE FROM appointment WHERE series_id = ?", [.text(id.description)])
+      }
+      try Self.touchSeries(of: existing, at: now, in: connection)
       return existing
     }
   }
 
-  /// Sets the status and writes the next revision; an appointment already in `status` is
-  /// left as it is (no write, same revision).
+  /// Sets the status and writes the next revision and SEQUENCE; an appointment already in
+  /// `status` is left as it is (no write, same revision). A series' overrides follow its
+  /// status without a write of their own (a window shows them cancelled with it).
   private func setStatus(_ status: Appointment.Status, id: AppointmentID, ifRevision: Int?) throws(StoreError)
     -> Appointment
   {
@@ -311,7 +478,9 @@ extension AppointmentDAO {
       appointment.status = status
       appointment.updated = now
       appointment.revision += 1
+      appointment.sequence += 1
       try connection.run(Appointment.table.upsertSQL, appointment.databaseValues)
+      try Self.touchSeries(of: appointment, at: now, in: connection)
       return appointment
     }
   }
@@ -337,17 +506,15 @@ extension AppointmentDAO {
 
   // MARK: - Queries
 
-  /// Reads only the two times of each one-off in the window (the start index bounds the
-  /// scan), expands the series that reach it, and counts per local day; a multi-day
-  /// appointment marks every day it touches.
+  /// Reads only the two times of each one-off (and override) in the window (the start index
+  /// bounds the scan), expands the series that reach it with their overrides, and counts per
+  /// local day; a multi-day appointment marks every day it touches.
   static func busyDays(in range: DateInterval, clock: Clock, connection: any Connection) throws(StoreError)
     -> [BusyDay]
   {
     let from = range.start.millisecondsSince1970
     let to = range.end.millisecondsSince1970
-    let longest =
-      try connection.scalar("SELECT end_ms - start_ms FROM appointment ORDER BY end_ms - start_ms DESC LIMIT 1")?
-      .int64 ?? 0
+    let longest = try longestDuration(connection)
     let firstDay = clock.dayNumber(of: range.start)
     let lastDay = clock.dayNumber(of: range.end.addingTimeInterval(-0.001))
     var counts: [Int: Int] = [:]
@@ -360,30 +527,50 @@ extension AppointmentDAO {
     try connection.query(
       """
       SELECT start_ms, end_ms FROM appointment
-      WHERE start_ms >= ? AND start_ms < ? AND end_ms > ? AND status = 'scheduled' AND recurrence IS NULL
+      WHERE start_ms >= ? AND start_ms < ? AND end_ms > ? AND status = 'scheduled' AND \(isOneOff)
+        AND \(seriesNotCancelled)
       """,
       [.integer(from - longest), .integer(to), .integer(from)]
     ) { row throws(StoreError) in count(from: row.date(at: 0), to: row.date(at: 1)) }
-    let series = try DatabaseQuery<Appointment>(
-      where:
-        "recurrence IS NOT NULL AND status = 'scheduled' AND start_ms < ? AND (series_end_ms IS NULL OR series_end_ms > ?)",
-      bindings: [.integer(to), .integer(from)],
-      order: displayOrder
-    ).fetch(connection)
-    for occurrence in series.flatMap({
-      $0.occurrences(in: range, fallbackZone: clock.timeZone, includeCancelled: false)
-    }) {
-      count(from: occurrence.start, to: occurrence.end)
-    }
+    let occurrences = try seriesOccurrences(
+      in: range,
+      conditions: ["status = 'scheduled'"],
+      bindings: [],
+      includeCancelled: false,
+      longest: longest,
+      fallbackZone: clock.timeZone,
+      connection: connection
+    )
+    for occurrence in occurrences { count(from: occurrence.start, to: occurrence.end) }
     return counts.keys.sorted().map { BusyDay(id: $0, count: counts[$0, default: 0]) }
   }
 
   static let displayOrder = "start_ms, end_ms, title, id"
 
-  /// The window query: one-offs through the start index (bounded below by the longest
-  /// appointment, one lookup in the length index, so nothing scans the table), and the series
-  /// that reach the window (a partial index) expanded to their occurrences in it. Without a
-  /// range (`list --all`) series are listed once, as stored.
+  /// A row that is not a series: a one-off, or an override (found where it now is).
+  static let isOneOff = "recurrence IS NULL AND rdates = ''"
+
+  /// An override whose series is cancelled is cancelled with it: it is left out where
+  /// cancelled appointments are (and marked cancelled where they are shown, by
+  /// `markCancelledSeries`).
+  static let seriesNotCancelled = """
+    (series_id IS NULL OR NOT EXISTS (SELECT 1 FROM appointment AS master \
+    WHERE master.id = appointment.series_id AND master.status = 'cancelled'))
+    """
+
+  /// The longest appointment's duration (one lookup in the length index), which bounds how
+  /// far before a window a start index scan must begin.
+  static func longestDuration(_ connection: any Connection) throws(StoreError) -> Int64 {
+    try connection.scalar("SELECT end_ms - start_ms FROM appointment ORDER BY end_ms - start_ms DESC LIMIT 1")?
+      .int64 ?? 0
+  }
+
+  /// The window query: one-offs and overrides through the start index (bounded below by the
+  /// longest appointment, one lookup in the length index, so nothing scans the table), and
+  /// the series that reach the window (a partial index) expanded to their occurrences in it,
+  /// with their overrides (`overrides(for:longest:connection:)`: two more indexed queries,
+  /// however many series there are). Without a range (`list --all`) series and overrides are
+  /// listed once each, as stored.
   func fetch(_ query: AppointmentQuery, in connection: any Connection) throws(StoreError) -> [Appointment] {
     var conditions: [String] = []
     var bindings: [SQLValue] = []
@@ -392,137 +579,123 @@ extension AppointmentDAO {
     }
     if let search = query.search.map(TextSearch.init), !search.isEmpty {
       // What `TextSearch.matches` says, on the keys each write stores (`databaseValues`).
-      conditions.append("(instr(title_folded, ?) > 0 OR instr(note_folded, ?) > 0)")
-      bindings += [.text(search.key), .text(search.key)]
+      conditions.append("(instr(title_folded, ?) > 0 OR instr(note_folded, ?) > 0 OR instr(location_folded, ?) > 0)")
+      bindings += [.text(search.key), .text(search.key), .text(search.key)]
     }
+    let oneOffConditions = conditions + (query.includeCancelled ? [] : [Self.seriesNotCancelled])
     guard let range = query.range else {
-      return try DatabaseQuery<Appointment>(
-        where: conditions.isEmpty ? "TRUE" : conditions.joined(separator: " AND "),
+      var all = try DatabaseQuery<Appointment>(
+        where: oneOffConditions.isEmpty ? "TRUE" : oneOffConditions.joined(separator: " AND "),
         bindings: bindings,
         order: Self.displayOrder,
         limit: query.limit
       ).fetch(connection)
+      try Self.markCancelledSeries(&all, connection: connection)
+      return all
     }
     let from = range.start.millisecondsSince1970
     let to = range.end.millisecondsSince1970
-    let longest =
-      try connection.scalar("SELECT end_ms - start_ms FROM appointment ORDER BY end_ms - start_ms DESC LIMIT 1")?
-      .int64 ?? 0
-    let singles = try DatabaseQuery<Appointment>(
-      where: (["start_ms >= ? AND start_ms < ? AND end_ms > ? AND recurrence IS NULL"] + conditions)
+    let longest = try Self.longestDuration(connection)
+    var singles = try DatabaseQuery<Appointment>(
+      where: (["start_ms >= ? AND start_ms < ? AND end_ms > ? AND \(Self.isOneOff)"] + oneOffConditions)
         .joined(separator: " AND "),
       bindings: [.integer(from - longest), .integer(to), .integer(from)] + bindings,
       order: Self.displayOrder,
       limit: query.limit
     ).fetch(connection)
-    let series = try DatabaseQuery<Appointment>(
-      where: (["recurrence IS NOT NULL AND start_ms < ? AND (series_end_ms IS NULL OR series_end_ms > ?)"] + conditions)
-        .joined(separator: " AND "),
-      bindings: [.integer(to), .integer(from)] + bindings,
-      order: Self.displayOrder
-    ).fetch(connection)
-    guard !series.isEmpty else { return singles }
-    let occurrences = series.flatMap {
-      $0.occurrences(in: range, fallbackZone: clock.timeZone, includeCancelled: query.includeCancelled)
-    }
+    if query.includeCancelled { try Self.markCancelledSeries(&singles, connection: connection) }
+    let occurrences = try Self.seriesOccurrences(
+      in: range,
+      conditions: conditions,
+      bindings: bindings,
+      includeCancelled: query.includeCancelled,
+      longest: longest,
+      fallbackZone: clock.timeZone,
+      connection: connection
+    )
+    guard !occurrences.isEmpty else { return singles }
     let merged = (singles + occurrences).sorted(by: Appointment.displayOrder)
     return query.limit.map { Array(merged.prefix($0)) } ?? merged
   }
 
-  // MARK: - Occurrences
+  /// The occurrences in `range` of the series that reach it (and match `conditions`), each
+  /// expanded with its overrides.
+  static func seriesOccurrences(
+    in range: DateInterval,
+    conditions: [String],
+    bindings: [SQLValue],
+    includeCancelled: Bool,
+    longest: Int64,
+    fallbackZone: TimeZone,
+    connection: any Connection
+  ) throws(StoreError) -> [Appointment] {
+    let series = try DatabaseQuery<Appointment>(
+      where: (["\(Schema.isSeries) AND start_ms < ? AND (series_end_ms IS NULL OR series_end_ms > ?)"] + conditions)
+        .joined(separator: " AND "),
+      bindings: [.integer(range.end.millisecondsSince1970), .integer(range.start.millisecondsSince1970)] + bindings,
+      order: displayOrder
+    ).fetch(connection)
+    guard !series.isEmpty else { return [] }
+    let overrides = try Self.overrides(for: range, longest: longest, connection: connection)
+    return series.flatMap {
+      $0.occurrences(
+        in: range,
+        fallbackZone: fallbackZone,
+        includeCancelled: includeCancelled,
+        overrides: overrides[$0.id] ?? []
+      )
+    }
+  }
 
-  /// Cancels only the occurrence of series `id` on `day` (a local midnight). `ifRevision` is
-  /// the series' revision the change is based on (occurrences carry their series').
-  @discardableResult
-  public func cancelOccurrence(id: AppointmentID, on day: Date, ifRevision: Int? = nil) throws(StoreError)
-    -> Appointment
+  /// The stored overrides a window's expansion needs, by series: the THISANDFUTURE ones
+  /// before the window's end (a partial index), and those whose original start is within
+  /// the window, from `longest` before it (another partial index), widened by as far as a
+  /// THISANDFUTURE override moves later occurrences. Whatever their status: an overridden
+  /// occurrence is replaced even by a cancelled override.
+  static func overrides(for range: DateInterval, longest: Int64, connection: any Connection) throws(StoreError)
+    -> [AppointmentID: [Appointment]]
   {
-    try changeOccurrence(id: id, on: day, ifRevision: ifRevision) { series, occurrence throws(StoreError) in
-      guard !series.exceptions.contains(occurrence.start) else { return occurrence }
-      series.exceptions = (series.exceptions + [occurrence.start]).sorted()
-      var cancelled = occurrence
-      cancelled.status = .cancelled
-      return cancelled
+    let future = try DatabaseQuery<Appointment>(
+      where: "range_future = 1 AND series_id IS NOT NULL AND recurrence_ms < ?",
+      bindings: [.integer(range.end.millisecondsSince1970)],
+      order: "recurrence_ms, id"
+    ).fetch(connection)
+    var lower = range.start.millisecondsSince1970 - longest
+    var upper = range.end.millisecondsSince1970
+    for value in future {
+      guard let override = value.override else { continue }
+      let shift = value.start.millisecondsSince1970 - override.recurrenceID.millisecondsSince1970
+      lower = min(lower, range.start.millisecondsSince1970 - longest - max(0, shift))
+      upper = max(upper, range.end.millisecondsSince1970 + max(0, -shift))
     }
+    let plain = try DatabaseQuery<Appointment>(
+      where: "series_id IS NOT NULL AND recurrence_ms >= ? AND recurrence_ms < ?",
+      bindings: [.integer(lower), .integer(upper)],
+      order: "recurrence_ms, id"
+    ).fetch(connection)
+    var seen: Set<AppointmentID> = []
+    var grouped: [AppointmentID: [Appointment]] = [:]
+    for value in future + plain where seen.insert(value.id).inserted {
+      guard let seriesID = value.override?.seriesID else { continue }
+      grouped[seriesID, default: []].append(value)
+    }
+    return grouped
   }
 
-  /// Undoes `cancelOccurrence`.
-  @discardableResult
-  public func restoreOccurrence(id: AppointmentID, on day: Date, ifRevision: Int? = nil) throws(StoreError)
-    -> Appointment
-  {
-    try changeOccurrence(id: id, on: day, ifRevision: ifRevision) { series, occurrence throws(StoreError) in
-      series.exceptions.removeAll { $0 == occurrence.start }
-      var restored = occurrence
-      restored.status = .scheduled
-      return restored
-    }
-  }
-
-  /// Changes only the occurrence of series `id` on `day`: the series skips that day and the
-  /// changed occurrence becomes an appointment of its own (returned), in one transaction.
-  @discardableResult
-  public func editOccurrence(
-    id: AppointmentID,
-    on day: Date,
-    ifRevision: Int? = nil,
-    change: @Sendable (inout Appointment) -> Void
-  ) throws(StoreError) -> Appointment {
-    let now = clock.now
-    return try changeOccurrence(id: id, on: day, ifRevision: ifRevision) { series, occurrence throws(StoreError) in
-      series.exceptions = (series.exceptions.filter { $0 != occurrence.start } + [occurrence.start]).sorted()
-      var detached = occurrence
-      detached.id = AppointmentID()
-      detached.recurrence = nil
-      detached.exceptions = []
-      detached.occurrence = nil
-      detached.uid = nil
-      detached.status = .scheduled
-      detached.created = now
-      detached.updated = now
-      change(&detached)
-      try Self.checkRules(detached)
-      detached.revision = 1
-      return detached
-    } alsoSave: {
-      $0.id != id ? $0 : nil
-    }
-  }
-
-  /// Finds the occurrence of series `id` starting on local `day`, lets `body` change the
-  /// series (and describe the result), and saves the series at its next revision (checked
-  /// against `ifRevision` first), all in one write transaction.
-  private func changeOccurrence(
-    id: AppointmentID,
-    on day: Date,
-    ifRevision: Int?,
-    _ body: (inout Appointment, Appointment) throws(StoreError) -> Appointment,
-    alsoSave extra: (Appointment) -> Appointment? = { _ in nil }
-  ) throws(StoreError) -> Appointment {
-    let now = clock.now
-    let clock = self.clock
-    return try database.write { connection throws(StoreError) in
-      var series = try Self.findForChange(id: id, expected: ifRevision, in: connection)
-      let dayText = AppointmentFormatter(clock: clock).day(day)
-      guard series.recurrence != nil else {
-        throw .invalidRequest(message: "\"\(series.title)\" does not repeat; leave out --occurrence")
+  /// Marks cancelled the overrides in `rows` whose series is cancelled (one query).
+  static func markCancelledSeries(_ rows: inout [Appointment], connection: any Connection) throws(StoreError) {
+    let seriesIDs = Array(Set(rows.compactMap { $0.override?.seriesID }))
+    guard !seriesIDs.isEmpty else { return }
+    var cancelled: Set<String> = []
+    let placeholders = Array(repeating: "?", count: seriesIDs.count).joined(separator: ", ")
+    try connection.query(
+      "SELECT id FROM appointment WHERE status = 'cancelled' AND id IN (\(placeholders))",
+      seriesIDs.map { .text($0.description) }
+    ) { row throws(StoreError) in cancelled.insert(row.string(at: 0)) }
+    for index in rows.indices {
+      if let seriesID = rows[index].override?.seriesID, cancelled.contains(seriesID.description) {
+        rows[index].status = .cancelled
       }
-      let window = DateInterval(start: day, end: clock.day(1, after: day))
-      guard
-        let occurrence = series.occurrences(in: window, fallbackZone: clock.timeZone, includeCancelled: true)
-          .first(where: { clock.startOfDay($0.start) == day })
-      else {
-        throw .invalidRequest(message: "\"\(series.title)\" has no occurrence on \(dayText)")
-      }
-      var result = try body(&series, occurrence)
-      series.updated = now
-      series.revision += 1
-      try connection.run(Appointment.table.upsertSQL, series.databaseValues)
-      if result.id == series.id { result.revision = series.revision }
-      if let detached = extra(result) {
-        try connection.run(Appointment.table.upsertSQL, detached.databaseValues)
-      }
-      return result
     }
   }
 }
@@ -535,7 +708,8 @@ extension Appointment: Persistable {
     columns: [
       "id", "title", "start_ms", "end_ms", "note", "status", "created_ms", "updated_ms",
       "time_zone", "all_day", "recurrence", "exceptions", "series_end_ms", "uid", "revision",
-      "title_folded", "note_folded",
+      "title_folded", "note_folded", "location", "location_folded", "rdates", "sequence", "series_id",
+      "recurrence_ms", "range_future", "extras",
     ]
   )
 
@@ -544,35 +718,63 @@ extension Appointment: Persistable {
   public init(row: Row) throws(StoreError) {
     let idText = row.string(at: 0)
     let statusText = row.string(at: 5)
+    func corrupt(_ reason: String) -> StoreError {
+      .corrupt(path: "appointment table", reason: "row \(idText): \(reason)")
+    }
     guard let id = AppointmentID(string: idText), let status = Status(rawValue: statusText) else {
       throw .corrupt(path: "appointment table", reason: "unreadable row \(idText)")
     }
-    var recurrence: Recurrence?
+    var rules: [RecurrenceRule] = []
     if !row.isNull(at: 10) {
       do {
-        recurrence = try Recurrence(rrule: row.string(at: 10))
+        rules = try Recurrence(rrule: row.string(at: 10)).rules
       } catch {
-        throw .corrupt(path: "appointment table", reason: "row \(idText): \(error.message)")
+        throw corrupt(error.message)
       }
+    }
+    guard let dates = RecurrenceDateText.decode(row.string(at: 19)) else {
+      throw corrupt("unreadable rdates \"\(row.string(at: 19))\"")
     }
     let exceptions = row.string(at: 11).split(separator: ",").compactMap { Int64($0) }.map(
       Date.init(millisecondsSince1970:)
     )
+    var override: Override?
+    if !row.isNull(at: 22) {
+      var seriesID: AppointmentID?
+      if !row.isNull(at: 21) {
+        guard let id = AppointmentID(string: row.string(at: 21)) else { throw corrupt("unreadable series_id") }
+        seriesID = id
+      }
+      override = Override(seriesID: seriesID, recurrenceID: row.date(at: 22), thisAndFuture: row.int64(at: 23) != 0)
+    }
+    var extras = ICalendarExtras.none
+    let extrasText = row.string(at: 24)
+    if !extrasText.isEmpty {
+      do {
+        extras = try JSONDecoder().decode(ICalendarExtras.self, from: Data(extrasText.utf8))
+      } catch {
+        throw corrupt("unreadable extras")
+      }
+    }
     self.init(
       id: id,
       title: row.string(at: 1),
       start: row.date(at: 2),
       end: row.date(at: 3),
       note: row.string(at: 4),
+      location: row.string(at: 17),
       status: status,
       created: row.date(at: 6),
       updated: row.date(at: 7),
       timeZone: row.string(at: 8),
       isAllDay: row.int64(at: 9) != 0,
-      recurrence: recurrence,
+      recurrence: rules.isEmpty && dates.isEmpty ? nil : Recurrence(rules: rules, dates: dates),
       exceptions: exceptions,
       uid: row.isNull(at: 13) ? nil : row.string(at: 13),
-      revision: Int(row.int64(at: 14))
+      revision: Int(row.int64(at: 14)),
+      sequence: Int(row.int64(at: 20)),
+      override: override,
+      extras: extras
     )
   }
 
@@ -581,14 +783,31 @@ extension Appointment: Persistable {
       .text(id.description), .text(title), .integer(start.millisecondsSince1970), .integer(end.millisecondsSince1970),
       .text(note), .text(status.rawValue), .integer(created.millisecondsSince1970),
       .integer(updated.millisecondsSince1970), .text(timeZone), .integer(isAllDay ? 1 : 0),
-      recurrence.map { .text($0.rrule) } ?? .null,
+      recurrence.flatMap { $0.rules.isEmpty ? nil : .text($0.rrule) } ?? .null,
       .text(exceptions.map { String($0.millisecondsSince1970) }.joined(separator: ",")),
       seriesEnd.map { .integer($0.millisecondsSince1970) } ?? .null,
       uid.map { .text($0) } ?? .null,
       .integer(Int64(revision)),
       // Search keys: derived, never read back (a search compares them in SQL).
       .text(TextSearch.folded(title)), .text(TextSearch.folded(note)),
+      .text(location), .text(TextSearch.folded(location)),
+      .text(RecurrenceDateText.encode(recurrence?.dates ?? [])),
+      .integer(Int64(sequence)),
+      override?.seriesID.map { .text($0.description) } ?? .null,
+      override.map { .integer($0.recurrenceID.millisecondsSince1970) } ?? .null,
+      .integer(override?.thisAndFuture == true ? 1 : 0),
+      .text(Self.extrasText(extras)),
     ]
+  }
+
+  /// `extras` as the `extras` column keeps it: JSON with sorted keys, '' when empty.
+  static func extrasText(_ extras: ICalendarExtras) -> String {
+    guard !extras.isEmpty else { return "" }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    // Strings and arrays of strings always encode: there is no failure to report.
+    guard let data = try? encoder.encode(extras) else { return "" }  // ok: cannot fail for these types
+    return String(decoding: data, as: UTF8.self)
   }
 
   /// No occurrence of a series ends after this; nil for a series without end (and a one-off).

@@ -136,5 +136,14 @@ public enum Schema {
         )
       }
     },
+    // The calendar model (issue 13): LOCATION (and its search key), RDATEs, SEQUENCE,
+    // overridden occurrences (RECURRENCE-ID) as rows of their own, what appt does not model
+    // (extras), and several RRULEs (one per line) or none (an RDATE-only series). The
+    // occurrences the old `editOccurrence` detached become overrides. See
+    // Schema+CalendarModel.swift.
+    Migration(name: "calendar model") { engine, connection throws(StoreError) in
+      try connection.execute(engine == .sqlite ? Schema.calendarModelSQLite : Schema.calendarModelPostgres)
+      try Schema.migrateDetachedOccurrences(connection)
+    },
   ]
 }

@@ -210,9 +210,15 @@ struct ObservationTests {
         // never a wrong one.
         let next = try await nextSnapshot(&iterator)
         #expect(next.items == [restored])
-        // The same fields; two writes later (a modification, by its revision).
-        #expect(next.items.map { $0.atRevision(0) } == first.items.map { $0.atRevision(0) })
+        // The same fields; two writes later (a modification, by its revision and SEQUENCE).
+        let fields = { (value: Appointment) in
+          var copy = value.atRevision(0)
+          copy.sequence = 0
+          return copy
+        }
+        #expect(next.items.map(fields) == first.items.map(fields))
         #expect(restored.revision == a.revision + 2)
+        #expect(restored.sequence == a.sequence + 2)
         guard case .update(let change) = next.change else {
           Issue.record("expected an update, got \(next.change)")
           return

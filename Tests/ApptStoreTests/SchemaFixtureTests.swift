@@ -10,9 +10,14 @@ import Testing
 /// schema N: four appointments (a note, CJK and emoji, a cancelled one, a two-day one), and
 /// from v2 on a weekly series with one cancelled occurrence and a two-day whole-day one, and
 /// from v3 on revisions (the dentist's note edited twice: revision 3), from v4 on search keys
-/// (v3's file opened by v4, and "Straße ÉTÉ" added).
+/// (v3's file opened by v4, and "Straße ÉTÉ" added), from v5 on the calendar model (v4's
+/// file opened by v5, and added: "Site visit" with a location, a SEQUENCE and extras, "Open
+/// days" with RDATEs only, one of each kind, "Two rules" with two RRULEs, and an override of
+/// the weekly sync's Monday 14 December moved to Tuesday 11:00, "Weekly sync (moved)").
 @Suite struct SchemaFixtureTests {
-  static let fixtures: [Int: String] = [1: "schema-v1", 2: "schema-v2", 3: "schema-v3", 4: "schema-v4"]
+  static let fixtures: [Int: String] = [
+    1: "schema-v1", 2: "schema-v2", 3: "schema-v3", 4: "schema-v4", 5: "schema-v5",
+  ]
 
   @Test(arguments: fixtures.keys.sorted())
   func migratesForwardWithDataIntact(version: Int) async throws {
@@ -61,6 +66,42 @@ import Testing
     #expect(try await search("X-RAYS") == ["Dentist"], "the note too")
     #expect(try await search("会議") == ["会議 🎉"])
     if version >= 4 { #expect(try await search("strasse ete") == ["Straße ÉTÉ"]) }
+    if version >= 5 {
+      let visit = try #require(byTitle["Site visit"])
+      #expect(visit.location == "Quai de la Tournelle, Paris")
+      #expect(visit.sequence == 2)
+      #expect(visit.uid == "visit-1@example.com")
+      #expect(visit.extras.lines.first == "ATTENDEE;CN=Ann:mailto:ann@example.com")
+      #expect(visit.extras.lines.count == 5)
+      #expect(visit.extras.zoneID == "W. Europe Standard Time")
+      #expect(visit.extras.zoneDefinition.count == 3)
+      #expect(try await search("TOURNELLE") == ["Site visit"], "the location too")
+      let open = try #require(byTitle["Open days"]?.recurrence)
+      #expect(open.rules.isEmpty)
+      #expect(
+        open.dates == [
+          .instant(TestClock.date(2026, 12, 10, 10)), .period(TestClock.date(2026, 12, 17, 10), 7200),
+          .local(CivilDateTime(2026, 12, 24, 10)), .date(CivilDate(year: 2026, month: 12, day: 31)),
+        ]
+      )
+      #expect(byTitle["Two rules"]?.recurrence?.rules.count == 2)
+      let sync = try #require(byTitle["Weekly sync"])
+      let moved = try #require(byTitle["Weekly sync (moved)"])
+      let slot = Date(timeIntervalSince1970: 1_797_238_800)  // Mon 14 Dec 2026 09:00 UTC
+      #expect(moved.override == Appointment.Override(seriesID: sync.id, recurrenceID: slot))
+      let week = DateInterval(start: TestClock.date(2026, 12, 14), end: TestClock.date(2026, 12, 21))
+      let listed = try await dao.appointments(matching: AppointmentQuery(range: week))
+      #expect(
+        listed.filter { $0.title.hasPrefix("Weekly sync") }.map(\.start)
+          == [slot.addingTimeInterval(86400 + 7200), slot.addingTimeInterval(2 * 86400)],
+        "Monday's occurrence is where its override moved it; Wednesday's is in its place"
+      )
+      let december = DateInterval(start: TestClock.date(2026, 12, 1), end: TestClock.date(2027, 1, 1))
+      let openDays = try await dao.appointments(matching: AppointmentQuery(range: december))
+        .filter { $0.title == "Open days" }
+      #expect(openDays.count == 5, "DTSTART and four RDATEs")
+      #expect(openDays.map(\.duration) == [3600, 3600, 7200, 3600, 3600])
+    }
     #expect(try await dao.database.integrityCheck() == ["ok"])
     let current = try await dao.database.read { connection throws(StoreError) in
       try connection.scalar("PRAGMA user_version")?.int64

@@ -57,7 +57,7 @@ import Testing
   }
 
   @Test(arguments: StoreKind.allCases)
-  func editingOneOccurrenceDetachesIt(kind: StoreKind) async throws {
+  func editingOneOccurrenceMakesAnOverride(kind: StoreKind) async throws {
     try await withStore(kind) { dao in
       let series = try await savedSeries(dao)
       let moved = try await dao.editOccurrence(id: series.id, on: TestClock.date(2026, 12, 7)) { appointment in
@@ -66,10 +66,13 @@ import Testing
         appointment.end = TestClock.date(2026, 12, 7, 15)
       }
       #expect(moved.id != series.id && moved.recurrence == nil)
+      #expect(moved.override == Appointment.Override(seriesID: series.id, recurrenceID: TestClock.date(2026, 12, 7, 9)))
       let day = DateInterval(start: TestClock.date(2026, 12, 7), end: TestClock.date(2026, 12, 8))
-      let listed = try await dao.appointments(matching: AppointmentQuery(range: day))
-      #expect(listed.map(\.title) == ["Sync (moved)"], "the series skips that day")
-      #expect(try await dao.getAppointment(id: series.id).exceptions == [TestClock.date(2026, 12, 7, 9)])
+      let listed = try await dao.appointments(matching: AppointmentQuery(range: day, includeCancelled: true))
+      #expect(listed.map(\.title) == ["Sync (moved)"], "the override replaces the occurrence")
+      let stored = try await dao.getAppointment(id: series.id)
+      #expect(stored.exceptions.isEmpty, "no exception: the override keeps its place in the series")
+      #expect(stored.revision == series.revision + 1, "the series (the resource a sync sends) is written too")
     }
   }
 
