@@ -104,13 +104,14 @@ public struct AppointmentFormatter: Sendable {
   }
 
   /// `changed occurrence of "Standup" (was Tue 2026-12-08 09:00)`; `... and the ones after it`
-  /// for a THISANDFUTURE one; a series not stored is said so.
+  /// for a THISANDFUTURE one; a series not stored is said so; without `series` (the detail
+  /// pane, when the series is not on the day) `changed occurrence (was ...)`.
   public func overrideWords(_ override: Appointment.Override, series: Appointment?) -> String {
     let name =
-      series.map { "\"\(TextSafety.escapingControls($0.title))\"" }
-      ?? (override.seriesID == nil ? "a series not in appt" : "its series")
+      series.map { " of \"\(TextSafety.escapingControls($0.title))\"" }
+      ?? (override.seriesID == nil ? " of a series not in appt" : "")
     let following = override.thisAndFuture ? " and the ones after it" : ""
-    return "changed occurrence of \(name) (was \(dayAndTime(override.recurrenceID)))\(following)"
+    return "changed occurrence\(name) (was \(dayAndTime(override.recurrenceID)))\(following)"
   }
 
   // MARK: - ISO 8601 and JSON

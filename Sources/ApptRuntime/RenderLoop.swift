@@ -164,6 +164,7 @@ public final class RenderLoop {
         status,
         id: appointment.id,
         occurrenceOn: day,
+        andFollowing: andFollowing,
         ifRevision: appointment.revision
       )
       return status == .cancelled ? .appointmentCancelled(changed) : .appointmentRestored(changed)
