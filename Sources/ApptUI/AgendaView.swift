@@ -175,8 +175,11 @@ enum MonthView {
   }
 }
 
-/// The key overlay: exactly the bindings of the key map, then the form's keys.
+/// The key overlay: exactly the bindings of the key map, then the form's keys and the
+/// question an occurrence of a series asks.
 enum HelpView {
+  static let scopeKeys = "  On an occurrence, e and c ask: o this one, f this and following, s the series, esc none"
+
   static func lines(_ keyMap: KeyMap) -> [String] {
     keyMap.bindings.map { binding in
       TextWidth.pad(binding.keys.map(\.description).joined(separator: " "), to: 14) + binding.action.summary
@@ -188,7 +191,7 @@ enum HelpView {
     screen.put("  Keys", row: y, column: 0, style: .accent)
     y += 1
     let formKeys = "  In forms: tab/shift+tab fields, enter save, esc discard, ctrl+u clear, ctrl+w word"
-    for line in lines(keyMap).map({ "  " + $0 }) + ["", formKeys] where y < area.rows.upperBound {
+    for line in lines(keyMap).map({ "  " + $0 }) + ["", formKeys, scopeKeys] where y < area.rows.upperBound {
       screen.put(line, row: y, column: 0)
       y += 1
     }
