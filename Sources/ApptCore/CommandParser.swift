@@ -92,10 +92,12 @@ public struct CommandParser: Sendable {
     var (start, end) = isAllDay ? try allDayRange(scan, at: at) : try timedRange(scan, at: at)
     try Self.checkTimes("add", start: start, end: end, input: Self.timeInput(scan, at: at.text))
     let recurrence = try parseRecurrence(scan, start: start)
+    var typedDay = at.parts.day ?? clock.today
     if let recurrence {
       // A series starts at its first occurrence: `--at today 10:00 --on 2nd-tue` begins on
       // the next second Tuesday (RFC 5545 leaves a DTSTART the rule does not match undefined).
       let first = try firstOccurrence(of: recurrence, start: start)
+      if first != start { typedDay = clock.startOfDay(first) }
       end = first.addingTimeInterval(end.timeIntervalSince(start))
       start = first
       try Self.checkTimes("add", start: start, end: end, input: Self.timeInput(scan, at: at.text))
@@ -109,7 +111,8 @@ public struct CommandParser: Sendable {
       isAllDay: isAllDay,
       recurrence: recurrence
     )
-    if !isAllDay { request.notice = dstNotice(of: at.parts) }
+    // The typed time on the day the appointment starts (the first occurrence's, for a series).
+    if !isAllDay { request.notice = When(day: typedDay, minutes: at.parts.minutes).resolved(in: clock).notice }
     return .add(request)
   }
 
