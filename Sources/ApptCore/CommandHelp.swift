@@ -7,8 +7,9 @@ public enum CommandHelp {
   private static let commands: [(name: String, usage: String, details: [String])] = [
     (
       "add",
-      "add TITLE --at WHEN [--for DURATION | --until TIME] [--note TEXT] [--all-day]"
-        + " [--repeat daily|weekly|monthly|yearly [--every N] [--on DAYS] [--count N | --until-date DATE]]",
+      "add TITLE --at WHEN [--for DURATION | --until TIME] [--note TEXT] [--location TEXT] [--all-day]"
+        + " [--repeat daily|weekly|monthly|yearly [--every N] [--on DAYS] [--in MONTHS]"
+        + " [--count N | --until-date DATE] | --rrule RULE...]",
       [
         "Adds an appointment. The words of TITLE need no quotes: all words that are",
         "not options are joined with spaces. It lasts 1h unless --for or --until says",
@@ -16,8 +17,12 @@ public enum CommandHelp {
         "a date alone means up to the end of that day.",
         "A date without a time (or --all-day) makes a whole-day appointment: --for 3d or",
         "--until DATE for several days. --repeat makes a series: --every 2 (weeks...),",
-        "--on mon,wed (weekly), and --count N or --until-date DATE to end it. Occurrences",
-        "keep their local time across daylight-saving changes.",
+        "--on mon,wed (weekly), --on 2nd-tue, last-fri, 1st-mon,3rd-mon or 15,-1 (days",
+        "of the month, -1 the last) for monthly and yearly series, --in nov (months,",
+        "names or numbers) and --count N or --until-date DATE to end it. --rrule",
+        "'FREQ=...' gives any RFC 5545 rule instead (repeat it for several rules). A",
+        "series starts at its first occurrence on or after --at. Occurrences keep their",
+        "local time across daylight-saving changes.",
       ]
     ),
     (
@@ -33,18 +38,23 @@ public enum CommandHelp {
     ("show", "show ID", ["Prints every field of one appointment, its revision included."]),
     (
       "edit",
-      "edit ID [--occurrence DATE] [--title T] [--at WHEN] [--for DURATION] [--note TEXT] [--if-revision N]",
+      "edit ID [--occurrence DATE [--and-following]] [--title T] [--at WHEN] [--for DURATION] [--note TEXT]"
+        + " [--location TEXT] [--if-revision N]",
       [
         "Changes the fields given and keeps the others. At least one option is needed.",
         "--at moves the start; --note \"\" clears the note. With --occurrence, only that",
-        "day's occurrence of a series changes: it becomes an appointment of its own.",
+        "day's occurrence of a series changes (it stays part of the series, changed);",
+        "with --and-following too, that occurrence and every later one: the series ends",
+        "before it and a new series, changed, goes on from it.",
       ] + revisionHelp
     ),
     (
-      "cancel", "cancel ID [--occurrence DATE] [--if-revision N]",
+      "cancel", "cancel ID [--occurrence DATE [--and-following]] [--if-revision N]",
       [
         "Marks an appointment cancelled; it is kept and can be restored. With",
-        "--occurrence, only that day's occurrence of a series.",
+        "--occurrence, only that day's occurrence of a series; with --and-following",
+        "too, that one and every later one (a series of their own: restore it to",
+        "bring them back). A whole series is cancelled with its changed occurrences.",
       ] + revisionHelp
     ),
     (
@@ -104,6 +114,13 @@ public enum CommandHelp {
     ),
     ("DURATION", ["DURATION  45m, 1h, 1h30m, 90 (minutes), 1d; at most 366 days."]),
     ("ID", ["ID        4 or more characters of an appointment's id: any unique prefix."]),
+    (
+      "RULE",
+      [
+        "RULE      an RFC 5545 RRULE, quoted: 'FREQ=MONTHLY;BYDAY=-1FR' (every part:",
+        "          BYMONTH, BYMONTHDAY, BYSETPOS, BYHOUR, WKST, COUNT, UNTIL...).",
+      ]
+    ),
   ]
 
   /// The overview: every command's usage line, then what WHEN, DURATION and ID accept.

@@ -39,7 +39,7 @@ public struct CommandParser: Sendable {
     case "add": return try parseAdd(rest)
     case "list": return try parseList(rest)
     case "show": return try parseIDCommand("show", rest, Command.show(id:))
-    case "cancel": return try parseOccurrenceCommand("cancel", rest) { .cancel(id: $0, occurrence: $1, ifRevision: $2) }
+    case "cancel": return try parseCancel(rest)
     case "restore":
       return try parseOccurrenceCommand("restore", rest) { .restore(id: $0, occurrence: $1, ifRevision: $2) }
     case "delete": return try parseDelete(rest)
@@ -57,8 +57,9 @@ public struct CommandParser: Sendable {
 
   private func parseAdd(_ words: [String]) throws(CommandError) -> Command {
     let options: [String: OptionKind] = [
-      "--at": .when, "--for": .text, "--until": .when, "--note": .text, "--all-day": .flag,
-      "--repeat": .text, "--every": .text, "--on": .text, "--count": .text, "--until-date": .when,
+      "--at": .when, "--for": .text, "--until": .when, "--note": .text, "--location": .text, "--all-day": .flag,
+      "--repeat": .text, "--every": .text, "--on": .text, "--in": .text, "--count": .text, "--until-date": .when,
+      "--rrule": .repeatable,
     ]
     let scan = try scanOptions("add", options, words)
     if scan.help { return .help(topic: "add") }
@@ -67,7 +68,13 @@ public struct CommandParser: Sendable {
     if scan.given.contains("--for"), scan.given.contains("--until") {
       throw .usage("add: give --for or --until, not both")
     }
-    for option in ["--every", "--on", "--count", "--until-date"] where scan.given.contains(option) {
+    if scan.given.contains("--rrule") {
+      for option in ["--repeat", "--every", "--on", "--in", "--count", "--until-date"] where scan.given.contains(option)
+      {
+        throw .usage("add: give --rrule or \(option), not both (an RRULE says it all)")
+      }
+    }
+    for option in ["--every", "--on", "--in", "--count", "--until-date"] where scan.given.contains(option) {
       guard scan.given.contains("--repeat") else { throw .usage("add: \(option) needs --repeat") }
     }
     if scan.given.contains("--count"), scan.given.contains("--until-date") {
@@ -79,20 +86,33 @@ public struct CommandParser: Sendable {
     let title = scan.positional.joined(separator: " ").trimmingCharacters(in: .whitespacesAndNewlines)
     guard !title.isEmpty else { throw .invalid("add: the title is empty") }
     try Self.checkLengths("add", title: title, note: scan.texts["--note"])
+    let location = try Self.location("add", scan)
     // A date without a time is a whole-day appointment, as in calcurse and khal.
     let isAllDay = scan.flags.contains("--all-day") || at.parts.minutes == nil
-    let (start, end) = isAllDay ? try allDayRange(scan, at: at) : try timedRange(scan, at: at)
+    var (start, end) = isAllDay ? try allDayRange(scan, at: at) : try timedRange(scan, at: at)
     try Self.checkTimes("add", start: start, end: end, input: Self.timeInput(scan, at: at.text))
     let recurrence = try parseRecurrence(scan, start: start)
+    var typedDay = at.parts.day ?? clock.today
+    if let recurrence {
+      // A series starts at its first occurrence: `--at today 10:00 --on 2nd-tue` begins on
+      // the next second Tuesday (RFC 5545 leaves a DTSTART the rule does not match undefined).
+      let first = try firstOccurrence(of: recurrence, start: start)
+      if first != start { typedDay = clock.startOfDay(first) }
+      end = first.addingTimeInterval(end.timeIntervalSince(start))
+      start = first
+      try Self.checkTimes("add", start: start, end: end, input: Self.timeInput(scan, at: at.text))
+    }
     var request = AddRequest(
       title: title,
       start: start,
       end: end,
       note: scan.texts["--note"] ?? "",
+      location: location ?? "",
       isAllDay: isAllDay,
       recurrence: recurrence
     )
-    if !isAllDay { request.notice = dstNotice(of: at.parts) }
+    // The typed time on the day the appointment starts (the first occurrence's, for a series).
+    if !isAllDay { request.notice = When(day: typedDay, minutes: at.parts.minutes).resolved(in: clock).notice }
     return .add(request)
   }
 
@@ -145,8 +165,20 @@ public struct CommandParser: Sendable {
     return (day, clock.day(days, after: day))
   }
 
-  /// `--repeat daily|weekly|monthly|yearly [--every N] [--on DAYS] [--count N | --until-date DATE]`.
+  /// `--repeat daily|weekly|monthly|yearly [--every N] [--on DAYS] [--in MONTHS] [--count N |
+  /// --until-date DATE]`, or any rule as `--rrule 'FREQ=...'` (repeatable: several rules).
   private func parseRecurrence(_ scan: Scan, start: Date) throws(CommandError) -> Recurrence? {
+    if let texts = scan.lists["--rrule"] {
+      var rules: [RecurrenceRule] = []
+      for text in texts {
+        do throws(RecurrenceRuleError) {
+          rules.append(try RecurrenceRule(parsing: text))
+        } catch {
+          throw .invalid("add: --rrule \(WhenParser.quoted(text)): \(error.description)")
+        }
+      }
+      return Recurrence(rules: rules)
+    }
     guard let repeatText = scan.texts["--repeat"] else { return nil }
     guard let frequency = Recurrence.Frequency(rawValue: repeatText.lowercased()) else {
       throw .invalid("add: --repeat takes daily, weekly, monthly or yearly, not \(WhenParser.quoted(repeatText))")
@@ -158,17 +190,10 @@ public struct CommandParser: Sendable {
       }
       interval = n
     }
-    var weekdays: [Recurrence.Weekday] = []
-    if let text = scan.texts["--on"] {
-      guard frequency == .weekly else { throw .usage("add: --on goes with --repeat weekly") }
-      for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-        guard let day = Recurrence.Weekday(name: name) else {
-          throw .invalid("add: --on takes weekdays like mon,wed,fri; \(WhenParser.quoted(name)) is not one")
-        }
-        weekdays.append(day)
-      }
-      guard !weekdays.isEmpty else { throw .invalid("add: --on needs at least one weekday") }
-    }
+    var days: (byDay: [RecurrenceRule.WeekdayNumber], byMonthDay: [Int]) = ([], [])
+    if let text = scan.texts["--on"] { days = try Self.parseOn(text, frequency: frequency) }
+    var months: [Int] = []
+    if let text = scan.texts["--in"] { months = try Self.parseIn(text) }
     var count: Int?
     if let text = scan.texts["--count"] {
       guard text.allSatisfy(WhenParser.isASCIIDigit), let n = Int(text), (1...100_000).contains(n) else {
@@ -185,7 +210,153 @@ public struct CommandParser: Sendable {
       guard end >= start else { throw .invalid("add: --until-date \(last.text) is before the first occurrence") }
       until = end
     }
-    return Recurrence(frequency: frequency, interval: interval, weekdays: weekdays, count: count, until: until)
+    var recurrence = Recurrence(frequency: frequency, interval: interval, count: count, until: until)
+    recurrence.rules[0].byDay = days.byDay
+    recurrence.rules[0].byMonthDay = days.byMonthDay
+    recurrence.rules[0].byMonth = months
+    return recurrence
+  }
+
+  /// The first occurrence of a series the user typed as starting at `start` (itself when the
+  /// rule matches it); an error when the rule never produces one.
+  private func firstOccurrence(of recurrence: Recurrence, start: Date) throws(CommandError) -> Date {
+    let set = recurrence.set(start: start, zone: clock.timeZone)
+    // Growing windows, so a daily rule costs a few days: 400 years hold every pattern of the
+    // Gregorian calendar (29 February on a Monday, ...).
+    var first: Date?
+    for days in [62.0, 800, 12_000, 146_100] where first == nil {
+      first = set.occurrences(from: start, to: start.addingTimeInterval(days * 86_400)).first
+    }
+    guard let first else {
+      let rules = recurrence.rules.map(\.text).joined(separator: "; ")
+      throw .invalid("add: the series never happens after its start (\(rules)); check --on and --in")
+    }
+    return first
+  }
+
+  /// `--on`: weekdays (`mon,wed`), ordinal weekdays (`2nd-tue`, `last-fri`, `2nd-last-mon`)
+  /// for monthly and yearly rules, or days of the month (`15,-1`: -1 is the last day).
+  static func parseOn(
+    _ text: String,
+    frequency: Recurrence.Frequency
+  ) throws(CommandError) -> (byDay: [RecurrenceRule.WeekdayNumber], byMonthDay: [Int]) {
+    var byDay: [RecurrenceRule.WeekdayNumber] = []
+    var byMonthDay: [Int] = []
+    let items = text.split(separator: ",", omittingEmptySubsequences: false).map {
+      $0.trimmingCharacters(in: .whitespaces).lowercased()
+    }
+    let monthly = frequency == .monthly || frequency == .yearly
+    for item in items {
+      let shown = "--on \(TextSafety.escapingControls(item))"
+      guard !item.isEmpty else {
+        throw .invalid("add: --on \(WhenParser.quoted(text)) has an empty item; separate days with single commas")
+      }
+      if let day = Recurrence.Weekday(name: item) {
+        byDay.append(RecurrenceRule.WeekdayNumber(day))
+        continue
+      }
+      if let number = Int(item), item.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "-") }) {
+        guard monthly else {
+          throw .invalid("add: \(shown): a day of the month goes with --repeat monthly or yearly")
+        }
+        guard number != 0, abs(number) <= 31 else {
+          throw .invalid("add: \(shown): a month has at most 31 days; write 1 to 31, or -1 for the last day")
+        }
+        byMonthDay.append(number)
+        continue
+      }
+      guard let (ordinal, day) = try ordinalWeekday(item, shown: shown) else {
+        throw .invalid(
+          "add: \(shown): not a weekday (mon), an ordinal weekday (2nd-tue, last-fri) or a day of the month (15, -1)"
+        )
+      }
+      guard monthly else {
+        throw .invalid("add: \(shown): an ordinal weekday goes with --repeat monthly or yearly")
+      }
+      byDay.append(RecurrenceRule.WeekdayNumber(day, ordinal))
+    }
+    if !byDay.isEmpty, !byMonthDay.isEmpty {
+      throw .invalid("add: --on \(WhenParser.quoted(text)): give weekdays or days of the month, not both")
+    }
+    // Canonical: each once, weekdays in week order (as RRULE text is compared and stored).
+    let days = Array(Set(byDay)).sorted {
+      ($0.weekday.rawValue, $0.ordinal ?? 0) < ($1.weekday.rawValue, $1.ordinal ?? 0)
+    }
+    var seen = Set<Int>()
+    return (days, byMonthDay.filter { seen.insert($0).inserted })
+  }
+
+  /// `2nd-tue` -> (2, .tuesday), `last-fri` -> (-1, .friday), `2nd-last-mon` -> (-2, .monday);
+  /// nil when `item` is not of that shape; an error for an ordinal no month has.
+  private static func ordinalWeekday(_ item: String, shown: String) throws(CommandError) -> (Int, Recurrence.Weekday)? {
+    let parts = item.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+    guard parts.count == 2 || parts.count == 3, let day = Recurrence.Weekday(name: parts[parts.count - 1]) else {
+      return nil
+    }
+    let plural = dayNames[day.rawValue] + "s"
+    func number(_ word: String) -> Int? {
+      let digits = word.prefix { $0.isASCII && $0.isNumber }
+      guard !digits.isEmpty, let n = Int(digits) else { return nil }
+      let suffix = word.dropFirst(digits.count)
+      return ["st", "nd", "rd", "th", ""].contains(String(suffix)) ? n : nil
+    }
+    let fromEnd: Bool
+    let position: Int
+    if parts.count == 3 {
+      guard parts[1] == "last", let n = number(parts[0]) else { return nil }
+      (fromEnd, position) = (true, n)
+    } else if parts[0] == "last" {
+      (fromEnd, position) = (true, 1)
+    } else {
+      guard let n = number(parts[0]) else { return nil }
+      (fromEnd, position) = (false, n)
+    }
+    guard (1...5).contains(position) else {
+      throw .invalid("add: \(shown): a month has at most 5 \(plural); write 1st-5th or last")
+    }
+    return (fromEnd ? -position : position, day)
+  }
+
+  static let dayNames = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+  /// `--in nov`, `--in 3,6,9,12`, `--in mar,sep`: months by name or number.
+  static func parseIn(_ text: String) throws(CommandError) -> [Int] {
+    var months: [Int] = []
+    for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+      let word = item.trimmingCharacters(in: .whitespaces).lowercased()
+      if let n = Int(word), word.allSatisfy({ $0.isASCII && $0.isNumber }) {
+        guard (1...12).contains(n) else {
+          throw .invalid("add: --in \(word): months are 1 to 12, or names such as nov")
+        }
+        months.append(n)
+      } else if let index = monthNames.firstIndex(where: { word.count >= 3 && $0.hasPrefix(word) }) {
+        months.append(index + 1)
+      } else {
+        throw .invalid(
+          "add: --in \(TextSafety.escapingControls(word)): not a month; write names (jan, november) or numbers 1 to 12"
+        )
+      }
+    }
+    return months
+  }
+
+  static let monthNames = [
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+    "december",
+  ]
+
+  /// `--location TEXT`, checked as a note is (no NUL), at most `maximumLocationLength`.
+  private static func location(_ command: String, _ scan: Scan) throws(CommandError) -> String? {
+    guard let text = scan.texts["--location"] else { return nil }
+    try checkLocation(command, text)
+    return text
+  }
+
+  static func checkLocation(_ command: String, _ text: String) throws(CommandError) {
+    if text.count > maximumLocationLength {
+      throw .invalid("\(command): the location is \(text.count) characters long; at most \(maximumLocationLength)")
+    }
+    if text.unicodeScalars.contains("\0") { throw .invalid("\(command): the location contains a NUL character") }
   }
 
   private func parseList(_ words: [String]) throws(CommandError) -> Command {
@@ -261,15 +432,16 @@ public struct CommandParser: Sendable {
 
   private func parseEdit(_ words: [String]) throws(CommandError) -> Command {
     let options: [String: OptionKind] = [
-      "--title": .text, "--at": .when, "--for": .text, "--note": .text, "--occurrence": .when,
-      "--if-revision": .text,
+      "--title": .text, "--at": .when, "--for": .text, "--note": .text, "--location": .text, "--occurrence": .when,
+      "--and-following": .flag, "--if-revision": .text,
     ]
     let scan = try scanOptions("edit", options, words)
     if scan.help { return .help(topic: "edit") }
     let id = try onlyID("edit", scan.positional)
-    guard !scan.given.subtracting(["--occurrence", "--if-revision"]).isEmpty else {
-      throw .usage("edit: nothing to change; give --title, --at, --for or --note")
+    guard !scan.given.subtracting(["--occurrence", "--and-following", "--if-revision"]).isEmpty else {
+      throw .usage("edit: nothing to change; give --title, --at, --for, --note or --location")
     }
+    try Self.andFollowingNeedsOccurrence("edit", scan)
     let ifRevision = try Self.revision("edit", scan)
     if let error = scan.deferredError { throw error }
     var request = EditRequest(id: id)
@@ -291,7 +463,9 @@ public struct CommandParser: Sendable {
       try Self.checkLengths("edit", title: nil, note: note)
       request.note = note
     }
+    request.location = try Self.location("edit", scan)
     request.occurrence = try occurrenceDay("edit", scan)
+    request.andFollowing = scan.flags.contains("--and-following")
     request.ifRevision = ifRevision
     return .edit(request)
   }
@@ -309,6 +483,30 @@ public struct CommandParser: Sendable {
     let ifRevision = try Self.revision(command, scan)
     if let error = scan.deferredError { throw error }
     return make(id, try occurrenceDay(command, scan), ifRevision)
+  }
+
+  /// `cancel ID [--occurrence DATE [--and-following]] [--if-revision N]`.
+  private func parseCancel(_ words: [String]) throws(CommandError) -> Command {
+    let options: [String: OptionKind] = ["--occurrence": .when, "--and-following": .flag, "--if-revision": .text]
+    let scan = try scanOptions("cancel", options, words)
+    if scan.help { return .help(topic: "cancel") }
+    let id = try onlyID("cancel", scan.positional)
+    try Self.andFollowingNeedsOccurrence("cancel", scan)
+    let ifRevision = try Self.revision("cancel", scan)
+    if let error = scan.deferredError { throw error }
+    return .cancel(
+      id: id,
+      occurrence: try occurrenceDay("cancel", scan),
+      andFollowing: scan.flags.contains("--and-following"),
+      ifRevision: ifRevision
+    )
+  }
+
+  /// `--and-following` says "this occurrence and the later ones": it needs the occurrence.
+  private static func andFollowingNeedsOccurrence(_ command: String, _ scan: Scan) throws(CommandError) {
+    if scan.given.contains("--and-following"), !scan.given.contains("--occurrence") {
+      throw .usage("\(command): --and-following needs --occurrence DATE (the first occurrence it changes)")
+    }
   }
 
   /// `delete ID [--if-revision N]`.
@@ -424,6 +622,8 @@ public struct CommandParser: Sendable {
   /// The limits of `AppointmentRules`, where they are defined (kept here for the form).
   public static let maximumTitleLength = AppointmentRules.maximumTitleLength
   public static let maximumNoteLength = AppointmentRules.maximumNoteLength
+  /// The longest location `--location` and the form take.
+  public static let maximumLocationLength = 1_000
 
   /// `AppointmentRules` on the given fields, as a message of `command`.
   static func checkLengths(_ command: String, title: String?, note: String?) throws(CommandError) {
@@ -513,6 +713,8 @@ public struct CommandParser: Sendable {
     case flag
     case text
     case when
+    /// A text option that may be given several times (`--rrule`), in order.
+    case repeatable
   }
 
   /// The result of scanning a command's words.
@@ -520,6 +722,8 @@ public struct CommandParser: Sendable {
     var positional: [String] = []
     var flags: Set<String> = []
     var texts: [String: String] = [:]
+    /// The values of repeatable options, in the order given.
+    var lists: [String: [String]] = [:]
     /// WHEN options: what was parsed and the words it came from (for messages).
     var whens: [String: (parts: WhenParser.Parts, text: String)] = [:]
     /// Every option given, even one whose value did not parse.
@@ -564,11 +768,23 @@ public struct CommandParser: Sendable {
         }
         let shownName = TextSafety.escapingControls(name)
         guard let kind = options[name] else { throw .usage("\(command): unknown option \(shownName)") }
-        guard scan.given.insert(name).inserted else { throw .usage("\(command): \(shownName) given more than once") }
+        guard scan.given.insert(name).inserted || kind == .repeatable else {
+          throw .usage("\(command): \(shownName) given more than once")
+        }
         switch kind {
         case .flag:
           guard inline == nil else { throw .usage("\(command): \(shownName) takes no value") }
           scan.flags.insert(name)
+        case .repeatable:
+          if let inline {
+            scan.lists[name, default: []].append(inline)
+          } else {
+            guard index < words.count, !words[index].hasPrefix("--") else {
+              throw .usage("\(command): \(shownName) needs a value")
+            }
+            scan.lists[name, default: []].append(words[index])
+            index += 1
+          }
         case .text:
           if let inline {
             scan.texts[name] = inline

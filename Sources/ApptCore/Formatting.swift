@@ -61,19 +61,23 @@ public struct AppointmentFormatter: Sendable {
     Self.clockText(local(date))
   }
 
-  /// One `list` line: `"1a2b3c  Tue 2026-12-01  10:00-10:45  Dentist"`, then
-  /// `"  [cancelled]"` for a cancelled one. The title is escaped for the terminal.
+  /// One `list` line: `"1a2b3c  Tue 2026-12-01  10:00-10:45  Dentist"`, then `"  [repeats]"`
+  /// for a series' occurrence, `"  [changed]"` for a changed occurrence of one (an override)
+  /// and `"  [cancelled]"` for a cancelled one. The title is escaped for the terminal.
   public func textLine(_ a: Appointment) -> String {
     var line = "\(a.id.short)  \(day(a.start))  \(timeRange(a))  \(TextSafety.escapingControls(a.title))"
     if a.recurrence != nil { line += "  [repeats]" }
+    if a.override != nil { line += "  [changed]" }
     if a.isCancelled { line += "  [cancelled]" }
     return line
   }
 
   /// `show`'s lines, one `key: value` each: id, title, start, end, duration, status, note,
-  /// created, updated. Values are escaped for the terminal (a newline in a note shows `^J`);
-  /// an empty value leaves no trailing space.
-  public func details(_ a: Appointment) -> [String] {
+  /// created, updated, revision, then what applies (location, all day, repeats in words, the
+  /// series a changed occurrence belongs to, ...). Values are escaped for the terminal (a
+  /// newline in a note shows `^J`); an empty value leaves no trailing space. `series` is the
+  /// series of an override, when it is stored.
+  public func details(_ a: Appointment, series: Appointment? = nil) -> [String] {
     let fields: [(String, String)] = [
       ("id", a.id.description),
       ("title", TextSafety.escapingControls(a.title)),
@@ -87,12 +91,27 @@ public struct AppointmentFormatter: Sendable {
       ("revision", String(a.revision)),
     ]
     var extra: [(String, String)] = []
+    if !a.location.isEmpty { extra.append(("location", TextSafety.escapingControls(a.location))) }
     if a.isAllDay { extra.append(("all day", "yes")) }
-    if let recurrence = a.recurrence { extra.append(("repeats", recurrence.summary)) }
+    if let recurrence = a.recurrence {
+      extra.append(("repeats", recurrence.summary(in: a.zone(fallback: timeZone))))
+    }
+    if let override = a.override { extra.append(("series", overrideWords(override, series: series))) }
     if !a.exceptions.isEmpty { extra.append(("cancelled occurrences", a.exceptions.map(day).joined(separator: ", "))) }
     if !a.timeZone.isEmpty { extra.append(("time zone", a.timeZone)) }
     if let uid = a.uid { extra.append(("uid", TextSafety.escapingControls(uid))) }
     return (fields + extra).map { key, value in value.isEmpty ? "\(key):" : "\(key): \(value)" }
+  }
+
+  /// `changed occurrence of "Standup" (was Tue 2026-12-08 09:00)`; `... and the ones after it`
+  /// for a THISANDFUTURE one; a series not stored is said so; without `series` (the detail
+  /// pane, when the series is not on the day) `changed occurrence (was ...)`.
+  public func overrideWords(_ override: Appointment.Override, series: Appointment?) -> String {
+    let name =
+      series.map { " of \"\(TextSafety.escapingControls($0.title))\"" }
+      ?? (override.seriesID == nil ? " of a series not in appt" : "")
+    let following = override.thisAndFuture ? " and the ones after it" : ""
+    return "changed occurrence\(name) (was \(dayAndTime(override.recurrenceID)))\(following)"
   }
 
   // MARK: - ISO 8601 and JSON
@@ -109,7 +128,9 @@ public struct AppointmentFormatter: Sendable {
 
   /// One line of JSON with keys in a fixed order:
   /// `{"id":…,"title":…,"start":…,"end":…,"note":…,"status":…,"created":…,"updated":…,`
-  /// `"all_day":…,"repeat":RRULE|null,"occurrence":…|null,"time_zone":…}`.
+  /// `"all_day":…,"repeat":RRULE|null,"occurrence":…|null,"time_zone":…,"revision":…,`
+  /// `"location":…}`; an override (a changed occurrence) then has `"series":ID|null,`
+  /// `"recurrence_id":…` (the start it had in its series).
   public func jsonObject(_ a: Appointment) -> String {
     var out = "{\"id\":"
     out += Self.jsonString(a.id.description)
@@ -127,6 +148,12 @@ public struct AppointmentFormatter: Sendable {
     out += ",\"time_zone\":" + Self.jsonString(a.timeZone)
     // Revisions (a later addition): what `--if-revision` compares with.
     out += ",\"revision\":" + String(a.revision)
+    // The calendar model (issue 13): where, and which occurrence of which series it changes.
+    out += ",\"location\":" + Self.jsonString(a.location)
+    if let override = a.override {
+      out += ",\"series\":" + (override.seriesID.map { Self.jsonString($0.description) } ?? "null")
+      out += ",\"recurrence_id\":" + Self.jsonString(iso8601(override.recurrenceID))
+    }
     out += "}"
     return out
   }

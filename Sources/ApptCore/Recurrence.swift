@@ -219,33 +219,6 @@ public struct Recurrence: Hashable, Sendable {
     else { return nil }
     return date
   }
-
-  /// In words, for `show` and the detail pane: "every 2 weeks on Mon, Wed, 10 times".
-  public var summary: String {
-    var parts = rules.map(Self.summary(of:))
-    if !dates.isEmpty { parts.append(dates.count == 1 ? "and on 1 more date" : "and on \(dates.count) more dates") }
-    return parts.isEmpty ? "on the dates given" : parts.joined(separator: "; ")
-  }
-
-  static func summary(of rule: RecurrenceRule) -> String {
-    let units: [RecurrenceRule.Frequency: String] = [
-      .secondly: "second", .minutely: "minute", .hourly: "hour", .daily: "day", .weekly: "week", .monthly: "month",
-      .yearly: "year",
-    ]
-    let unit = units[rule.frequency] ?? "day"
-    var text = rule.interval == 1 ? "every \(unit)" : "every \(rule.interval) \(unit)s"
-    let weekdays = rule.byDay.filter { $0.ordinal == nil }.map(\.weekday)
-    if !weekdays.isEmpty, rule.byDay.count == weekdays.count {
-      text +=
-        " on "
-        + weekdays.map { ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][$0.rawValue] }.joined(separator: ", ")
-    } else if !rule.byDay.isEmpty || !rule.byMonthDay.isEmpty || !rule.byMonth.isEmpty || !rule.bySetPos.isEmpty {
-      text += " (" + rule.text + ")"
-    }
-    if let count = rule.count { text += count == 1 ? ", once" : ", \(count) times" }
-    if let until = rule.until { text += ", until " + String(until.description.prefix(8)) }
-    return text
-  }
 }
 
 extension Recurrence.Frequency {

@@ -89,7 +89,16 @@ public struct CommandExecutor: Sendable {
         return appointments.map { json ? formatter.jsonObject($0) + "\n" : formatter.textLine($0) + "\n" }.joined()
 
       case .show(let prefix):
-        return show(try await dao.getAppointment(id: try await dao.resolveID(prefix)))
+        let appointment = try await dao.getAppointment(id: try await dao.resolveID(prefix))
+        var series: Appointment?
+        if let seriesID = appointment.override?.seriesID {
+          do throws(StoreError) {
+            series = try await dao.getAppointment(id: seriesID)
+          } catch {
+            series = nil  // gone meanwhile: show says "its series"
+          }
+        }
+        return show(appointment, series: series)
 
       case .edit(let request):
         return render(try await dao.editAppointment(request), verb: "updated")
@@ -377,8 +386,10 @@ public struct CommandExecutor: Sendable {
   }
 
   /// Every field of `appointment`: `show`'s output.
-  private func show(_ appointment: Appointment) -> String {
-    json ? formatter.jsonObject(appointment) + "\n" : formatter.details(appointment).joined(separator: "\n") + "\n"
+  private func show(_ appointment: Appointment, series: Appointment? = nil) -> String {
+    json
+      ? formatter.jsonObject(appointment) + "\n"
+      : formatter.details(appointment, series: series).joined(separator: "\n") + "\n"
   }
 
   private func render(_ appointment: Appointment, verb: String) -> String {

@@ -112,13 +112,11 @@ public final class RenderLoop {
       runStoreCall { dao throws(StoreError) in .appointmentAdded(try await dao.addAppointment(request)) }
     // Based on the revision the user saw; a newer one is refused (.changeRefused).
     case .editAppointment(let old, let request):
-      runStoreCall(.save) { dao throws(StoreError) in
-        .appointmentUpdated(old: old, new: try await dao.editAppointment(request))
-      }
-    case .cancelAppointment(let appointment):
-      setStatus(.cancelled, of: appointment)
+      runStoreCall(.save) { dao throws(StoreError) in try await Self.edit(old, request, dao: dao) }
+    case .cancelAppointment(let appointment, let occurrence, let andFollowing):
+      setStatus(.cancelled, of: appointment, occurrence: occurrence, andFollowing: andFollowing)
     case .restoreAppointment(let appointment):
-      setStatus(.scheduled, of: appointment)
+      setStatus(.scheduled, of: appointment, occurrence: appointment.occurrence.map(environment.clock.startOfDay))
     case .deleteAppointment(let appointment):
       runStoreCall(.delete) { dao throws(StoreError) in
         .appointmentDeleted(try await dao.deleteAppointment(id: appointment.id, ifRevision: appointment.revision))
@@ -133,14 +131,40 @@ public final class RenderLoop {
     }
   }
 
-  /// Cancels or restores `appointment` (only that occurrence, for an occurrence of a series).
-  private func setStatus(_ status: Appointment.Status, of appointment: Appointment) {
-    let day = appointment.occurrence.map(environment.clock.startOfDay)
+  /// Carries out an edit. An occurrence edited as the whole series moves the series' start by
+  /// as much as the occurrence moved; the message then carries the series as it was (for
+  /// undo), as it does for "this and following" (whose result is the new series).
+  private static func edit(_ old: Appointment, _ request: EditRequest, dao: AppointmentDAO) async throws(StoreError)
+    -> Message
+  {
+    guard old.occurrence != nil, request.occurrence == nil || request.andFollowing else {
+      return .appointmentUpdated(old: old, new: try await dao.editAppointment(request))
+    }
+    var series = try await dao.getAppointment(id: old.id)
+    var request = request
+    if request.occurrence == nil, let start = request.start {
+      request.start = series.start.addingTimeInterval(start.timeIntervalSince(old.start))
+    }
+    series.revision = old.revision  // undo compares with the revision the edit was based on
+    let new = try await dao.editAppointment(request)
+    if new.id == series.id { series.revision = new.revision }
+    return .appointmentUpdated(old: series, new: new)
+  }
+
+  /// Cancels or restores `appointment`: only the occurrence on the day `occurrence`, with
+  /// `andFollowing` every later one too, or (nil) all of it.
+  private func setStatus(
+    _ status: Appointment.Status,
+    of appointment: Appointment,
+    occurrence day: Date?,
+    andFollowing: Bool = false
+  ) {
     runStoreCall(status == .cancelled ? .cancel : .restore) { dao throws(StoreError) in
       let changed = try await dao.setStatus(
         status,
         id: appointment.id,
         occurrenceOn: day,
+        andFollowing: andFollowing,
         ifRevision: appointment.revision
       )
       return status == .cancelled ? .appointmentCancelled(changed) : .appointmentRestored(changed)
@@ -153,14 +177,17 @@ public final class RenderLoop {
     -> Message
   {
     switch step {
-    case .reattach(let occurrence, let detached):
-      try await dao.deleteAppointment(id: detached.id, ifRevision: detached.revision)
-      // Giving the series its day back commutes with other changes to the series: no check.
-      try await dao.restoreOccurrence(
-        id: occurrence.id,
-        on: clock.startOfDay(occurrence.occurrence ?? occurrence.start)
-      )
-      return .undone("changes to an occurrence of \"\(occurrence.title)\"")
+    case .removeOverride(let changed):
+      // Deleting a changed occurrence gives the series its occurrence back as it was.
+      try await dao.deleteAppointment(id: changed.id, ifRevision: changed.revision)
+      return .undone("changes to an occurrence of \"\(changed.title)\"")
+    case .unsplit(let series, let split):
+      try await dao.deleteAppointment(id: split.id, ifRevision: split.revision)
+      // The split changed the series' rules (its UNTIL) too: put them back over that version.
+      var before = series
+      before.revision = try await dao.getAppointment(id: series.id).revision
+      try await dao.saveAppointment(before)
+      return .undone("changes to \"\(split.title)\" and the occurrences after it")
     case .remove(let appointment):
       try await dao.deleteAppointment(id: appointment.id, ifRevision: appointment.revision)
       return .undone("added \"\(appointment.title)\"")

@@ -46,6 +46,7 @@ enum AgendaView {
         let title = TextWidth.head(appointment.title, columns: area.width).text  // a 20 MB title costs a line
         var line = "\(marker)\(environment.formatter.timeRange(appointment))  \(title)"
         if appointment.recurrence != nil { line += " ↻" }
+        if appointment.override != nil { line += " ✎" }  // a changed occurrence of a series
         if appointment.isCancelled { line += "  (cancelled)" }
         screen.put(line, row: y, column: x, width: area.width, style: style)
       }
@@ -62,8 +63,15 @@ enum AgendaView {
     return rows
   }
 
+  /// The series a changed occurrence belongs to, when one of its occurrences is in `day`.
+  static func series(of appointment: Appointment?, in day: [Appointment]) -> Appointment? {
+    guard let seriesID = appointment?.override?.seriesID else { return nil }
+    return day.first { $0.id == seriesID }
+  }
+
   static func drawDetail(
     _ appointment: Appointment?,
+    series: Appointment? = nil,
     environment: Environment,
     in area: Views.Area,
     into screen: inout Screen
@@ -83,7 +91,19 @@ enum AgendaView {
           + " (\(DurationParser.format(appointment.duration)))  \(appointment.status.rawValue)", .normal
       ),
     ]
-    if let recurrence = appointment.recurrence { lines.append((" Repeats \(recurrence.summary)", .normal)) }
+    if let recurrence = appointment.recurrence {
+      let zone = appointment.zone(fallback: environment.clock.timeZone)
+      lines.append((" Repeats " + TextWidth.head(recurrence.summary(in: zone), columns: area.width).text, .normal))
+    }
+    if let override = appointment.override {
+      let words = formatter.overrideWords(override, series: series)
+      lines.append(
+        (" " + TextWidth.head(words.prefix(1).uppercased() + words.dropFirst(), columns: area.width).text, .normal)
+      )
+    }
+    let location = TextWidth.head(appointment.location, columns: area.width).text.split(whereSeparator: \.isNewline)
+      .joined(separator: " / ")
+    if !location.isEmpty { lines.append((" Location: " + location, .normal)) }
     let note = TextWidth.head(appointment.note, columns: area.width).text.split(whereSeparator: \.isNewline)
       .joined(separator: " / ")
     if !note.isEmpty { lines.append((" Note: " + note, .normal)) }
@@ -155,8 +175,11 @@ enum MonthView {
   }
 }
 
-/// The key overlay: exactly the bindings of the key map, then the form's keys.
+/// The key overlay: exactly the bindings of the key map, then the form's keys and the
+/// question an occurrence of a series asks.
 enum HelpView {
+  static let scopeKeys = "  On an occurrence, e and c ask: o this one, f this and following, s the series, esc none"
+
   static func lines(_ keyMap: KeyMap) -> [String] {
     keyMap.bindings.map { binding in
       TextWidth.pad(binding.keys.map(\.description).joined(separator: " "), to: 14) + binding.action.summary
@@ -168,7 +191,7 @@ enum HelpView {
     screen.put("  Keys", row: y, column: 0, style: .accent)
     y += 1
     let formKeys = "  In forms: tab/shift+tab fields, enter save, esc discard, ctrl+u clear, ctrl+w word"
-    for line in lines(keyMap).map({ "  " + $0 }) + ["", formKeys] where y < area.rows.upperBound {
+    for line in lines(keyMap).map({ "  " + $0 }) + ["", formKeys, scopeKeys] where y < area.rows.upperBound {
       screen.put(line, row: y, column: 0)
       y += 1
     }

@@ -99,20 +99,32 @@ public struct TextField: Equatable, Sendable {
   }
 }
 
-/// The add and edit form: four fields, one focused, errors under the fields as you type,
+/// The add and edit form: five fields, one focused, errors under the fields as you type,
 /// and what appt understood from Start and Duration.
 public struct Form: Equatable, Sendable {
+  /// The fields in Tab order.
   public enum Field: Int, CaseIterable, Sendable {
-    case title, start, duration, note
+    case title, start, duration, location, note
 
     public var label: String {
       switch self {
       case .title: "Title"
       case .start: "Start"
       case .duration: "Duration"
+      case .location: "Location"
       case .note: "Note"
       }
     }
+  }
+
+  /// What an edit of an occurrence of a series changes (the user's answer to "which?").
+  public enum Scope: Equatable, Sendable {
+    /// This occurrence only: it becomes a changed occurrence (an override) of the series.
+    case occurrence
+    /// This occurrence and every later one: the series is split there.
+    case andFollowing
+    /// The whole series.
+    case series
   }
 
   /// What the fields describe once they parse.
@@ -121,6 +133,7 @@ public struct Form: Equatable, Sendable {
     public var start: Date
     public var end: Date
     public var note: String
+    public var location: String
   }
 
   public var fields: [TextField]
@@ -128,6 +141,8 @@ public struct Form: Equatable, Sendable {
   public var errors: [Field: String] = [:]
   /// The appointment being edited, at the revision the edit is based on; nil when adding.
   public var editing: Appointment?
+  /// For an occurrence of a series: what the edit changes (nil for anything else).
+  public var scope: Scope?
   /// Lines shown under the fields: why the last save was refused (someone else changed the
   /// appointment), what it is now, and what Enter now does.
   public var notice: [String] = []
@@ -136,24 +151,29 @@ public struct Form: Equatable, Sendable {
 
   /// A form for a new appointment on `day`: Start holds the day, ready for a time.
   public init(day: Date, formatter: AppointmentFormatter) {
-    fields = [TextField(), TextField(formatter.isoDay(day) + " "), TextField("1h"), TextField()]
+    fields = [TextField(), TextField(formatter.isoDay(day) + " "), TextField("1h"), TextField(), TextField()]
   }
 
   /// A form holding `appointment`'s fields, to edit it. A title or note longer than a field
   /// may hold (stored before the limits, or by another program) is not loaded whole: the
   /// field holds its start, and the notice says so and what Enter then saves.
-  public init(editing appointment: Appointment, formatter: AppointmentFormatter) {
+  public init(editing appointment: Appointment, formatter: AppointmentFormatter, scope: Scope? = nil) {
     let title = Self.start(of: appointment.title, limit: CommandParser.maximumTitleLength)
+    let location = Self.start(of: appointment.location, limit: CommandParser.maximumLocationLength)
     let note = Self.start(of: appointment.note, limit: CommandParser.maximumNoteLength)
     fields = [
       TextField(title.text),
       TextField("\(formatter.isoDay(appointment.start)) \(formatter.time(appointment.start))"),
       TextField(DurationParser.format(appointment.duration)),
+      TextField(location.text),
       TextField(note.text),
     ]
     editing = appointment
+    self.scope = appointment.occurrence == nil ? nil : (scope ?? .occurrence)
     for (field, cut, limit) in [
-      ("title", title.isCut, CommandParser.maximumTitleLength), ("note", note.isCut, CommandParser.maximumNoteLength),
+      ("title", title.isCut, CommandParser.maximumTitleLength),
+      ("location", location.isCut, CommandParser.maximumLocationLength),
+      ("note", note.isCut, CommandParser.maximumNoteLength),
     ] where cut {
       notice += [
         "The \(field) is longer than \(limit) characters: only its first \(limit) are here,",
@@ -212,6 +232,10 @@ public struct Form: Equatable, Sendable {
     if noteLength > CommandParser.maximumNoteLength {
       errors[.note] = "\(noteLength) characters; at most \(CommandParser.maximumNoteLength)"
     }
+    let locationLength = self[.location].trimmed.count
+    if locationLength > CommandParser.maximumLocationLength {
+      errors[.location] = "\(locationLength) characters; at most \(CommandParser.maximumLocationLength)"
+    }
     for field in [Field.start, .duration] where self[field].characters.count > Self.maximumWhenLength {
       errors[field] = "\(self[field].characters.count) characters is too long"
     }
@@ -252,7 +276,8 @@ public struct Form: Equatable, Sendable {
       title: self[.title].trimmedText,
       start: start,
       end: start.addingTimeInterval(duration),
-      note: self[.note].text
+      note: self[.note].text,
+      location: self[.location].trimmedText
     )
   }
 

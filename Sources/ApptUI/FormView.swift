@@ -12,7 +12,7 @@ enum FormView {
   {
     let x = area.columns.lowerBound
     var row = area.rows.lowerBound + 1
-    screen.put(form.editing == nil ? "  New appointment" : "  Edit appointment", row: row, column: x, style: .accent)
+    screen.put("  " + title(of: form), row: row, column: x, style: .accent)
     row += 2
     let width = fieldWidth(area)
     for field in Form.Field.allCases where row < area.rows.upperBound {
@@ -49,6 +49,17 @@ enum FormView {
     if row < area.rows.upperBound, !overlaps.isEmpty {
       let names = overlaps.map { "\($0.title) \(environment.formatter.timeRange($0))" }.joined(separator: ", ")
       screen.put("  ! overlaps \(names)", row: row, column: x, width: area.width, style: .error)
+    }
+  }
+
+  /// "New appointment", "Edit appointment", "Edit this occurrence", ...
+  static func title(of form: Form) -> String {
+    guard form.editing != nil else { return "New appointment" }
+    switch form.scope {
+    case nil: return "Edit appointment"
+    case .occurrence: return "Edit this occurrence"
+    case .andFollowing: return "Edit this and the following occurrences"
+    case .series: return "Edit the whole series"
     }
   }
 

@@ -9,6 +9,9 @@ public struct State: Equatable, Sendable {
     case form(Form)
     /// Waiting for y/n.
     case confirm(Confirmation)
+    /// `e` or `c` on an occurrence of a series: which does it change? `o` this occurrence,
+    /// `f` this and the following ones, `s` the whole series; esc asks nothing more.
+    case chooseScope(ScopeQuestion)
     /// Typing a filter on the status line (`/`); the agenda filters as it changes.
     case search(TextField)
     /// Typing a command of the script grammar on the status line (`:`).
@@ -20,6 +23,18 @@ public struct State: Equatable, Sendable {
   public enum Confirmation: Equatable, Sendable {
     case cancel(Appointment)
     case delete(Appointment)
+  }
+
+  /// The question `chooseScope` asks, about an occurrence of a series.
+  public struct ScopeQuestion: Equatable, Sendable {
+    public enum Purpose: Equatable, Sendable { case edit, cancel }
+    public var purpose: Purpose
+    public var occurrence: Appointment
+
+    public init(_ purpose: Purpose, _ occurrence: Appointment) {
+      self.purpose = purpose
+      self.occurrence = occurrence
+    }
   }
 
   /// A change the store refuses when someone else changed the appointment since it was shown.
@@ -51,9 +66,12 @@ public struct State: Equatable, Sendable {
     case put(Appointment)
     /// Undo a cancel or a restore: set the status back (of one occurrence, for an occurrence).
     case setStatus(Appointment, Appointment.Status)
-    /// Undo editing one occurrence of a series: delete the appointment it became and give the
-    /// series its occurrence back.
-    case reattach(occurrence: Appointment, detached: Appointment)
+    /// Undo editing one occurrence of a series: delete the changed occurrence (the override
+    /// row) it became, which gives the series its occurrence back as it was.
+    case removeOverride(Appointment)
+    /// Undo "this and following": put the series back as it was (`series`) and delete the
+    /// series the split started (`split`).
+    case unsplit(series: Appointment, split: Appointment)
   }
 
   public var size: Screen.Size
@@ -233,8 +251,10 @@ public enum Effect: Equatable, Sendable {
   /// request `appt edit` makes from the same fields. `old` is kept for undo; the request
   /// carries the revision the user saw, and the store refuses it if that changed since.
   case editAppointment(old: Appointment, request: EditRequest)
-  /// Cancel, restore or delete it, if it is still at the revision the user saw.
-  case cancelAppointment(Appointment)
+  /// Cancel, restore or delete it, if it is still at the revision the user saw. A cancel of
+  /// an occurrence of a series says which: the occurrence on the day `occurrence` (a local
+  /// midnight), with `andFollowing` every later one too, or (nil) the whole series.
+  case cancelAppointment(Appointment, occurrence: Date? = nil, andFollowing: Bool = false)
   case restoreAppointment(Appointment)
   case deleteAppointment(Appointment)
   /// Carry out an undo step, if what it undoes is still at the revision it left.

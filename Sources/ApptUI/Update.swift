@@ -63,7 +63,13 @@ public enum UI {
       // Undo puts the old fields back over the version just saved, and only over that one.
       var previous = old
       previous.revision = new.revision
-      state.recordUndo(old.occurrence == nil ? .put(previous) : .reattach(occurrence: old, detached: new))
+      if old.occurrence != nil {
+        state.recordUndo(.removeOverride(new))  // an occurrence became a changed occurrence
+      } else if old.id != new.id {
+        state.recordUndo(.unsplit(series: old, split: new))  // "this and following"
+      } else {
+        state.recordUndo(.put(previous))
+      }
       state.report("Saved \"\(new.title)\"")
       return show(new, state: &state, clock: environment.clock)
 
@@ -156,6 +162,8 @@ public enum UI {
       return effects
     case .confirm(let confirmation):
       return handleConfirmation(key, confirmation, state: &state)
+    case .chooseScope(let question):
+      return handleScope(key, question, state: &state, environment: environment)
     case .search(var field):
       return handleSearchKey(key, field: &field, state: &state)
     case .command(var field):
@@ -214,14 +222,19 @@ public enum UI {
       state.mode = .form(Form(day: state.selectedDay, formatter: environment.formatter))
     case .editAppointment:
       guard let appointment = selected(&state, for: "edit") else { return [] }
-      state.mode = .form(Form(editing: appointment, formatter: environment.formatter))
+      if appointment.occurrence != nil {
+        state.mode = .chooseScope(.init(.edit, appointment))
+      } else {
+        state.mode = .form(Form(editing: appointment, formatter: environment.formatter))
+      }
     case .cancelAppointment:
       guard let appointment = selected(&state, for: "cancel") else { return [] }
       guard !appointment.isCancelled else {
         state.report("\"\(appointment.title)\" is already cancelled; r restores it")
         return []
       }
-      state.mode = .confirm(.cancel(appointment))
+      state.mode =
+        appointment.occurrence == nil ? .confirm(.cancel(appointment)) : .chooseScope(.init(.cancel, appointment))
     case .restoreAppointment:
       guard let appointment = selected(&state, for: "restore") else { return [] }
       guard appointment.isCancelled else {
@@ -287,6 +300,42 @@ public enum UI {
     }
   }
 
+  /// The answer to "which occurrences?": `o` this one, `f` this and the following, `s` the
+  /// whole series; esc (or any other key) asks nothing more and changes nothing.
+  private static func handleScope(
+    _ key: Key,
+    _ question: State.ScopeQuestion,
+    state: inout State,
+    environment: Environment
+  ) -> [Effect] {
+    state.mode = .browsing
+    if key == .control("c") { return quit(&state) }
+    let occurrence = question.occurrence
+    let scope: Form.Scope
+    switch key {
+    case .character("o"): scope = .occurrence
+    case .character("f"): scope = .andFollowing
+    case .character("s"): scope = .series
+    default:
+      state.report(question.purpose == .edit ? "Nothing edited" : "Kept \"\(occurrence.title)\"")
+      return []
+    }
+    switch question.purpose {
+    case .edit:
+      state.mode = .form(Form(editing: occurrence, formatter: environment.formatter, scope: scope))
+      return []
+    case .cancel:
+      let day = occurrence.occurrence.map(environment.clock.startOfDay)
+      let what = ["this occurrence of ", "this and the following occurrences of ", "the whole series "]
+      state.report(
+        "Cancelling \(what[scope == .occurrence ? 0 : scope == .andFollowing ? 1 : 2])\"\(occurrence.title)\"…"
+      )
+      return [
+        .cancelAppointment(occurrence, occurrence: scope == .series ? nil : day, andFollowing: scope == .andFollowing)
+      ]
+    }
+  }
+
   /// A key in the form; `isOpen` becomes false when the form closes.
   private static func handleFormKey(
     _ key: Key,
@@ -311,16 +360,29 @@ public enum UI {
       form.isSaving = true
       guard let old = form.editing else {
         return [
-          .addAppointment(AddRequest(title: values.title, start: values.start, end: values.end, note: values.note))
+          .addAppointment(
+            AddRequest(
+              title: values.title,
+              start: values.start,
+              end: values.end,
+              note: values.note,
+              location: values.location
+            )
+          )
         ]
       }
+      // An occurrence: the day names it, unless the whole series is edited (the runtime then
+      // moves the series' start by as much as this occurrence's moved).
+      let day = form.scope == .series ? nil : old.occurrence.map(environment.clock.startOfDay)
       let request = EditRequest(
         id: old.id.description,
         title: values.title,
         start: values.start,
         duration: values.end.timeIntervalSince(values.start),
         note: values.note,
-        occurrence: old.occurrence.map(environment.clock.startOfDay),
+        location: values.location,
+        occurrence: day,
+        andFollowing: day != nil && form.scope == .andFollowing,
         ifRevision: old.revision
       )
       return [.editAppointment(old: old, request: request)]

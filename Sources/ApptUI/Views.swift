@@ -33,7 +33,13 @@ public enum Views {
     default:
       AgendaView.draw(state, environment: environment, in: layout.agenda, into: &screen)
       if let detail = layout.detail {
-        AgendaView.drawDetail(state.selectedAppointment, environment: environment, in: detail, into: &screen)
+        AgendaView.drawDetail(
+          state.selectedAppointment,
+          series: AgendaView.series(of: state.selectedAppointment, in: state.appointments),
+          environment: environment,
+          in: detail,
+          into: &screen
+        )
       }
     }
     drawStatusLine(state, environment: environment, into: &screen)
@@ -102,6 +108,12 @@ public enum Views {
       let what = appointment.occurrence == nil ? "" : "this occurrence of "
       let title = TextWidth.head(appointment.title, columns: columns).text
       return (" Cancel \(what)\"\(title)\" at \(environment.formatter.timeRange(appointment))? (y/n)", .accent)
+    case .chooseScope(let question):
+      let verb = question.purpose == .edit ? "Edit" : "Cancel"
+      let title = TextWidth.head(question.occurrence.title, columns: columns).text
+      return (
+        " \(verb) \"\(title)\": o this occurrence, f this and following, s the whole series, esc neither", .accent
+      )
     case .confirm(.delete(let appointment)):
       let what = appointment.recurrence == nil ? "" : "the whole series "
       return (" Delete \(what)\"\(TextWidth.head(appointment.title, columns: columns).text)\" for good? (y/n)", .accent)

@@ -167,7 +167,11 @@ struct CommandParserTests {
         "add Dentist --at today --repeat weekly --count 2 --until-date dec 24",
         "add: give --count or --until-date, not both"
       ),
-      ("add Dentist --at today 10:00 --repeat daily --on mon", "add: --on goes with --repeat weekly"),
+      (
+        "add Dentist --at today 10:00 --rrule FREQ=DAILY --repeat daily",
+        "add: give --rrule or --repeat, not both (an RRULE says it all)"
+      ),
+      ("add Dentist --at today 10:00 --in nov", "add: --in needs --repeat"),
     ]
   )
   func addUsage(line: String, message: String) {
@@ -387,7 +391,7 @@ struct CommandParserTests {
   @Test("edit errors")
   func editErrors() {
     #expect(failure("edit") == .usage("edit: missing ID"))
-    #expect(failure("edit abcd") == .usage("edit: nothing to change; give --title, --at, --for or --note"))
+    #expect(failure("edit abcd") == .usage("edit: nothing to change; give --title, --at, --for, --note or --location"))
     #expect(failure("edit abcd --until 3pm") == .usage("edit: unknown option --until"))
     #expect(failure("edit abcd ef01 --title x") == .usage(#"edit: unexpected argument "ef01""#))
     #expect(failure("edit abcd --title ''") == .invalid("edit: the title is empty"))

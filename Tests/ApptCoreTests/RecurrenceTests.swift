@@ -242,7 +242,7 @@ struct RecurrenceTests {
     "bad repeat options say what is wrong",
     arguments: [
       ("add X --at 10:00 --repeat hourly", "--repeat takes daily, weekly, monthly or yearly"),
-      ("add X --at 10:00 --repeat weekly --on funday", "\"funday\" is not one"),
+      ("add X --at 10:00 --repeat weekly --on funday", "--on funday: not a weekday (mon)"),
       ("add X --at 10:00 --repeat daily --every 0", "--every needs a whole number from 1 to 1000"),
       ("add X --at 10:00 --repeat daily --count -1", "--count needs a whole number from 1 to 100000, not \"-1\""),
       ("add X --at 2026-12-10 --repeat daily --until-date 2026-12-01", "is before the first occurrence"),

@@ -59,14 +59,16 @@ public final class Pilot {
   public func type(_ text: String) { terminal.type(text) }
 
   /// Adds an appointment through the form as a user does: `a`, the title, the time after
-  /// the prefilled day, the duration over the default, the note, `enter`.
-  public func addInForm(title: String, time: String, duration: String, note: String) {
+  /// the prefilled day, the duration over the default, the location, the note, `enter`.
+  public func addInForm(title: String, time: String, duration: String, location: String = "", note: String) {
     press("a")
     type(title)
     press("tab")
     type(time)
     press("tab", "ctrl+u")
     type(duration)
+    press("tab")
+    type(location)
     press("tab")
     type(note)
     press("enter")

@@ -24,7 +24,7 @@ import Testing
     press("e", on: &state)
     let form = try #require(self.form(state))
     #expect(form.editing == dentist)
-    #expect(form.fields.map(\.text) == ["Dentist", "2026-11-29 10:00", "45m", "x-rays"])
+    #expect(form.fields.map(\.text) == ["Dentist", "2026-11-29 10:00", "45m", "", "x-rays"])
     press("esc", on: &state)
     press("enter", on: &state)
     #expect(self.form(state)?.editing == dentist, "enter edits too")
@@ -48,6 +48,7 @@ import Testing
       start: moved.start,
       duration: 45 * 60,
       note: dentist.note,
+      location: "",
       ifRevision: dentist.revision
     )
     #expect(effects == [.editAppointment(old: dentist, request: request)], "what `appt edit` would send")

@@ -32,7 +32,7 @@ import Testing
 
   @Test func aPasteIntoTheNoteKeepsItsLineBreaks() {
     var state = loaded([])
-    press("a", "tab", "tab", "tab", on: &state)
+    press("a", "tab", "tab", "tab", "tab", on: &state)
     #expect(form(state)?.focus == .note)
     _ = paste("line one\rline two\nline three", on: &state)
     #expect(form(state)?[.note].text == "line one\nline two\nline three")
@@ -125,7 +125,7 @@ import Testing
     #expect(opened.notice.first == "The note is longer than 10000 characters: only its first 10000 are here,")
     let screen = Views.render(state, environment: environment)
     #expect(screen.text.contains("! The note is longer than 10000 characters"))
-    press("tab", "tab", "tab", "end", on: &state)
+    press("tab", "tab", "tab", "tab", "end", on: &state)
     type("x", on: &state)
     #expect(form(state)?.errors[.note] == "10001 characters; at most 10000")
   }

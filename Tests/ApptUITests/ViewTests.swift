@@ -232,10 +232,10 @@ import Testing
         Title     X
         Start     2026-11-29 10:00
         Duration  1h
+        Location
         Note
 
         → Sun 2026-11-29, 10:00-11:00
-
 
 
        enter save  tab next field  esc discard  ctrl+u clear field

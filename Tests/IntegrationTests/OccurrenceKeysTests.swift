@@ -36,7 +36,10 @@ import Testing
 
   @Test func cancellingAnOccurrenceLeavesTheSeries() async throws {
     let (pilot, series) = try await startedOnASeries()
-    pilot.press("c", "y")
+    pilot.press("c")
+    await pilot.settle()
+    #expect(pilot.shows("o this occurrence, f this and following, s the whole series"), "c asks which")
+    pilot.press("o")
     await pilot.settle()
     let stored = try await freshDAO().getAppointment(id: series.id)
     #expect(stored.status == .scheduled, "the series itself is not cancelled")
@@ -46,9 +49,55 @@ import Testing
     #expect(try await freshDAO().getAppointment(id: series.id).exceptions.isEmpty)
   }
 
-  @Test func editingAnOccurrenceDetachesItAndUndoReattaches() async throws {
+  @Test func cancellingThisAndFollowingSplitsTheSeriesAndUndoRestoresTheRest() async throws {
     let (pilot, series) = try await startedOnASeries()
-    pilot.press("e", "ctrl+u")
+    pilot.press("c", "f")
+    await pilot.settle()
+    let dao = freshDAO()
+    let all = try await dao.getAllAppointments()
+    #expect(all.count == 2, "the series and the part split off")
+    let stored = try await dao.getAppointment(id: series.id)
+    #expect(stored.status == .scheduled)
+    let rest = try #require(all.first { $0.id != series.id })
+    #expect(rest.status == .cancelled && rest.start == today)
+    let yesterday = TestClock.date(2026, 11, 28, 0)
+    let window = DateInterval(start: yesterday, end: TestClock.date(2026, 12, 10, 0))
+    let shown = try await dao.appointments(matching: AppointmentQuery(range: window))
+    #expect(shown.map(\.start) == [TestClock.date(2026, 11, 28, 9)], "only the one before today is left")
+    pilot.press("u")
+    await pilot.settle()
+    #expect(try await freshDAO().getAppointment(id: rest.id).status == .scheduled)
+  }
+
+  @Test func cancellingTheWholeSeriesFromAnOccurrence() async throws {
+    let (pilot, series) = try await startedOnASeries()
+    pilot.press("c", "s")
+    await pilot.settle()
+    #expect(try await freshDAO().getAppointment(id: series.id).status == .cancelled)
+    pilot.press("u")
+    await pilot.settle()
+    #expect(try await freshDAO().getAppointment(id: series.id).status == .scheduled)
+  }
+
+  @Test func escapeAtTheQuestionChangesNothing() async throws {
+    let (pilot, series) = try await startedOnASeries()
+    pilot.press("c", "esc")
+    await pilot.settle()
+    #expect(pilot.shows("Kept \"Standup\""))
+    pilot.press("e", "esc")
+    await pilot.settle()
+    #expect(pilot.state.mode == .browsing, "no form opened")
+    #expect(try await freshDAO().getAppointment(id: series.id) == series)
+  }
+
+  @Test func editingAnOccurrenceMakesAnOverrideAndUndoDeletesIt() async throws {
+    let (pilot, series) = try await startedOnASeries()
+    pilot.press("e")
+    await pilot.settle()
+    #expect(pilot.shows("Edit \"Standup\": o this occurrence"))
+    pilot.press("o", "ctrl+u")
+    await pilot.settle()
+    #expect(pilot.shows("Edit this occurrence"))
     pilot.type("Standup (moved)")
     pilot.press("enter")
     await pilot.settle()
@@ -59,9 +108,51 @@ import Testing
     #expect(try await dao.getAllAppointments().first { $0.override != nil }?.override?.recurrenceID == today)
     let all = try await dao.getAllAppointments()
     #expect(all.map(\.title).sorted() == ["Standup", "Standup (moved)"])
+    #expect(pilot.shows("Standup (moved) ✎"), "the changed occurrence carries its marker")
+    #expect(pilot.shows("Changed occurrence (was Sun 2026-11-29 09:00)"), "its series is not on the day")
     pilot.press("u")
     await pilot.settle()
     #expect(try await dao.getAllAppointments().map(\.title) == ["Standup"])
     #expect(try await dao.getAppointment(id: series.id).exceptions.isEmpty)
+    #expect(pilot.shows("Standup ↻"), "the occurrence is back as it was")
+  }
+
+  @Test func editingThisAndFollowingSplitsAndUndoJoinsAgain() async throws {
+    let (pilot, series) = try await startedOnASeries()
+    pilot.press("e", "f", "ctrl+u")
+    pilot.type("Standup (new)")
+    pilot.press("enter")
+    await pilot.settle()
+    let dao = freshDAO()
+    let all = try await dao.getAllAppointments()
+    #expect(all.map(\.title).sorted() == ["Standup", "Standup (new)"])
+    let rest = try #require(all.first { $0.id != series.id })
+    #expect(rest.start == today && rest.recurrence != nil)
+    pilot.press("u")
+    await pilot.settle()
+    let after = try await dao.getAllAppointments()
+    #expect(after.map(\.title) == ["Standup"])
+    #expect(after.first?.recurrence == series.recurrence, "the series' rule is whole again")
+  }
+
+  @Test func editingTheWholeSeriesFromAnOccurrenceMovesItsStartByAsMuch() async throws {
+    let (pilot, series) = try await startedOnASeries()
+    pilot.press("e", "s")
+    await pilot.settle()
+    #expect(pilot.shows("Edit the whole series"))
+    pilot.press("ctrl+u")
+    pilot.type("Daily")
+    pilot.press("tab", "ctrl+w")
+    pilot.type("09:30")
+    pilot.press("enter")
+    await pilot.settle()
+    let stored = try await freshDAO().getAppointment(id: series.id)
+    #expect(stored.title == "Daily")
+    #expect(stored.start == TestClock.date(2026, 11, 28, 9, 30), "the first occurrence moved by 30 minutes too")
+    #expect(try await freshDAO().getAllAppointments().count == 1)
+    pilot.press("u")
+    await pilot.settle()
+    let undone = try await freshDAO().getAppointment(id: series.id)
+    #expect(undone.title == "Standup" && undone.start == series.start)
   }
 }

@@ -95,7 +95,7 @@ import Testing
     let inForm = try #require(pilot.state.selectedAppointment)
     #expect(inForm.occurrence != nil, "an occurrence of a series")
     let other = try #require(try await dao.getAllAppointments().first { $0.id != inForm.id })
-    pilot.press("e", "ctrl+u")
+    pilot.press("e", "o", "ctrl+u")  // o: this occurrence
     pilot.type("Standup (moved)")
     pilot.press("tab", "ctrl+w")
     pilot.type("09:30")

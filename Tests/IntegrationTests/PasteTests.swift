@@ -14,7 +14,7 @@ import Testing
     return nil
   }
 
-  @Test(arguments: [0, 3])
+  @Test(arguments: [0, 4])
   func twentyThousandTypedCharactersEndUpInTheField(tabs: Int) async throws {
     let field = tabs == 0 ? Form.Field.title : .note
     let pilot = Pilot(dao: TestStore.memoryDAO())
@@ -72,7 +72,7 @@ import Testing
     await pilot.settle()
     #expect(form(pilot)?[.note].characters.count == CommandParser.maximumNoteLength)
     #expect(pilot.shows("! The note is longer than 10000 characters"))
-    pilot.press("tab", "tab", "tab", "end")
+    pilot.press("tab", "tab", "tab", "tab", "end")
     pilot.type("more")
     await pilot.settle()
     #expect(pilot.shows("10004 characters; at most 10000"))

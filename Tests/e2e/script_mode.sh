@@ -33,9 +33,9 @@ import sys, json, datetime
 lines = [l for l in sys.stdin.read().splitlines() if l.strip()]
 assert len(lines) == 1, f"expected 1 JSON line, got {len(lines)}: {lines}"
 o = json.loads(lines[0])
-# The eight DESIGN.md keys first, in order, then the four series and whole-day keys and the
-# revision (README).
-keys = ["id", "title", "start", "end", "note", "status", "created", "updated", "all_day", "repeat", "occurrence", "time_zone", "revision"]
+# The eight DESIGN.md keys first, in order, then the four series and whole-day keys, the
+# revision and the location (README; an override adds series and recurrence_id).
+keys = ["id", "title", "start", "end", "note", "status", "created", "updated", "all_day", "repeat", "occurrence", "time_zone", "revision", "location"]
 assert list(o) == keys, f"keys {list(o)} != {keys}"
 assert o["all_day"] is False and o["repeat"] is None and o["occurrence"] is None, o
 assert o["title"] == "Dentist", o
@@ -379,7 +379,7 @@ stale_revision() {
     local id
     id=$(printf '%s\n' "$OUT" | python3 -c 'import sys, json; print(json.loads(sys.stdin.readline())["id"])' 2>/dev/null)
     [[ -n $id ]] || { fail "add --json printed no id: $OUT"; return; }
-    check_contains "$OUT" '"revision":1}' "a new appointment is at revision 1"
+    check_contains "$OUT" '"revision":1,' "a new appointment is at revision 1"
     run_appt --db "$DB" show "${id:0:8}"
     check_contains "$OUT" "revision: 1" "show prints the revision"
 
@@ -541,4 +541,72 @@ dst_notes_and_windows_zones() {
     check_contains "$OUT" "Thu 2027-01-14  22:00-22:30  Sydney sync" "AUS Eastern Standard Time is Sydney (summer time)"
 }
 run_scenario dst_notes_and_windows_zones
+
+# New York's changes (2nd Sunday of March, 1st of November) for add and edit, one-shot and in
+# a script; the overlap shows its offset in `list`.
+dst_new_york() {
+    export TZ=America/New_York APPT_NOW=2027-03-01T10:00
+    run_appt --db "$DB" --json add "Gap" --at "2027-03-14 02:30"
+    check_status 0 "add in the New York gap"
+    check_eq "2027-03-14T03:30:00-04:00" "$(json_field start)" "saved at 03:30 EDT"
+    check_eq "appt: note: 02:30 does not exist on 14 March 2027 in America/New_York; saved at 03:30" "$ERR" "gap note"
+    local id
+    id=$(json_field id)
+    run_appt --db "$DB" --json edit "$id" --at "2027-11-07 01:30" --for 30m
+    check_status 0 "edit into the New York overlap"
+    check_eq "2027-11-07T01:30:00-04:00" "$(json_field start)" "the first 01:30 (EDT)"
+    check_eq "appt: note: 01:30 happens twice on 7 November 2027 in America/New_York; saved the first (-04:00)" "$ERR" "edit note"
+    run_script $'add "Later" --at "2027-11-07 01:45"\nedit '"$id"$' --at "2027-03-14 02:10"\nlist --from 2027-03-14 --days 1\nlist --from 2027-11-07 --days 1' --db "$DB"
+    check_status 0 "script"
+    check_contains "$ERR" "line 1: note: 01:45 happens twice on 7 November 2027 in America/New_York; saved the first (-04:00)" "script add note"
+    check_contains "$ERR" "line 2: note: 02:10 does not exist on 14 March 2027 in America/New_York; saved at 03:10" "script edit note"
+    check_contains "$OUT" "Sun 2027-11-07  01:45-04-01:45-05  Later" "list shows the overlap's offsets"
+    check_contains "$OUT" "Sun 2027-03-14  03:10-03:40  Gap" "moved into the gap, saved after it"
+}
+run_scenario dst_new_york
+
+# The series grammar of issue 13: ordinal weekdays, month days, months, any RRULE; show says
+# in words when it repeats; location; this-and-following; the JSON keys.
+series_grammar() {
+    export TZ=Europe/Berlin APPT_NOW=2026-12-01T09:00
+    run_appt --db "$DB" --json add "Board" --at "2026-12-01 10:00" --repeat monthly --on 2nd-tue --until-date 2027-06-30 --location "Room 4"
+    check_status 0 "add --on 2nd-tue"
+    check_eq "2026-12-08T10:00:00+01:00" "$(json_field start)" "starts at the first 2nd Tuesday"
+    check_eq "Room 4" "$(json_field location)" "location in JSON"
+    local board
+    board=$(json_field id)
+    run_appt --db "$DB" show "$board"
+    check_contains "$OUT" "repeats: every 2nd Tuesday of the month, until 30 June 2027" "show says it in words"
+    check_contains "$OUT" "location: Room 4" "show says where"
+    run_appt --db "$DB" add "Turkey" --at 2026-12-01 --repeat yearly --on 4th-thu --in nov
+    check_status 0 "add --on 4th-thu --in nov"
+    check_contains "$OUT" "Thu 2027-11-25  all day  Turkey  [repeats]" "Thanksgiving"
+    run_appt --db "$DB" add "Rent" --at "2026-12-01 08:00" --repeat monthly --on 15,-1
+    check_contains "$OUT" "Tue 2026-12-15  08:00-09:00  Rent" "month days"
+    run_appt --db "$DB" add "Close" --at "2026-12-01 17:00" --rrule 'FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1'
+    check_contains "$OUT" "Thu 2026-12-31  17:00-18:00  Close" "any RRULE"
+    run_appt --db "$DB" add "X" --at "2026-12-01 10:00" --repeat monthly --on 6th-tue
+    check_status 1 "a 6th Tuesday"
+    check_eq "appt: add: --on 6th-tue: a month has at most 5 Tuesdays; write 1st-5th or last" "$ERR" "names the input"
+    run_appt --db "$DB" add "X" --at "2026-12-01 10:00" --rrule FREQ=DAILY --repeat daily
+    check_status 2 "--rrule with --repeat"
+    run_appt --db "$DB" cancel "$board" --and-following
+    check_status 2 "--and-following without --occurrence"
+    check_eq "appt: cancel: --and-following needs --occurrence DATE (the first occurrence it changes)" "$ERR" "says what it needs"
+    run_appt --db "$DB" --json edit "$board" --occurrence 2027-01-12 --at "2027-01-13 15:00" --location "Lab"
+    check_status 0 "edit one occurrence"
+    check_eq "$board" "$(json_field series)" "an override names its series"
+    check_eq "2027-01-12T10:00:00+01:00" "$(json_field recurrence_id)" "and the start it had"
+    local moved
+    moved=$(json_field id)
+    run_appt --db "$DB" show "$moved"
+    check_contains "$OUT" 'series: changed occurrence of "Board" (was Tue 2027-01-12 10:00)' "show of an override"
+    run_appt --db "$DB" cancel "$board" --occurrence 2027-03-09 --and-following
+    check_status 0 "cancel this and following"
+    run_appt --db "$DB" list --from 2027-01-01 --to 2027-06-30
+    check_contains "$OUT" "Tue 2027-02-09  10:00-11:00  Board  [repeats]" "before the split"
+    check_contains "$OUT" "Wed 2027-01-13  15:00-16:00  Board  [changed]" "the changed occurrence where it now is"
+    check_not_contains "$OUT" "Tue 2027-03-09  10:00-11:00  Board" "cancelled from the split on"
+}
+run_scenario series_grammar
 e2e_finish "e2e script mode"

@@ -498,11 +498,39 @@ midnight_passes() {
     quit_ok
 }
 
+# e and c on an occurrence of a series ask which (o this one, f this and following, s the
+# whole series); editing one makes a changed occurrence (marked ✎), undo gives it back.
+occurrence_asks_which() {
+    add_today "Standup" 09:00 --for 15m --repeat daily --count 5
+    start_and_wait || return
+    wait_for_text "09:00-09:15  Standup ↻" || return
+    tmux_keys e
+    wait_for_text "o this occurrence, f this and following, s the whole series" || return
+    tmux_keys o
+    wait_for_text "Edit this occurrence" || return
+    tmux_keys C-u
+    tmux_type "Standup (moved)"
+    tmux_keys Enter
+    wait_for_text "Standup (moved) ✎" || return
+    run_appt --db "$T/db.sqlite3" --json list --all
+    check_contains "$OUT" '"recurrence_id":' "an override in the file"
+    tmux_keys u
+    wait_for_text "Undid: changes to an occurrence" || return
+    wait_for_text "09:00-09:15  Standup ↻" || return
+    tmux_keys c
+    wait_for_text 'Cancel "Standup": o this occurrence' || return
+    tmux_keys s
+    wait_for_text "Standup ↻  (cancelled)" || return
+    run_appt --db "$T/db.sqlite3" --json list --all --include-cancelled
+    check_contains "$OUT" '"status":"cancelled"' "the whole series cancelled"
+    quit_ok
+}
+
 for s in starts_with_header_and_status shows_preadded add_via_form form_escape_discards \
     cancel_yes cancel_no jk_selects typeahead_after_day_change quit_with_q quit_with_ctrl_c day_navigation \
     sees_other_process survives_resize escaped_title cjk_alignment edit_via_form cancel_then_undo \
     delete_then_undo search_filters_live help_overlay command_line dumb_terminal_exits_2 remaining_keys \
-    midnight_passes; do
+    midnight_passes occurrence_asks_which; do
     run_scenario "$s"
 done
 # ------------------------------------------------------- one door per action (issue 12)
@@ -521,13 +549,15 @@ form_add_is_the_cli_add() {
     tmux_keys Tab C-u
     tmux_type "45m"
     tmux_keys Tab
+    tmux_type "Room 4"
+    tmux_keys Tab
     tmux_type "bring the x-rays"
     wait_for_text "bring the x-rays" || return
     tmux_keys Enter
     wait_for_no_text "New appointment" || return
     quit_ok
     TZ=Europe/Berlin run_appt --db "$T/db.sqlite3" add Dentist --at "2026-12-24 10:00" --for 45m \
-        --note "bring the x-rays"
+        --location "Room 4" --note "bring the x-rays"
     check_status 0 "appt add"
     TZ=Europe/Berlin run_appt --db "$T/db.sqlite3" --json list --all
     check_status 0 "list --all"
