@@ -221,11 +221,14 @@ public struct VTimeZoneRules: Hashable, Sendable {
       let start = try VTimeZoneRules.parseDate(startLine.value, property: startLine)
       var rules: [RecurrenceRule] = []
       for ruleLine in properties where ruleLine.name == "RRULE" {
+        let rule: RecurrenceRule
         do {
-          rules.append(try RecurrenceRule(parsing: ruleLine.value))
+          rule = try RecurrenceRule(parsing: ruleLine.value)
         } catch {
           throw .invalidRule(error, line: ruleLine.line)
         }
+        if let error = VTimeZoneRules.unreasonable(rule) { throw .invalidRule(error, line: ruleLine.line) }
+        rules.append(rule)
       }
       var rdates: [ICalendar.DateValue] = []
       for rdateLine in properties where rdateLine.name == "RDATE" {
@@ -298,6 +301,28 @@ public struct VTimeZoneRules: Hashable, Sendable {
       let local = CivilDateTime(date: date, hour: time.hour, minute: time.minute, second: time.second)
       return value.isUTC ? CivilDateTime(civilSeconds: local.civilSeconds + offsetFrom) : local
     }
+  }
+
+  /// Why an observance's RRULE is refused although RFC 5545 allows it: an onset more than once
+  /// a day (FREQ finer than DAILY, or more than one BYHOUR, BYMINUTE or BYSECOND) is no real
+  /// zone, and a file holding one would cost millions of onsets to apply.
+  static func unreasonable(_ rule: RecurrenceRule) -> RecurrenceRuleError? {
+    if rule.frequency < .daily {
+      return .invalidValue(
+        part: "FREQ",
+        value: rule.frequency.rawValue,
+        expected: "DAILY, WEEKLY, MONTHLY or YEARLY in a VTIMEZONE (a zone changes its offset at most once a day)"
+      )
+    }
+    for (part, values) in [("BYHOUR", rule.byHour), ("BYMINUTE", rule.byMinute), ("BYSECOND", rule.bySecond)]
+    where values.count > 1 {
+      return .invalidValue(
+        part: part,
+        value: values.map(String.init).joined(separator: ","),
+        expected: "one value in a VTIMEZONE (a zone changes its offset at most once a day)"
+      )
+    }
+    return nil
   }
 
   /// `±HHMM` or `±HHMMSS` (RFC 5545 3.3.14) in seconds east of UTC.

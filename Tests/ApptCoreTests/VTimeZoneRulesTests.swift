@@ -564,6 +564,14 @@ struct VTimeZoneRulesTests {
         "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU", "RRULE:FREQ=YEARLY;BYMONTH=13", 8,
         "RRULE BYMONTH=13: expected months 1 to 12"
       ),
+      (
+        "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU", "RRULE:FREQ=SECONDLY", 8,
+        "RRULE FREQ=SECONDLY: expected DAILY, WEEKLY, MONTHLY or YEARLY in a VTIMEZONE (a zone changes its offset at most once a day)"
+      ),
+      (
+        "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU", "RRULE:FREQ=YEARLY;BYHOUR=1,2,3", 8,
+        "RRULE BYHOUR=1,2,3: expected one value in a VTIMEZONE (a zone changes its offset at most once a day)"
+      ),
       ("TZID:Custom\n", "", 1, "VTIMEZONE has no TZID"),
       ("END:DAYLIGHT\n", "", 9, "BEGIN:STANDARD inside DAYLIGHT"),
       ("TZNAME:CEST", "TZNAME", 6, "malformed line \"TZNAME\" in a VTIMEZONE: not NAME:VALUE"),
