@@ -10,9 +10,11 @@ import Foundation
 ///   it, even when the RRULE does not match it: Exchange writes `DTSTART:16010101T030000`
 ///   beside a last-Sunday-of-October rule), its RRULE instances and its RDATEs. An onset is a
 ///   wall-clock time read with TZOFFSETFROM; from that instant on the offset is TZOFFSETTO.
-/// - RRULEs expand as `RecurrenceSet` expands them. UNTIL in UTC (as the RFC requires here) is
+/// - RRULEs expand as `RecurrenceSet` expands them (the YEARLY shapes every writer uses are
+///   computed year by year, with the same result). UNTIL in UTC (as the RFC requires here) is
 ///   an instant; a local UNTIL, which some writers put, is read with TZOFFSETFROM like the
-///   onsets; a DATE UNTIL keeps its whole day.
+///   onsets; a DATE UNTIL keeps its whole day. A rule with more than one onset a day (FREQ
+///   finer than DAILY, several BYHOUR, BYMINUTE or BYSECOND) is refused: no zone has one.
 /// - The offset at an instant is TZOFFSETTO of the latest onset at or before it (the
 ///   observance written later when two coincide); before every onset, TZOFFSETFROM of the
 ///   earliest observance.
@@ -22,7 +24,8 @@ import Foundation
 ///   else from its own TZOFFSETTO, and said in `assumptions`.
 /// - Refused with a `VTimeZoneError` naming the line: no TZID, no observance, an observance
 ///   without DTSTART or TZOFFSETTO, an offset that is not `±HHMM[SS]`, a date that is not one,
-///   an RRULE `RecurrenceRule` refuses, a line that is not `NAME:VALUE`.
+///   an RRULE `RecurrenceRule` refuses, a line that is not `NAME:VALUE`, a BEGIN:STANDARD or
+///   BEGIN:DAYLIGHT without its END (or inside another).
 public struct VTimeZoneRules: Hashable, Sendable {
   /// One STANDARD or DAYLIGHT sub-component.
   public struct Observance: Hashable, Sendable {
@@ -137,9 +140,12 @@ public struct VTimeZoneRules: Hashable, Sendable {
     var open: ObservancePieces?
     /// An unknown component being skipped (its name and nesting depth).
     var skipping: (name: String, depth: Int)?
-    let componentLine = contentLines.first(where: { $0.name == "BEGIN" })?.line ?? fallbackLine
+    let componentLine =
+      contentLines.first(where: { $0.name == "BEGIN" && $0.value.uppercased() == "VTIMEZONE" })?.line
+      ?? contentLines.first?.line ?? fallbackLine
     for line in contentLines {
-      let value = line.value.trimmingCharacters(in: .whitespaces).uppercased()
+      let isBoundary = line.name == "BEGIN" || line.name == "END"
+      let value = isBoundary ? line.value.trimmingCharacters(in: .whitespaces).uppercased() : ""
       if let skip = skipping {
         if line.name == "BEGIN", value == skip.name { skipping?.depth += 1 }
         if line.name == "END", value == skip.name {
@@ -232,10 +238,9 @@ public struct VTimeZoneRules: Hashable, Sendable {
       }
       var rdates: [ICalendar.DateValue] = []
       for rdateLine in properties where rdateLine.name == "RDATE" {
-        let valueType = rdateLine.parameter("VALUE")?.uppercased()
         for item in rdateLine.value.split(separator: ",") {
-          // A PERIOD (`start/end` or `start/duration`) begins at its start.
-          let text = valueType == "PERIOD" ? String(item.prefix(while: { $0 != "/" })) : String(item)
+          // A PERIOD (`start/end` or `start/duration`, VALUE=PERIOD) begins at its start.
+          let text = String(item.prefix(while: { $0 != "/" }))
           rdates.append(try VTimeZoneRules.parseDate(text, property: rdateLine))
         }
       }
@@ -417,9 +422,12 @@ public struct VTimeZoneRules: Hashable, Sendable {
     return best?.index
   }
 
+  /// Whole seconds since 1970, within the times appt keeps (and two days either side), so
+  /// `distantPast` costs no more than the year 1583.
   private static func seconds(_ date: Date, rounding rule: FloatingPointRoundingRule) -> Int {
-    let clamped = min(max(date.timeIntervalSince1970, -1e15), 1e15)
-    return Int(clamped.rounded(rule))
+    let lowest = AppointmentRules.earliest.timeIntervalSince1970 - 2 * 86400
+    let highest = AppointmentRules.latest.timeIntervalSince1970 + 2 * 86400
+    return Int(min(max(date.timeIntervalSince1970, lowest), highest).rounded(rule))
   }
 }
 

@@ -417,6 +417,17 @@ struct VTimeZoneRulesTests {
     #expect(rules.matchingZone(near: Self.utc(2015, 1, 1))?.identifier == "Etc/GMT-3")
   }
 
+  @Test("the whole range of times: distant past and future give the first and last offsets")
+  func distantTimes() throws {
+    let rules = try Self.rules(Self.historicalNewYork)
+    #expect(rules.offset(at: .distantPast) == -5 * Self.hour)  // TZOFFSETFROM of the first onset (1967)
+    #expect(rules.offset(at: .distantFuture) == -5 * Self.hour)  // distantFuture is 1 January 4001
+    let all = rules.transitions(from: .distantPast, to: .distantFuture)
+    #expect(all.first?.instant == Self.utc(1967, 4, 30, 7))
+    #expect(all.count > 4000)
+    #expect(zip(all, all.dropFirst()).allSatisfy { $0.instant < $1.instant && $0.offsetAfter == $1.offsetBefore })
+  }
+
   @Test("UNTIL is UTC: an onset at exactly UNTIL is the last one, a second later it is cut")
   func untilIsUTC() throws {
     // Berlin's last October onset in 2010 is 03:00 CEST, 01:00 UTC. Read as a local time,
