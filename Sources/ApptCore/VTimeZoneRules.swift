@@ -404,6 +404,25 @@ public struct VTimeZoneRules: Hashable, Sendable {
     return result
   }
 
+  /// The instant a wall-clock time names under these rules, as `CivilDateTime.instant(in:)`
+  /// reads one in an IANA zone (RFC 5545 3.3.5): a time that occurs twice is the first of the
+  /// two; a time in a gap is read with the offset before it, so it lands as much later as the
+  /// gap is long. For a caller that found no `matchingZone` and still wants the zone's clock.
+  public func instant(of local: CivilDateTime) -> Date {
+    let civil = local.civilSeconds
+    // The offsets a day either side: no zone changes twice within two days.
+    let before = offset(at: Date(timeIntervalSince1970: TimeInterval(civil - 86400)))
+    let after = offset(at: Date(timeIntervalSince1970: TimeInterval(civil + 86400)))
+    let early = Date(timeIntervalSince1970: TimeInterval(civil - before))
+    if before == after { return early }
+    let late = Date(timeIntervalSince1970: TimeInterval(civil - after))
+    switch (offset(at: early) == before, offset(at: late) == after) {
+    case (true, true): return min(early, late)
+    case (false, true): return late
+    default: return early  // in the gap: the offset before it
+    }
+  }
+
   /// TZOFFSETFROM of the observance that starts first.
   private var offsetBeforeEveryOnset: Int {
     observances.min(by: { $0.startInstant < $1.startInstant })?.offsetFrom ?? 0

@@ -417,6 +417,20 @@ struct VTimeZoneRulesTests {
     #expect(rules.matchingZone(near: Self.utc(2015, 1, 1))?.identifier == "Etc/GMT-3")
   }
 
+  @Test("wall-clock times placed by the rules as in the IANA zone: the gap moves forward, the overlap takes the first")
+  func wallClockTimes() throws {
+    let rules = try Self.rules(Self.europe(tzid: "Custom Berlin"))
+    let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+    #expect(rules.instant(of: CivilDateTime(2026, 3, 29, 2, 30)) == Self.utc(2026, 3, 29, 1, 30))
+    #expect(rules.instant(of: CivilDateTime(2026, 10, 25, 2, 30)) == Self.utc(2026, 10, 25, 0, 30))
+    for day in [CivilDate(year: 2026, month: 3, day: 29), CivilDate(year: 2026, month: 10, day: 25)] {
+      for quarter in 0..<(4 * 24) {
+        let local = CivilDateTime(date: day, hour: quarter / 4, minute: quarter % 4 * 15)
+        #expect(rules.instant(of: local) == local.instant(in: berlin), "\(local)")
+      }
+    }
+  }
+
   @Test("the whole range of times: distant past and future give the first and last offsets")
   func distantTimes() throws {
     let rules = try Self.rules(Self.historicalNewYork)
