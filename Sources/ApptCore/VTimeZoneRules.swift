@@ -646,9 +646,9 @@ extension VTimeZoneRules {
   /// equals a well-known zone (`wellKnownZones`, in its order), then CLDR's territory-001
   /// zones, then any, each alphabetically.
   ///
-  /// Cost: the hinted and well-known zones are tried first, best first, and the first that
-  /// agrees is the answer (nothing else can outrank it); only when none does are the other
-  /// zones loaded (once per process, a few milliseconds) and compared. Each zone is checked at
+  /// Cost: the named, hinted and well-known zones are tried first, best first, and the first
+  /// that agrees is the answer (nothing else can outrank it); only when none does are the other
+  /// zones loaded (once per process, a few milliseconds) and tried in order. Each zone is checked at
   /// a few instants before its transitions are compared.
   public func matchingZone(near: Date, years: Int = 3) -> TimeZone? {
     let year = CivilDateTime(near, in: .gmt).date.year
@@ -673,26 +673,27 @@ extension VTimeZoneRules {
       zone.secondsFromGMT(for: from) == startOffset
         && checks.allSatisfy({ zone.secondsFromGMT(for: $0.instant) == $0.offset })
     }
+    func keepsTheClock(_ zone: TimeZone) -> Bool {
+      agrees(zone) && Self.zoneTransitions(zone, from: from, to: to) == changes
+    }
     let hints = ZoneHints(rules: self)
+    if let named = hints.namedZones.first(where: keepsTheClock) { return named }
+    // A hinted or well-known zone outranks every other: those are tried first, best first,
+    // loading only them, so the common case never loads every zone.
     let catalog = ZoneCatalog.shared
-    let ranked = catalog.entries.map { $0.rank(score: hints.score($0)) }
-    // A zone a hint names, or a well-known one, outranks every other: those are tried first,
-    // best first, loading only them, so the common case never loads every zone.
-    let preferred = ranked.indices.filter { ranked[$0].isPreferred }.sorted { ranked[$0] < ranked[$1] }
-    for index in preferred {
-      guard let zone = TimeZone(identifier: catalog.entries[index].identifier), agrees(zone),
-        Self.zoneTransitions(zone, from: from, to: to) == changes
-      else { continue }
-      return zone
+    let preferred = Set(hints.scores.keys).union(catalog.wellKnownIndices).map {
+      (index: $0, rank: catalog.entries[$0].rank(score: hints.scores[$0] ?? 0))
     }
-    var best: (rank: ZoneCatalog.Rank, zone: TimeZone)?
-    for (index, zone) in ZoneCatalog.zones.enumerated() where !ranked[index].isPreferred {
-      guard let zone, agrees(zone) else { continue }
-      if let best, !(ranked[index] < best.rank) { continue }
-      guard Self.zoneTransitions(zone, from: from, to: to) == changes else { continue }
-      best = (ranked[index], zone)
+    for candidate in preferred.sorted(by: { $0.rank < $1.rank }) {
+      if let zone = TimeZone(identifier: catalog.entries[candidate.index].identifier), keepsTheClock(zone) {
+        return zone
+      }
     }
-    return best?.zone
+    // Then the others, none hinted: CLDR's zones, then the rest, each alphabetically.
+    for index in catalog.fallbackOrder where hints.scores[index] == nil {
+      if let zone = ZoneCatalog.zones[index], keepsTheClock(zone) { return zone }
+    }
+    return nil
   }
 
   /// A zone with a fixed offset: `Etc/GMT-1` for +01:00 (the IANA names' sign is inverted),
@@ -764,8 +765,6 @@ private struct ZoneCatalog: Sendable {
       (-lhs.score, lhs.tier, lhs.index, lhs.identifier) < (-rhs.score, rhs.tier, rhs.index, rhs.identifier)
     }
 
-    /// Hinted or well known: ranked above every zone that is neither.
-    var isPreferred: Bool { score > 0 || tier == 0 }
   }
 
   /// A Windows zone name's distinctive part (`w. europe` for `W. Europe Standard Time`), lower
@@ -779,6 +778,13 @@ private struct ZoneCatalog: Sendable {
 
   let entries: [Entry]
   let windowsNames: [WindowsName]
+  let indexByIdentifier: [String: Int]
+  /// The entries holding each word.
+  let wordIndex: [String: [Int]]
+  /// The well-known entries.
+  let wellKnownIndices: [Int]
+  /// The other entries, in rank order for an unhinted VTIMEZONE: tier, then identifier.
+  let fallbackOrder: [Int]
 
   static let shared = ZoneCatalog()
 
@@ -792,7 +798,7 @@ private struct ZoneCatalog: Sendable {
       uniquingKeysWith: { first, _ in first }
     )
     let golden = Set(WindowsZones.ianaByWindowsName.values)
-    entries = TimeZone.knownTimeZoneIdentifiers.sorted().map { identifier in
+    let entries = TimeZone.knownTimeZoneIdentifiers.sorted().map { identifier in
       let tier = wellKnown[identifier] != nil ? 0 : golden.contains(identifier) ? 1 : 2
       return Entry(
         identifier: identifier,
@@ -800,6 +806,20 @@ private struct ZoneCatalog: Sendable {
         tier: tier,
         index: wellKnown[identifier] ?? 0
       )
+    }
+    self.entries = entries
+    indexByIdentifier = Dictionary(
+      entries.enumerated().map { ($0.element.identifier, $0.offset) },
+      uniquingKeysWith: { first, _ in first }
+    )
+    var wordIndex: [String: [Int]] = [:]
+    for (index, entry) in entries.enumerated() {
+      for word in entry.words { wordIndex[word, default: []].append(index) }
+    }
+    self.wordIndex = wordIndex
+    wellKnownIndices = entries.indices.filter { entries[$0].tier == 0 }
+    fallbackOrder = entries.indices.filter { entries[$0].tier != 0 }.sorted {
+      (entries[$0].tier, entries[$0].identifier) < (entries[$1].tier, entries[$1].identifier)
     }
     windowsNames = WindowsZones.ianaByWindowsName.sorted(by: { $0.key < $1.key }).map { name, iana in
       var text = name.lowercased()
@@ -812,37 +832,37 @@ private struct ZoneCatalog: Sendable {
 
 /// What a VTIMEZONE's own text says about the zone it means.
 private struct ZoneHints {
-  /// Zones the TZID or X-LIC-LOCATION resolve to outright.
-  var named: Set<String> = []
-  /// Scores from Windows names found in the text, by IANA identifier.
-  var windows: [String: Int] = [:]
-  /// Words of the TZID and location (weight 10 each) and of the TZNAMEs (weight 3).
-  var words: [String: Int] = [:]
+  /// The zones the TZID or X-LIC-LOCATION name outright (`TimeZoneResolver`).
+  var namedZones: [TimeZone] = []
+  /// Catalog entries a hint points at, and how strongly: a Windows name found in the text
+  /// (10 per letter beyond 50 for the TZID and location, 3 for the TZNAMEs), and 10 (TZNAMEs:
+  /// 3) per word shared with the identifier.
+  var scores: [Int: Int] = [:]
 
   init(rules: VTimeZoneRules) {
+    let catalog = ZoneCatalog.shared
     let primary = [rules.tzid] + (rules.location.map { [$0] } ?? [])
-    for text in primary {
-      if let zone = TimeZoneResolver.zone(forTZID: text) { named.insert(zone.identifier) }
-    }
+    namedZones = primary.compactMap(TimeZoneResolver.zone(forTZID:))
+    var windows: [String: Int] = [:]
+    var words: [String: Int] = [:]
     let names = Array(Set(rules.observances.flatMap(\.names))).sorted()
     for (texts, weight) in [(primary, 10), (names, 3)] {
       for text in texts {
         let lowered = text.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
         let present = Set(lowered.split(whereSeparator: { !$0.isLetter }).map(String.init))
-        for name in ZoneCatalog.shared.windowsNames
+        for name in catalog.windowsNames
         where present.contains(name.firstWord) && Self.containsWord(lowered, name.text) {
           windows[name.iana] = max(windows[name.iana] ?? 0, weight * (50 + name.text.count))
         }
         for word in Self.words(text) { words[word] = max(words[word] ?? 0, weight) }
       }
     }
-  }
-
-  func score(_ entry: ZoneCatalog.Entry) -> Int {
-    var score = named.contains(entry.identifier) ? 100_000 : 0
-    score += windows[entry.identifier] ?? 0
-    for word in entry.words { score += words[word] ?? 0 }
-    return score
+    for (iana, score) in windows {
+      if let index = catalog.indexByIdentifier[iana] { scores[index, default: 0] += score }
+    }
+    for (word, weight) in words {
+      for index in catalog.wordIndex[word] ?? [] { scores[index, default: 0] += weight }
+    }
   }
 
   /// Words that say nothing about a place.

@@ -278,6 +278,21 @@ struct VTimeZoneRulesTests {
     #expect(rules.matchingZone(near: Self.near)?.identifier == zone.identifier)
   }
 
+  @Test("a TZID naming a zone wins when the rules agree with it, and the rules win when they do not")
+  func namedZone() throws {
+    let paris = try Self.rules(Self.europe(tzid: "/citadel.org/20190914_1/Europe/Paris"))
+    #expect(paris.matchingZone(near: Self.near)?.identifier == "Europe/Paris")
+    let contradicted = try Self.rules(Self.europe(tzid: "America/Chicago"))
+    #expect(contradicted.matchingZone(near: Self.near)?.identifier == "Europe/Berlin")
+    let located = try VTimeZoneRules(
+      lines: Self.lines(Self.europe(tzid: "Custom")).flatMap {
+        $0 == "TZID:Custom" ? [$0, "X-LIC-LOCATION:Europe/Rome"] : [$0]
+      }
+    )
+    #expect(located.location == "Europe/Rome")
+    #expect(located.matchingZone(near: Self.near)?.identifier == "Europe/Rome")
+  }
+
   @Test("an Outlook VTIMEZONE exactly as Exchange writes it (DTSTART in 1601)")
   func exchangeWEurope() throws {
     let rules = try Self.rules(Self.exchangeWEurope)
