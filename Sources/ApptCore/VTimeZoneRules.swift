@@ -636,8 +636,9 @@ extension VTimeZoneRules {
   /// The IANA zone whose offsets agree with the rules over `years` calendar years (UTC) from
   /// the year of `near`: the same offset at the start, and the same transitions, each at the
   /// same instant with the same offsets either side. Rules with no transition there (a fixed
-  /// offset) give `fixedZone(offset:)`. Nil when no zone agrees; the caller then keeps a
-  /// fixed offset (`offset(at:)`) and says so.
+  /// offset) give the zone the TZID or X-LIC-LOCATION names when it keeps that offset, else
+  /// `fixedZone(offset:)`. Nil when no zone agrees; the caller then keeps a fixed offset
+  /// (`offset(at:)`), or places times with `instant(of:)`, and says so.
   ///
   /// Among zones that agree, the choice is deterministic: first the zone the TZID or
   /// X-LIC-LOCATION names (`TimeZoneResolver`), then one whose CLDR Windows name the text
@@ -656,7 +657,13 @@ extension VTimeZoneRules {
     let to = Self.utcInstant(year: year + max(1, years))
     let changes = transitions(from: from, to: to)
     let startOffset = offset(at: from)
-    if changes.isEmpty { return Self.fixedZone(offset: startOffset) }
+    if changes.isEmpty {
+      // A fixed offset: the zone the TZID or X-LIC-LOCATION names when it keeps that offset.
+      let named = ZoneHints.namedZones(of: self).first {
+        $0.secondsFromGMT(for: from) == startOffset && Self.zoneTransitions($0, from: from, to: to).isEmpty
+      }
+      return named ?? Self.fixedZone(offset: startOffset)
+    }
     // Cheap checks first: just before and at each change, and the middle of each period.
     var checks: [(instant: Date, offset: Int)] = []
     var periodStart = from
@@ -842,7 +849,7 @@ private struct ZoneHints {
   init(rules: VTimeZoneRules) {
     let catalog = ZoneCatalog.shared
     let primary = [rules.tzid] + (rules.location.map { [$0] } ?? [])
-    namedZones = primary.compactMap(TimeZoneResolver.zone(forTZID:))
+    namedZones = Self.namedZones(of: rules)
     var windows: [String: Int] = [:]
     var words: [String: Int] = [:]
     let names = Array(Set(rules.observances.flatMap(\.names))).sorted()
@@ -863,6 +870,10 @@ private struct ZoneHints {
     for (word, weight) in words {
       for index in catalog.wordIndex[word] ?? [] { scores[index, default: 0] += weight }
     }
+  }
+
+  static func namedZones(of rules: VTimeZoneRules) -> [TimeZone] {
+    ([rules.tzid] + (rules.location.map { [$0] } ?? [])).compactMap(TimeZoneResolver.zone(forTZID:))
   }
 
   /// Words that say nothing about a place.

@@ -371,6 +371,21 @@ struct VTimeZoneRulesTests {
     #expect(zone.secondsFromGMT(for: Self.near) == 19800)
     #expect(zone.secondsFromGMT(for: Self.utc(2028, 1, 1)) == 19800)
     #expect(zone.identifier == "GMT+0530")
+    // Unless the VTIMEZONE names a zone that keeps that offset.
+    let located = try VTimeZoneRules(
+      lines: ["TZID:Custom India", "X-LIC-LOCATION:Asia/Kolkata"]
+        + Self.lines(
+          """
+          BEGIN:STANDARD
+          DTSTART:19700101T000000
+          TZOFFSETFROM:+0530
+          TZOFFSETTO:+0530
+          END:STANDARD
+          """
+        )
+    )
+    #expect(located.matchingZone(near: Self.near)?.identifier == "Asia/Kolkata")
+    #expect(located.matchingZone(near: Self.utc(1943, 1, 1))?.identifier == "GMT+0530")  // India was +06:30 then
   }
 
   @Test("fixed whole hours give the Etc/GMT zone (its sign inverted, as IANA names it)")
