@@ -10,9 +10,11 @@ import Foundation
 ///   it, even when the RRULE does not match it: Exchange writes `DTSTART:16010101T030000`
 ///   beside a last-Sunday-of-October rule), its RRULE instances and its RDATEs. An onset is a
 ///   wall-clock time read with TZOFFSETFROM; from that instant on the offset is TZOFFSETTO.
-/// - RRULEs expand as `RecurrenceSet` expands them. UNTIL in UTC (as the RFC requires here) is
+/// - RRULEs expand as `RecurrenceSet` expands them (the YEARLY shapes every writer uses are
+///   computed year by year, with the same result). UNTIL in UTC (as the RFC requires here) is
 ///   an instant; a local UNTIL, which some writers put, is read with TZOFFSETFROM like the
-///   onsets; a DATE UNTIL keeps its whole day.
+///   onsets; a DATE UNTIL keeps its whole day. A rule with more than one onset a day (FREQ
+///   finer than DAILY, several BYHOUR, BYMINUTE or BYSECOND) is refused: no zone has one.
 /// - The offset at an instant is TZOFFSETTO of the latest onset at or before it (the
 ///   observance written later when two coincide); before every onset, TZOFFSETFROM of the
 ///   earliest observance.
@@ -22,7 +24,8 @@ import Foundation
 ///   else from its own TZOFFSETTO, and said in `assumptions`.
 /// - Refused with a `VTimeZoneError` naming the line: no TZID, no observance, an observance
 ///   without DTSTART or TZOFFSETTO, an offset that is not `±HHMM[SS]`, a date that is not one,
-///   an RRULE `RecurrenceRule` refuses, a line that is not `NAME:VALUE`.
+///   an RRULE `RecurrenceRule` refuses, a line that is not `NAME:VALUE`, a BEGIN:STANDARD or
+///   BEGIN:DAYLIGHT without its END (or inside another).
 public struct VTimeZoneRules: Hashable, Sendable {
   /// One STANDARD or DAYLIGHT sub-component.
   public struct Observance: Hashable, Sendable {
@@ -137,9 +140,12 @@ public struct VTimeZoneRules: Hashable, Sendable {
     var open: ObservancePieces?
     /// An unknown component being skipped (its name and nesting depth).
     var skipping: (name: String, depth: Int)?
-    let componentLine = contentLines.first(where: { $0.name == "BEGIN" })?.line ?? fallbackLine
+    let componentLine =
+      contentLines.first(where: { $0.name == "BEGIN" && $0.value.uppercased() == "VTIMEZONE" })?.line
+      ?? contentLines.first?.line ?? fallbackLine
     for line in contentLines {
-      let value = line.value.trimmingCharacters(in: .whitespaces).uppercased()
+      let isBoundary = line.name == "BEGIN" || line.name == "END"
+      let value = isBoundary ? line.value.trimmingCharacters(in: .whitespaces).uppercased() : ""
       if let skip = skipping {
         if line.name == "BEGIN", value == skip.name { skipping?.depth += 1 }
         if line.name == "END", value == skip.name {
@@ -221,18 +227,20 @@ public struct VTimeZoneRules: Hashable, Sendable {
       let start = try VTimeZoneRules.parseDate(startLine.value, property: startLine)
       var rules: [RecurrenceRule] = []
       for ruleLine in properties where ruleLine.name == "RRULE" {
+        let rule: RecurrenceRule
         do {
-          rules.append(try RecurrenceRule(parsing: ruleLine.value))
+          rule = try RecurrenceRule(parsing: ruleLine.value)
         } catch {
           throw .invalidRule(error, line: ruleLine.line)
         }
+        if let error = VTimeZoneRules.unreasonable(rule) { throw .invalidRule(error, line: ruleLine.line) }
+        rules.append(rule)
       }
       var rdates: [ICalendar.DateValue] = []
       for rdateLine in properties where rdateLine.name == "RDATE" {
-        let valueType = rdateLine.parameter("VALUE")?.uppercased()
         for item in rdateLine.value.split(separator: ",") {
-          // A PERIOD (`start/end` or `start/duration`) begins at its start.
-          let text = valueType == "PERIOD" ? String(item.prefix(while: { $0 != "/" })) : String(item)
+          // A PERIOD (`start/end` or `start/duration`, VALUE=PERIOD) begins at its start.
+          let text = String(item.prefix(while: { $0 != "/" }))
           rdates.append(try VTimeZoneRules.parseDate(text, property: rdateLine))
         }
       }
@@ -298,6 +306,28 @@ public struct VTimeZoneRules: Hashable, Sendable {
       let local = CivilDateTime(date: date, hour: time.hour, minute: time.minute, second: time.second)
       return value.isUTC ? CivilDateTime(civilSeconds: local.civilSeconds + offsetFrom) : local
     }
+  }
+
+  /// Why an observance's RRULE is refused although RFC 5545 allows it: an onset more than once
+  /// a day (FREQ finer than DAILY, or more than one BYHOUR, BYMINUTE or BYSECOND) is no real
+  /// zone, and a file holding one would cost millions of onsets to apply.
+  static func unreasonable(_ rule: RecurrenceRule) -> RecurrenceRuleError? {
+    if rule.frequency < .daily {
+      return .invalidValue(
+        part: "FREQ",
+        value: rule.frequency.rawValue,
+        expected: "DAILY, WEEKLY, MONTHLY or YEARLY in a VTIMEZONE (a zone changes its offset at most once a day)"
+      )
+    }
+    for (part, values) in [("BYHOUR", rule.byHour), ("BYMINUTE", rule.byMinute), ("BYSECOND", rule.bySecond)]
+    where values.count > 1 {
+      return .invalidValue(
+        part: part,
+        value: values.map(String.init).joined(separator: ","),
+        expected: "one value in a VTIMEZONE (a zone changes its offset at most once a day)"
+      )
+    }
+    return nil
   }
 
   /// `±HHMM` or `±HHMMSS` (RFC 5545 3.3.14) in seconds east of UTC.
@@ -374,6 +404,25 @@ public struct VTimeZoneRules: Hashable, Sendable {
     return result
   }
 
+  /// The instant a wall-clock time names under these rules, as `CivilDateTime.instant(in:)`
+  /// reads one in an IANA zone (RFC 5545 3.3.5): a time that occurs twice is the first of the
+  /// two; a time in a gap is read with the offset before it, so it lands as much later as the
+  /// gap is long. For a caller that found no `matchingZone` and still wants the zone's clock.
+  public func instant(of local: CivilDateTime) -> Date {
+    let civil = local.civilSeconds
+    // The offsets a day either side: no zone changes twice within two days.
+    let before = offset(at: Date(timeIntervalSince1970: TimeInterval(civil - 86400)))
+    let after = offset(at: Date(timeIntervalSince1970: TimeInterval(civil + 86400)))
+    let early = Date(timeIntervalSince1970: TimeInterval(civil - before))
+    if before == after { return early }
+    let late = Date(timeIntervalSince1970: TimeInterval(civil - after))
+    switch (offset(at: early) == before, offset(at: late) == after) {
+    case (true, true): return min(early, late)
+    case (false, true): return late
+    default: return early  // in the gap: the offset before it
+    }
+  }
+
   /// TZOFFSETFROM of the observance that starts first.
   private var offsetBeforeEveryOnset: Int {
     observances.min(by: { $0.startInstant < $1.startInstant })?.offsetFrom ?? 0
@@ -392,9 +441,12 @@ public struct VTimeZoneRules: Hashable, Sendable {
     return best?.index
   }
 
+  /// Whole seconds since 1970, within the times appt keeps (and two days either side), so
+  /// `distantPast` costs no more than the year 1583.
   private static func seconds(_ date: Date, rounding rule: FloatingPointRoundingRule) -> Int {
-    let clamped = min(max(date.timeIntervalSince1970, -1e15), 1e15)
-    return Int(clamped.rounded(rule))
+    let lowest = AppointmentRules.earliest.timeIntervalSince1970 - 2 * 86400
+    let highest = AppointmentRules.latest.timeIntervalSince1970 + 2 * 86400
+    return Int(min(max(date.timeIntervalSince1970, lowest), highest).rounded(rule))
   }
 }
 
@@ -584,8 +636,9 @@ extension VTimeZoneRules {
   /// The IANA zone whose offsets agree with the rules over `years` calendar years (UTC) from
   /// the year of `near`: the same offset at the start, and the same transitions, each at the
   /// same instant with the same offsets either side. Rules with no transition there (a fixed
-  /// offset) give `fixedZone(offset:)`. Nil when no zone agrees; the caller then keeps a
-  /// fixed offset (`offset(at:)`) and says so.
+  /// offset) give the zone the TZID or X-LIC-LOCATION names when it keeps that offset, else
+  /// `fixedZone(offset:)`. Nil when no zone agrees; the caller then keeps a fixed offset
+  /// (`offset(at:)`), or places times with `instant(of:)`, and says so.
   ///
   /// Among zones that agree, the choice is deterministic: first the zone the TZID or
   /// X-LIC-LOCATION names (`TimeZoneResolver`), then one whose CLDR Windows name the text
@@ -594,16 +647,23 @@ extension VTimeZoneRules {
   /// equals a well-known zone (`wellKnownZones`, in its order), then CLDR's territory-001
   /// zones, then any, each alphabetically.
   ///
-  /// Cost: the candidates are the zones with the rules' offset at the start; each is checked
-  /// at a few instants before its transitions are compared. The first call in a process also
-  /// loads every zone Foundation knows (once, about 20 ms here).
+  /// Cost: the named, hinted and well-known zones are tried first, best first, and the first
+  /// that agrees is the answer (nothing else can outrank it); only when none does are the other
+  /// zones loaded (once per process, a few milliseconds) and tried in order. Each zone is checked at
+  /// a few instants before its transitions are compared.
   public func matchingZone(near: Date, years: Int = 3) -> TimeZone? {
     let year = CivilDateTime(near, in: .gmt).date.year
     let from = Self.utcInstant(year: year)
     let to = Self.utcInstant(year: year + max(1, years))
     let changes = transitions(from: from, to: to)
     let startOffset = offset(at: from)
-    if changes.isEmpty { return Self.fixedZone(offset: startOffset) }
+    if changes.isEmpty {
+      // A fixed offset: the zone the TZID or X-LIC-LOCATION names when it keeps that offset.
+      let named = ZoneHints.namedZones(of: self).first {
+        $0.secondsFromGMT(for: from) == startOffset && Self.zoneTransitions($0, from: from, to: to).isEmpty
+      }
+      return named ?? Self.fixedZone(offset: startOffset)
+    }
     // Cheap checks first: just before and at each change, and the middle of each period.
     var checks: [(instant: Date, offset: Int)] = []
     var periodStart = from
@@ -616,16 +676,31 @@ extension VTimeZoneRules {
       periodOffset = change.offsetAfter
     }
     checks.append((periodStart.addingTimeInterval(to.timeIntervalSince(periodStart) / 2), periodOffset))
-    let hints = ZoneHints(rules: self)
-    var best: (rank: ZoneCatalog.Rank, zone: TimeZone)?
-    for entry in ZoneCatalog.shared.entries where entry.zone.secondsFromGMT(for: from) == startOffset {
-      guard checks.allSatisfy({ entry.zone.secondsFromGMT(for: $0.instant) == $0.offset }) else { continue }
-      let rank = entry.rank(score: hints.score(entry))
-      if let best, !(rank < best.rank) { continue }
-      guard Self.zoneTransitions(entry.zone, from: from, to: to) == changes else { continue }
-      best = (rank, entry.zone)
+    func agrees(_ zone: TimeZone) -> Bool {
+      zone.secondsFromGMT(for: from) == startOffset
+        && checks.allSatisfy({ zone.secondsFromGMT(for: $0.instant) == $0.offset })
     }
-    return best?.zone
+    func keepsTheClock(_ zone: TimeZone) -> Bool {
+      agrees(zone) && Self.zoneTransitions(zone, from: from, to: to) == changes
+    }
+    let hints = ZoneHints(rules: self)
+    if let named = hints.namedZones.first(where: keepsTheClock) { return named }
+    // A hinted or well-known zone outranks every other: those are tried first, best first,
+    // loading only them, so the common case never loads every zone.
+    let catalog = ZoneCatalog.shared
+    let preferred = Set(hints.scores.keys).union(catalog.wellKnownIndices).map {
+      (index: $0, rank: catalog.entries[$0].rank(score: hints.scores[$0] ?? 0))
+    }
+    for candidate in preferred.sorted(by: { $0.rank < $1.rank }) {
+      if let zone = TimeZone(identifier: catalog.entries[candidate.index].identifier), keepsTheClock(zone) {
+        return zone
+      }
+    }
+    // Then the others, none hinted: CLDR's zones, then the rest, each alphabetically.
+    for index in catalog.fallbackOrder where hints.scores[index] == nil {
+      if let zone = ZoneCatalog.zones[index], keepsTheClock(zone) { return zone }
+    }
+    return nil
   }
 
   /// A zone with a fixed offset: `Etc/GMT-1` for +01:00 (the IANA names' sign is inverted),
@@ -673,11 +748,10 @@ extension VTimeZoneRules {
 
 // MARK: - Zone catalog and hints
 
-/// Every zone Foundation knows, loaded once per process, with what ranking needs.
+/// Every zone Foundation knows, by name, with what ranking needs (built once per process).
 private struct ZoneCatalog: Sendable {
   struct Entry: Sendable {
     var identifier: String
-    var zone: TimeZone
     /// Lower-cased words of the identifier (`america`, `new`, `york`).
     var words: Set<String>
     /// 0: well known (`index` is its place), 1: CLDR territory 001, 2: any other.
@@ -697,6 +771,7 @@ private struct ZoneCatalog: Sendable {
     static func < (lhs: Rank, rhs: Rank) -> Bool {
       (-lhs.score, lhs.tier, lhs.index, lhs.identifier) < (-rhs.score, rhs.tier, rhs.index, rhs.identifier)
     }
+
   }
 
   /// A Windows zone name's distinctive part (`w. europe` for `W. Europe Standard Time`), lower
@@ -710,8 +785,19 @@ private struct ZoneCatalog: Sendable {
 
   let entries: [Entry]
   let windowsNames: [WindowsName]
+  let indexByIdentifier: [String: Int]
+  /// The entries holding each word.
+  let wordIndex: [String: [Int]]
+  /// The well-known entries.
+  let wellKnownIndices: [Int]
+  /// The other entries, in rank order for an unhinted VTIMEZONE: tier, then identifier.
+  let fallbackOrder: [Int]
 
   static let shared = ZoneCatalog()
+
+  /// The zone of each entry, loaded (about 450 of them) the first time a VTIMEZONE matches no
+  /// hinted or well-known zone.
+  static let zones: [TimeZone?] = shared.entries.map { TimeZone(identifier: $0.identifier) }
 
   init() {
     let wellKnown = Dictionary(
@@ -719,16 +805,28 @@ private struct ZoneCatalog: Sendable {
       uniquingKeysWith: { first, _ in first }
     )
     let golden = Set(WindowsZones.ianaByWindowsName.values)
-    entries = TimeZone.knownTimeZoneIdentifiers.sorted().compactMap { identifier in
-      guard let zone = TimeZone(identifier: identifier) else { return nil }
+    let entries = TimeZone.knownTimeZoneIdentifiers.sorted().map { identifier in
       let tier = wellKnown[identifier] != nil ? 0 : golden.contains(identifier) ? 1 : 2
       return Entry(
         identifier: identifier,
-        zone: zone,
         words: Set(ZoneHints.words(identifier)),
         tier: tier,
         index: wellKnown[identifier] ?? 0
       )
+    }
+    self.entries = entries
+    indexByIdentifier = Dictionary(
+      entries.enumerated().map { ($0.element.identifier, $0.offset) },
+      uniquingKeysWith: { first, _ in first }
+    )
+    var wordIndex: [String: [Int]] = [:]
+    for (index, entry) in entries.enumerated() {
+      for word in entry.words { wordIndex[word, default: []].append(index) }
+    }
+    self.wordIndex = wordIndex
+    wellKnownIndices = entries.indices.filter { entries[$0].tier == 0 }
+    fallbackOrder = entries.indices.filter { entries[$0].tier != 0 }.sorted {
+      (entries[$0].tier, entries[$0].identifier) < (entries[$1].tier, entries[$1].identifier)
     }
     windowsNames = WindowsZones.ianaByWindowsName.sorted(by: { $0.key < $1.key }).map { name, iana in
       var text = name.lowercased()
@@ -741,37 +839,41 @@ private struct ZoneCatalog: Sendable {
 
 /// What a VTIMEZONE's own text says about the zone it means.
 private struct ZoneHints {
-  /// Zones the TZID or X-LIC-LOCATION resolve to outright.
-  var named: Set<String> = []
-  /// Scores from Windows names found in the text, by IANA identifier.
-  var windows: [String: Int] = [:]
-  /// Words of the TZID and location (weight 10 each) and of the TZNAMEs (weight 3).
-  var words: [String: Int] = [:]
+  /// The zones the TZID or X-LIC-LOCATION name outright (`TimeZoneResolver`).
+  var namedZones: [TimeZone] = []
+  /// Catalog entries a hint points at, and how strongly: a Windows name found in the text
+  /// (10 per letter beyond 50 for the TZID and location, 3 for the TZNAMEs), and 10 (TZNAMEs:
+  /// 3) per word shared with the identifier.
+  var scores: [Int: Int] = [:]
 
   init(rules: VTimeZoneRules) {
+    let catalog = ZoneCatalog.shared
     let primary = [rules.tzid] + (rules.location.map { [$0] } ?? [])
-    for text in primary {
-      if let zone = TimeZoneResolver.zone(forTZID: text) { named.insert(zone.identifier) }
-    }
+    namedZones = Self.namedZones(of: rules)
+    var windows: [String: Int] = [:]
+    var words: [String: Int] = [:]
     let names = Array(Set(rules.observances.flatMap(\.names))).sorted()
     for (texts, weight) in [(primary, 10), (names, 3)] {
       for text in texts {
         let lowered = text.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
         let present = Set(lowered.split(whereSeparator: { !$0.isLetter }).map(String.init))
-        for name in ZoneCatalog.shared.windowsNames
+        for name in catalog.windowsNames
         where present.contains(name.firstWord) && Self.containsWord(lowered, name.text) {
           windows[name.iana] = max(windows[name.iana] ?? 0, weight * (50 + name.text.count))
         }
         for word in Self.words(text) { words[word] = max(words[word] ?? 0, weight) }
       }
     }
+    for (iana, score) in windows {
+      if let index = catalog.indexByIdentifier[iana] { scores[index, default: 0] += score }
+    }
+    for (word, weight) in words {
+      for index in catalog.wordIndex[word] ?? [] { scores[index, default: 0] += weight }
+    }
   }
 
-  func score(_ entry: ZoneCatalog.Entry) -> Int {
-    var score = named.contains(entry.identifier) ? 100_000 : 0
-    score += windows[entry.identifier] ?? 0
-    for word in entry.words { score += words[word] ?? 0 }
-    return score
+  static func namedZones(of rules: VTimeZoneRules) -> [TimeZone] {
+    ([rules.tzid] + (rules.location.map { [$0] } ?? [])).compactMap(TimeZoneResolver.zone(forTZID:))
   }
 
   /// Words that say nothing about a place.

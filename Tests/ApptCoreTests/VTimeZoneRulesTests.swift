@@ -278,6 +278,21 @@ struct VTimeZoneRulesTests {
     #expect(rules.matchingZone(near: Self.near)?.identifier == zone.identifier)
   }
 
+  @Test("a TZID naming a zone wins when the rules agree with it, and the rules win when they do not")
+  func namedZone() throws {
+    let paris = try Self.rules(Self.europe(tzid: "/citadel.org/20190914_1/Europe/Paris"))
+    #expect(paris.matchingZone(near: Self.near)?.identifier == "Europe/Paris")
+    let contradicted = try Self.rules(Self.europe(tzid: "America/Chicago"))
+    #expect(contradicted.matchingZone(near: Self.near)?.identifier == "Europe/Berlin")
+    let located = try VTimeZoneRules(
+      lines: Self.lines(Self.europe(tzid: "Custom")).flatMap {
+        $0 == "TZID:Custom" ? [$0, "X-LIC-LOCATION:Europe/Rome"] : [$0]
+      }
+    )
+    #expect(located.location == "Europe/Rome")
+    #expect(located.matchingZone(near: Self.near)?.identifier == "Europe/Rome")
+  }
+
   @Test("an Outlook VTIMEZONE exactly as Exchange writes it (DTSTART in 1601)")
   func exchangeWEurope() throws {
     let rules = try Self.rules(Self.exchangeWEurope)
@@ -356,6 +371,21 @@ struct VTimeZoneRulesTests {
     #expect(zone.secondsFromGMT(for: Self.near) == 19800)
     #expect(zone.secondsFromGMT(for: Self.utc(2028, 1, 1)) == 19800)
     #expect(zone.identifier == "GMT+0530")
+    // Unless the VTIMEZONE names a zone that keeps that offset.
+    let located = try VTimeZoneRules(
+      lines: ["TZID:Custom India", "X-LIC-LOCATION:Asia/Kolkata"]
+        + Self.lines(
+          """
+          BEGIN:STANDARD
+          DTSTART:19700101T000000
+          TZOFFSETFROM:+0530
+          TZOFFSETTO:+0530
+          END:STANDARD
+          """
+        )
+    )
+    #expect(located.matchingZone(near: Self.near)?.identifier == "Asia/Kolkata")
+    #expect(located.matchingZone(near: Self.utc(1943, 1, 1))?.identifier == "GMT+0530")  // India was +06:30 then
   }
 
   @Test("fixed whole hours give the Etc/GMT zone (its sign inverted, as IANA names it)")
@@ -415,6 +445,31 @@ struct VTimeZoneRulesTests {
     #expect(rules.matchingZone(near: Self.utc(2012, 1, 1))?.identifier == "Europe/Moscow")
     // 2015-2017 has no transition at all: a fixed +03:00.
     #expect(rules.matchingZone(near: Self.utc(2015, 1, 1))?.identifier == "Etc/GMT-3")
+  }
+
+  @Test("wall-clock times placed by the rules as in the IANA zone: the gap moves forward, the overlap takes the first")
+  func wallClockTimes() throws {
+    let rules = try Self.rules(Self.europe(tzid: "Custom Berlin"))
+    let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+    #expect(rules.instant(of: CivilDateTime(2026, 3, 29, 2, 30)) == Self.utc(2026, 3, 29, 1, 30))
+    #expect(rules.instant(of: CivilDateTime(2026, 10, 25, 2, 30)) == Self.utc(2026, 10, 25, 0, 30))
+    for day in [CivilDate(year: 2026, month: 3, day: 29), CivilDate(year: 2026, month: 10, day: 25)] {
+      for quarter in 0..<(4 * 24) {
+        let local = CivilDateTime(date: day, hour: quarter / 4, minute: quarter % 4 * 15)
+        #expect(rules.instant(of: local) == local.instant(in: berlin), "\(local)")
+      }
+    }
+  }
+
+  @Test("the whole range of times: distant past and future give the first and last offsets")
+  func distantTimes() throws {
+    let rules = try Self.rules(Self.historicalNewYork)
+    #expect(rules.offset(at: .distantPast) == -5 * Self.hour)  // TZOFFSETFROM of the first onset (1967)
+    #expect(rules.offset(at: .distantFuture) == -5 * Self.hour)  // distantFuture is 1 January 4001
+    let all = rules.transitions(from: .distantPast, to: .distantFuture)
+    #expect(all.first?.instant == Self.utc(1967, 4, 30, 7))
+    #expect(all.count > 4000)
+    #expect(zip(all, all.dropFirst()).allSatisfy { $0.instant < $1.instant && $0.offsetAfter == $1.offsetBefore })
   }
 
   @Test("UNTIL is UTC: an onset at exactly UNTIL is the last one, a second later it is cut")
@@ -563,6 +618,14 @@ struct VTimeZoneRulesTests {
       (
         "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU", "RRULE:FREQ=YEARLY;BYMONTH=13", 8,
         "RRULE BYMONTH=13: expected months 1 to 12"
+      ),
+      (
+        "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU", "RRULE:FREQ=SECONDLY", 8,
+        "RRULE FREQ=SECONDLY: expected DAILY, WEEKLY, MONTHLY or YEARLY in a VTIMEZONE (a zone changes its offset at most once a day)"
+      ),
+      (
+        "RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU", "RRULE:FREQ=YEARLY;BYHOUR=1,2,3", 8,
+        "RRULE BYHOUR=1,2,3: expected one value in a VTIMEZONE (a zone changes its offset at most once a day)"
       ),
       ("TZID:Custom\n", "", 1, "VTIMEZONE has no TZID"),
       ("END:DAYLIGHT\n", "", 9, "BEGIN:STANDARD inside DAYLIGHT"),
