@@ -116,7 +116,10 @@ public final class RenderLoop {
     case .cancelAppointment(let appointment, let occurrence, let andFollowing):
       setStatus(.cancelled, of: appointment, occurrence: occurrence, andFollowing: andFollowing)
     case .restoreAppointment(let appointment):
-      setStatus(.scheduled, of: appointment, occurrence: appointment.occurrence.map(environment.clock.startOfDay))
+      // An occurrence cancelled on its own comes back alone; one cancelled with its whole
+      // series (`c` then `s`, or "this and following") brings the series back.
+      let alone = appointment.occurrence.flatMap { appointment.exceptions.contains($0) ? $0 : nil }
+      setStatus(.scheduled, of: appointment, occurrence: alone.map(environment.clock.startOfDay))
     case .deleteAppointment(let appointment):
       runStoreCall(.delete) { dao throws(StoreError) in
         .appointmentDeleted(try await dao.deleteAppointment(id: appointment.id, ifRevision: appointment.revision))

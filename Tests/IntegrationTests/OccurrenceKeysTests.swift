@@ -77,6 +77,13 @@ import Testing
     pilot.press("u")
     await pilot.settle()
     #expect(try await freshDAO().getAppointment(id: series.id).status == .scheduled)
+    // r on an occurrence of a cancelled series restores the series (nothing else would).
+    pilot.press("c", "s")
+    await pilot.settle()
+    pilot.press("r")
+    await pilot.settle()
+    #expect(try await freshDAO().getAppointment(id: series.id).status == .scheduled)
+    #expect(pilot.shows("Restored \"Standup\""))
   }
 
   @Test func escapeAtTheQuestionChangesNothing() async throws {
