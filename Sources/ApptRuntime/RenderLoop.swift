@@ -185,6 +185,13 @@ public final class RenderLoop {
       try await dao.deleteAppointment(id: changed.id, ifRevision: changed.revision)
       return .undone("changes to an occurrence of \"\(changed.title)\"")
     case .unsplit(let series, let split):
+      // The changed occurrences the split moved to the new series go back to the series
+      // first (deleting a series deletes its own). A full read: undoing a split is rare.
+      for var moved in try await dao.getAllAppointments() where moved.override?.seriesID == split.id {
+        moved.override?.seriesID = series.id
+        moved.uid = series.uid
+        try await dao.saveAppointment(moved)
+      }
       try await dao.deleteAppointment(id: split.id, ifRevision: split.revision)
       // The split changed the series' rules (its UNTIL) too: put them back over that version.
       var before = series
