@@ -177,6 +177,17 @@ import Testing
     #expect(rows.contains { $0.contains("Location: Room / 4") }, "line breaks do not break the pane")
   }
 
+  @Test func deletingAChangedOccurrenceSaysTheSeriesGetsItBack() {
+    var moved = dentist
+    moved.override = Appointment.Override(seriesID: AppointmentID(), recurrenceID: dentist.start)
+    var state = loaded([moved])
+    state.size = Screen.Size(rows: 24, columns: 120)
+    press("D", on: &state)
+    let line = Views.render(state, environment: environment).rows.last ?? ""
+    #expect(line.contains("Delete the changes to \"Dentist\" (its series gets the occurrence back)? (y/n)"))
+    #expect(press("y", on: &state) == [.deleteAppointment(moved)])
+  }
+
   @Test func theDetailPaneSaysWhenASeriesRepeatsInWords() {
     var occurrence = self.occurrence
     occurrence.recurrence = Recurrence(frequency: .weekly, interval: 2, weekdays: [.monday, .wednesday], count: 10)
