@@ -127,6 +127,18 @@ public final class RenderLoop {
     case .undo(let step):
       let clock = environment.clock
       runStoreCall(.undo) { dao throws(StoreError) in try await Self.undo(step, dao: dao, clock: clock) }
+    case .lookUpSeries(let ids):
+      runStoreCall { dao throws(StoreError) in
+        var titles: [AppointmentID: String?] = [:]
+        for id in ids {
+          do throws(StoreError) {
+            titles[id] = try await dao.getAppointment(id: id).title
+          } catch {
+            titles[id] = .some(nil)  // not stored (any more): the pane says "changed occurrence"
+          }
+        }
+        return .seriesFound(titles)
+      }
     case .runCommand(let line):
       runCommand(line)
     case .quit:

@@ -35,7 +35,7 @@ public enum Views {
       if let detail = layout.detail {
         AgendaView.drawDetail(
           state.selectedAppointment,
-          series: AgendaView.series(of: state.selectedAppointment, in: state.appointments),
+          seriesTitle: AgendaView.seriesTitle(of: state.selectedAppointment, state: state),
           environment: environment,
           in: detail,
           into: &screen
