@@ -96,7 +96,7 @@ public struct AppointmentFormatter: Sendable {
     if let recurrence = a.recurrence {
       extra.append(("repeats", recurrence.summary(in: a.zone(fallback: timeZone))))
     }
-    if let override = a.override { extra.append(("series", overrideWords(override, series: series))) }
+    if let override = a.override { extra.append(("series", overrideWords(override, seriesTitle: series?.title))) }
     if !a.exceptions.isEmpty { extra.append(("cancelled occurrences", a.exceptions.map(day).joined(separator: ", "))) }
     if !a.timeZone.isEmpty { extra.append(("time zone", a.timeZone)) }
     if let uid = a.uid { extra.append(("uid", TextSafety.escapingControls(uid))) }
@@ -104,11 +104,11 @@ public struct AppointmentFormatter: Sendable {
   }
 
   /// `changed occurrence of "Standup" (was Tue 2026-12-08 09:00)`; `... and the ones after it`
-  /// for a THISANDFUTURE one; a series not stored is said so; without `series` (the detail
-  /// pane, when the series is not on the day) `changed occurrence (was ...)`.
-  public func overrideWords(_ override: Appointment.Override, series: Appointment?) -> String {
+  /// for a THISANDFUTURE one; a series not stored is said so; without its title (not known
+  /// yet, or gone) `changed occurrence (was ...)`.
+  public func overrideWords(_ override: Appointment.Override, seriesTitle: String?) -> String {
     let name =
-      series.map { " of \"\(TextSafety.escapingControls($0.title))\"" }
+      seriesTitle.map { " of \"\(TextSafety.escapingControls($0))\"" }
       ?? (override.seriesID == nil ? " of a series not in appt" : "")
     let following = override.thisAndFuture ? " and the ones after it" : ""
     return "changed occurrence\(name) (was \(dayAndTime(override.recurrenceID)))\(following)"

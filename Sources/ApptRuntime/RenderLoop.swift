@@ -116,7 +116,10 @@ public final class RenderLoop {
     case .cancelAppointment(let appointment, let occurrence, let andFollowing):
       setStatus(.cancelled, of: appointment, occurrence: occurrence, andFollowing: andFollowing)
     case .restoreAppointment(let appointment):
-      setStatus(.scheduled, of: appointment, occurrence: appointment.occurrence.map(environment.clock.startOfDay))
+      // An occurrence cancelled on its own comes back alone; one cancelled with its whole
+      // series (`c` then `s`, or "this and following") brings the series back.
+      let alone = appointment.occurrence.flatMap { appointment.exceptions.contains($0) ? $0 : nil }
+      setStatus(.scheduled, of: appointment, occurrence: alone.map(environment.clock.startOfDay))
     case .deleteAppointment(let appointment):
       runStoreCall(.delete) { dao throws(StoreError) in
         .appointmentDeleted(try await dao.deleteAppointment(id: appointment.id, ifRevision: appointment.revision))
@@ -124,6 +127,18 @@ public final class RenderLoop {
     case .undo(let step):
       let clock = environment.clock
       runStoreCall(.undo) { dao throws(StoreError) in try await Self.undo(step, dao: dao, clock: clock) }
+    case .lookUpSeries(let ids):
+      runStoreCall { dao throws(StoreError) in
+        var titles: [AppointmentID: String?] = [:]
+        for id in ids {
+          do throws(StoreError) {
+            titles[id] = try await dao.getAppointment(id: id).title
+          } catch {
+            titles[id] = .some(nil)  // not stored (any more): the pane says "changed occurrence"
+          }
+        }
+        return .seriesFound(titles)
+      }
     case .runCommand(let line):
       runCommand(line)
     case .quit:
@@ -182,6 +197,13 @@ public final class RenderLoop {
       try await dao.deleteAppointment(id: changed.id, ifRevision: changed.revision)
       return .undone("changes to an occurrence of \"\(changed.title)\"")
     case .unsplit(let series, let split):
+      // The changed occurrences the split moved to the new series go back to the series
+      // first (deleting a series deletes its own). A full read: undoing a split is rare.
+      for var moved in try await dao.getAllAppointments() where moved.override?.seriesID == split.id {
+        moved.override?.seriesID = series.id
+        moved.uid = series.uid
+        try await dao.saveAppointment(moved)
+      }
       try await dao.deleteAppointment(id: split.id, ifRevision: split.revision)
       // The split changed the series' rules (its UNTIL) too: put them back over that version.
       var before = series

@@ -63,15 +63,17 @@ enum AgendaView {
     return rows
   }
 
-  /// The series a changed occurrence belongs to, when one of its occurrences is in `day`.
-  static func series(of appointment: Appointment?, in day: [Appointment]) -> Appointment? {
+  /// The title of the series a changed occurrence belongs to: from one of its occurrences on
+  /// the day, else as the runtime looked it up (`State.seriesTitles`).
+  static func seriesTitle(of appointment: Appointment?, state: State) -> String? {
     guard let seriesID = appointment?.override?.seriesID else { return nil }
-    return day.first { $0.id == seriesID }
+    if let series = state.appointments.first(where: { $0.id == seriesID }) { return series.title }
+    return state.seriesTitles[seriesID] ?? nil
   }
 
   static func drawDetail(
     _ appointment: Appointment?,
-    series: Appointment? = nil,
+    seriesTitle: String? = nil,
     environment: Environment,
     in area: Views.Area,
     into screen: inout Screen
@@ -96,7 +98,7 @@ enum AgendaView {
       lines.append((" Repeats " + TextWidth.head(recurrence.summary(in: zone), columns: area.width).text, .normal))
     }
     if let override = appointment.override {
-      let words = formatter.overrideWords(override, series: series)
+      let words = formatter.overrideWords(override, seriesTitle: seriesTitle)
       lines.append(
         (" " + TextWidth.head(words.prefix(1).uppercased() + words.dropFirst(), columns: area.width).text, .normal)
       )

@@ -101,6 +101,9 @@ public struct State: Equatable, Sendable {
   public var filter = ""
   /// Newest last.
   public var undoSteps: [UndoStep] = []
+  /// The titles of the series of changed occurrences on screen whose series is not (nil: not
+  /// stored), as the runtime looked them up (`Effect.lookUpSeries`), for the detail pane.
+  public var seriesTitles: [AppointmentID: String?] = [:]
   /// The first day of the month in the panel, and its busy days (`Clock.dayNumber` -> count).
   public var month: Date
   public var busyDays: [Int: Int] = [:]
@@ -227,6 +230,8 @@ public enum Message: Sendable, Equatable {
   case appointmentDeleted(Appointment)
   /// An undo step was carried out; the text says what was undone.
   case undone(String)
+  /// The titles `lookUpSeries` found (nil for a series not stored).
+  case seriesFound([AppointmentID: String?])
   /// A `:` command finished; its output (or error) in words.
   case commandFinished(output: String, isError: Bool)
   /// A store operation failed; the text says what and why.
@@ -259,6 +264,8 @@ public enum Effect: Equatable, Sendable {
   case deleteAppointment(Appointment)
   /// Carry out an undo step, if what it undoes is still at the revision it left.
   case undo(State.UndoStep)
+  /// Find the titles of these series (of changed occurrences on screen): `.seriesFound`.
+  case lookUpSeries([AppointmentID])
   /// Run one line of the script grammar.
   case runCommand(String)
   /// Stop: the one way the calendar ends (q, ctrl+c, a signal, the terminal hanging up).

@@ -32,7 +32,11 @@ public enum UI {
       }
       let typed = state.typeahead
       state.typeahead = []
-      return typed.flatMap { handleKey($0, state: &state, environment: environment) }
+      return seriesToLookUp(state) + typed.flatMap { handleKey($0, state: &state, environment: environment) }
+
+    case .seriesFound(let titles):
+      state.seriesTitles.merge(titles) { _, new in new }
+      return []
 
     case .busyDaysArrived(let month, let days):
       if month == state.month { state.busyDays = days }
@@ -136,6 +140,15 @@ public enum UI {
       state.report(reason, isError: true)
       return []
     }
+  }
+
+  /// The series of the day's changed occurrences that are neither on the day nor looked up.
+  private static func seriesToLookUp(_ state: State) -> [Effect] {
+    let onTheDay = Set(state.appointments.map(\.id))
+    let missing = Set(state.appointments.compactMap(\.override?.seriesID)).filter {
+      !onTheDay.contains($0) && state.seriesTitles[$0] == nil
+    }
+    return missing.isEmpty ? [] : [.lookUpSeries(missing.sorted { $0.description < $1.description })]
   }
 
   /// Shows the day of `appointment` with it selected, whichever of the result message and the

@@ -35,7 +35,7 @@ public enum Views {
       if let detail = layout.detail {
         AgendaView.drawDetail(
           state.selectedAppointment,
-          series: AgendaView.series(of: state.selectedAppointment, in: state.appointments),
+          seriesTitle: AgendaView.seriesTitle(of: state.selectedAppointment, state: state),
           environment: environment,
           in: detail,
           into: &screen
@@ -114,6 +114,9 @@ public enum Views {
       return (
         " \(verb) \"\(title)\": o this occurrence, f this and following, s the whole series, esc neither", .accent
       )
+    case .confirm(.delete(let appointment)) where appointment.override?.seriesID != nil:
+      let title = TextWidth.head(appointment.title, columns: columns).text
+      return (" Delete the changes to \"\(title)\" (its series gets the occurrence back)? (y/n)", .accent)
     case .confirm(.delete(let appointment)):
       let what = appointment.recurrence == nil ? "" : "the whole series "
       return (" Delete \(what)\"\(TextWidth.head(appointment.title, columns: columns).text)\" for good? (y/n)", .accent)

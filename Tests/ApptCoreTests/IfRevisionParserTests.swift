@@ -62,7 +62,8 @@ struct IfRevisionParserTests {
     )
     #expect(failure("show abcd --if-revision 1") == .usage("show: unknown option --if-revision"))
     #expect(
-      failure("edit abcd --if-revision 2") == .usage("edit: nothing to change; give --title, --at, --for or --note")
+      failure("edit abcd --if-revision 2")
+        == .usage("edit: nothing to change; give --title, --at, --for, --note or --location")
     )
   }
 

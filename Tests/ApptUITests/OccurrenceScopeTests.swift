@@ -177,6 +177,38 @@ import Testing
     #expect(rows.contains { $0.contains("Location: Room / 4") }, "line breaks do not break the pane")
   }
 
+  @Test func deletingAChangedOccurrenceSaysTheSeriesGetsItBack() {
+    var moved = dentist
+    moved.override = Appointment.Override(seriesID: AppointmentID(), recurrenceID: dentist.start)
+    var state = loaded([moved])
+    state.size = Screen.Size(rows: 24, columns: 120)
+    press("D", on: &state)
+    let line = Views.render(state, environment: environment).rows.last ?? ""
+    #expect(line.contains("Delete the changes to \"Dentist\" (its series gets the occurrence back)? (y/n)"))
+    #expect(press("y", on: &state) == [.deleteAppointment(moved)])
+  }
+
+  @Test func theSeriesOfAChangedOccurrenceNotOnTheDayIsLookedUpOnce() throws {
+    var moved = dentist
+    let seriesID = AppointmentID()
+    moved.override = Appointment.Override(seriesID: seriesID, recurrenceID: dentist.start)
+    var state = UI.start(size: Screen.Size(rows: 24, columns: 120), environment: environment).0
+    let day = state.selectedDay
+    let effects = UI.update(&state, .snapshotArrived(day: day, appointments: [moved]), environment: environment)
+    #expect(effects == [.lookUpSeries([seriesID])])
+    #expect(Views.render(state, environment: environment).rows.contains { $0.contains("Changed occurrence (was") })
+    _ = UI.update(&state, .seriesFound([seriesID: "Board"]), environment: environment)
+    let rows = Views.render(state, environment: environment).rows
+    #expect(rows.contains { $0.contains("Changed occurrence of \"Board\" (was Sun 2026-11-29 10:00)") })
+    #expect(UI.update(&state, .snapshotArrived(day: day, appointments: [moved]), environment: environment) == [])
+    var gone = moved
+    let goneID = AppointmentID()
+    gone.override?.seriesID = goneID
+    _ = UI.update(&state, .snapshotArrived(day: day, appointments: [gone]), environment: environment)
+    _ = UI.update(&state, .seriesFound([goneID: String?.none]), environment: environment)
+    #expect(UI.update(&state, .snapshotArrived(day: day, appointments: [gone]), environment: environment) == [])
+  }
+
   @Test func theDetailPaneSaysWhenASeriesRepeatsInWords() {
     var occurrence = self.occurrence
     occurrence.recurrence = Recurrence(frequency: .weekly, interval: 2, weekdays: [.monday, .wednesday], count: 10)

@@ -77,6 +77,13 @@ import Testing
     pilot.press("u")
     await pilot.settle()
     #expect(try await freshDAO().getAppointment(id: series.id).status == .scheduled)
+    // r on an occurrence of a cancelled series restores the series (nothing else would).
+    pilot.press("c", "s")
+    await pilot.settle()
+    pilot.press("r")
+    await pilot.settle()
+    #expect(try await freshDAO().getAppointment(id: series.id).status == .scheduled)
+    #expect(pilot.shows("Restored \"Standup\""))
   }
 
   @Test func escapeAtTheQuestionChangesNothing() async throws {
@@ -109,7 +116,9 @@ import Testing
     let all = try await dao.getAllAppointments()
     #expect(all.map(\.title).sorted() == ["Standup", "Standup (moved)"])
     #expect(pilot.shows("Standup (moved) ✎"), "the changed occurrence carries its marker")
-    #expect(pilot.shows("Changed occurrence (was Sun 2026-11-29 09:00)"), "its series is not on the day")
+    pilot.resize(rows: 24, columns: 120)
+    await pilot.settle()
+    #expect(pilot.shows("Changed occurrence of \"Standup\" (was Sun 2026-11-29 09:00)"), "looked up: not on the day")
     pilot.press("u")
     await pilot.settle()
     #expect(try await dao.getAllAppointments().map(\.title) == ["Standup"])
@@ -133,6 +142,32 @@ import Testing
     let after = try await dao.getAllAppointments()
     #expect(after.map(\.title) == ["Standup"])
     #expect(after.first?.recurrence == series.recurrence, "the series' rule is whole again")
+  }
+
+  @Test func undoingASplitKeepsTheChangedOccurrencesAfterIt() async throws {
+    let (pilot, series) = try await startedOnASeries()
+    let dao = freshDAO()
+    let tomorrow = TestClock.date(2026, 11, 30, 0)
+    let moved = try await dao.editAppointment(
+      EditRequest(id: series.id.description, title: "Standup (Monday)", occurrence: tomorrow)
+    )
+    await pilot.checkForExternalChanges()  // the series is at its next revision now
+    await pilot.settle()
+    pilot.press("e", "f", "ctrl+u")
+    pilot.type("Standup (new)")
+    pilot.press("enter")
+    await pilot.settle()
+    let splitOff = try await dao.getAppointment(id: moved.id)
+    #expect(splitOff.override?.seriesID != series.id, "the split took the changed occurrence along")
+    pilot.press("u")
+    await pilot.settle()
+    let after = try await dao.getAllAppointments()
+    #expect(after.map(\.title).sorted() == ["Standup", "Standup (Monday)"], "nothing lost")
+    let back = try await dao.getAppointment(id: moved.id)
+    #expect(back.override?.seriesID == series.id && back.uid == series.uid)
+    let window = DateInterval(start: tomorrow, end: TestClock.date(2026, 12, 1, 0))
+    let shown = try await dao.appointments(matching: AppointmentQuery(range: window))
+    #expect(shown.map(\.title) == ["Standup (Monday)"], "it replaces its occurrence again")
   }
 
   @Test func editingTheWholeSeriesFromAnOccurrenceMovesItsStartByAsMuch() async throws {
