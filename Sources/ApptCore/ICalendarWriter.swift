@@ -99,7 +99,7 @@ extension ICalendar {
         for rule in recurrence.rules {
           // The rule as it was read, while it is the same rule.
           let asRead = zip(a.extras.lines, names).first { line, name in
-            name == "RRULE" && (try? RecurrenceRule(parsing: Self.value(line))) == rule  // ok: a line that does not parse is not this rule
+            name == "RRULE" && Self.rule(of: line) == rule
           }?.0
           lines.append(asRead ?? "RRULE:" + self.rule(rule, a, zone))
         }
@@ -147,6 +147,15 @@ extension ICalendar {
         if read == value { return asRead }
       }
       return value.isEmpty && name != "SUMMARY" ? nil : name + ":" + ICalendar.escape(value)
+    }
+
+    /// The rule an RRULE line kept in extras holds; nil when it holds none.
+    static func rule(of line: String) -> RecurrenceRule? {
+      do throws(RecurrenceRuleError) {
+        return try RecurrenceRule(parsing: value(line))
+      } catch {
+        return nil
+      }
     }
 
     /// The name of each extras line when it is a property of the event itself; "" for the
