@@ -44,8 +44,6 @@ extension ICalendar {
     /// Index in `appointments` (and event line) of each (UID, RECURRENCE-ID) kept so far.
     private var kept: [Key: (index: Int, line: Int)] = [:]
     private var appointments: [Appointment] = []
-    /// Whether the calendar being read is one appt wrote (its PRODID).
-    private var writtenByAppt = false
     /// Components skipped by kind: how many and the first line.
     private var skipped: [String: (count: Int, line: Int)] = [:]
     private var eventCount = 0
@@ -104,12 +102,7 @@ extension ICalendar {
       checkCalendarProperties(calendar)
       for zone in calendar.children where zone.name == "VTIMEZONE" { learnZone(zone) }
       let outerFloating = floatingZone
-      let outerWriter = writtenByAppt
-      defer {
-        floatingZone = outerFloating
-        writtenByAppt = outerWriter
-      }
-      writtenByAppt = calendar.all("PRODID").first?.value.trimmingCharacters(in: .whitespaces) == ICalendar.productID
+      defer { floatingZone = outerFloating }
       if let property = calendar.all("X-WR-TIMEZONE").first {
         let name = property.value.trimmingCharacters(in: .whitespaces)
         if let zone = TimeZoneResolver.zone(forTZID: name) {
@@ -589,11 +582,15 @@ extension ICalendar {
       var extras = ICalendarExtras(lines: extraLines)
       // The TZID as written when appt keeps another name, and the file's VTIMEZONE for it
       // (an IANA zone's too: written back as it came, not as appt would generate it).
-      // Not appt's own VTIMEZONEs for IANA names: it writes those again anyway.
+      // Not one appt generated (its mark): it is generated again on export.
       if case .floating = start.kind, start.tzid == nil { extras.zoneID = "" }
       if let tzid = start.tzid, !isAllDay {
         if tzid != zone.identifier { extras.zoneID = tzid }
-        if tzid != zone.identifier || !writtenByAppt { extras.zoneDefinition = zoneDefinitions[tzid]?.rawLines ?? [] }
+        if let definition = zoneDefinitions[tzid],
+          !definition.properties.contains(where: { $0.raw == ICalendar.Writer.generatedMark })
+        {
+          extras.zoneDefinition = definition.rawLines
+        }
       }
       if let endLine {
         extras.endLine = endLine

@@ -317,6 +317,9 @@ extension ICalendar {
       return lines
     }
 
+    /// The line that marks a VTIMEZONE appt generated.
+    static let generatedMark = "X-APPT-GENERATED:TRUE"
+
     /// One change of offset, as a VTIMEZONE observance describes it.
     struct Observance: Hashable {
       var isDaylight: Bool
@@ -374,7 +377,12 @@ extension ICalendar {
         years.append((year, changes, zone.secondsFromGMT(for: yearStart)))
       }
 
-      var lines = ["BEGIN:VTIMEZONE", "TZID:" + (tzid ?? zone.identifier), "X-LIC-LOCATION:" + zone.identifier]
+      // The mark tells appt's reader not to keep this definition with the events (it is
+      // generated again on export); one a file brought is kept and written back as it came.
+      var lines = [
+        "BEGIN:VTIMEZONE", "TZID:" + (tzid ?? zone.identifier), "X-LIC-LOCATION:" + zone.identifier,
+        Self.generatedMark,
+      ]
       var index = 0
       while index < years.count {
         // The run of years with the same rules as this one.
