@@ -4,33 +4,34 @@ import Foundation
 /// of problems, each with its line; `write` turns appointments into a calendar file. Pure: the
 /// caller reads and writes the bytes.
 ///
-/// What maps (README "iCalendar"):
-/// - VEVENT -> one appointment; VTODO, VJOURNAL, VFREEBUSY and VALARM are ignored with a
-///   notice. UID -> `uid` (an event without one gets a UID derived from its content, so a
-///   re-import still finds it; `<id>@appt`, as appt writes, keeps that id); SUMMARY -> title
-///   ("(no title)" when missing or blank); DESCRIPTION -> note; LOCATION is appended to the
-///   note as a last line "Location: ..." (and is written back inside DESCRIPTION).
-/// - DTSTART/DTEND or DURATION in UTC (`...Z`), floating (the importing clock's zone), with a
-///   TZID (an IANA name Foundation knows, or a VTIMEZONE's X-LIC-LOCATION, or a
-///   `/vendor/.../Area/City` path ending in one), or VALUE=DATE (whole days, in the importing
-///   clock's zone). The appointment's zone is the TZID's, else the clock's; a series given in
-///   UTC repeats in UTC (zone GMT). DURATION days are calendar days in that zone.
-/// - RRULE through `Recurrence(rrule:)` (a floating or date UNTIL is read in the event's
-///   zone), EXDATE in any form (several per line, several lines; one naming no occurrence is
-///   ignored with a notice), STATUS:CANCELLED (any other status is scheduled).
-/// - Not representable, so refused with the line: RECURRENCE-ID overrides, RDATE, EXRULE,
-///   RRULE parts `Recurrence` does not support, a DTSTART that is not the first occurrence of
-///   its RRULE, zero-length timed events (no DTEND or DURATION), events longer than 366 days,
-///   impossible dates and times (never normalised), unknown TZIDs, VERSION other than 2.0.
+/// What maps (README "Reading and writing iCalendar"):
+/// - VEVENT -> one appointment; an overridden occurrence (RECURRENCE-ID, RANGE=THISANDFUTURE)
+///   -> an appointment of its own with `override` set (its series unknown: the store links it
+///   by UID). UID -> `uid` (an event without one gets a UID derived from its content;
+///   `<id>@appt`, as appt writes, keeps that id); SUMMARY -> title ("(no title)" when missing
+///   or blank); DESCRIPTION -> note; LOCATION -> location; SEQUENCE -> sequence (between two
+///   copies of one UID and RECURRENCE-ID the higher wins, equal: the later); CREATED and
+///   LAST-MODIFIED (else DTSTAMP) -> created and updated; STATUS:CANCELLED.
+/// - DTSTART/DTEND or DURATION in UTC (a one-off stays in UTC), floating (X-WR-TIMEZONE, else
+///   the clock's zone), with a TZID (TimeZoneResolver's names, a VTIMEZONE's X-LIC-LOCATION,
+///   or its rules through `VTimeZoneRules`), or VALUE=DATE (whole days in the clock's zone).
+/// - Every RRULE, RDATE (DATE, DATE-TIME, PERIOD) and EXDATE.
+/// - Everything else (properties, their parameters, VALARM and other sub-components) goes
+///   verbatim into `extras`, with the TZID as written and its VTIMEZONE, and an end that was
+///   a DURATION or missing: the writer gives them back.
+/// - Lenient: each assumption is a notice (`notices`, printed as `FILE:LINE: note: ...`);
+///   refused (`problems`): only what no reader can interpret (README lists both).
 ///
-/// The writer emits one VEVENT per appointment (a series stays one VEVENT with RRULE and
-/// EXDATE): UID, DTSTAMP and LAST-MODIFIED (the appointment's `updated`), CREATED, SUMMARY,
-/// DTSTART/DTEND with `TZID=<the appointment's zone>` and a VTIMEZONE for each zone used (or
-/// UTC `Z` for a UTC zone, and for a time its TZID cannot name alone, in the hour repeated
-/// when clocks go back, except a series' DTSTART), VALUE=DATE for whole days (a whole-day series' UNTIL
-/// is a DATE too), STATUS:CANCELLED, DESCRIPTION; CRLF line ends, lines folded at 75 octets
-/// (never inside a UTF-8 sequence) and TEXT escaping. Control characters other than tab and
-/// newline cannot appear in iCalendar TEXT: they are written visibly, in caret notation.
+/// The writer emits each series followed by its overrides: UID, DTSTAMP and LAST-MODIFIED (the
+/// appointment's `updated`), CREATED, SEQUENCE, SUMMARY, LOCATION, DTSTART/DTEND (or the end
+/// as read), RECURRENCE-ID, RRULEs, RDATEs and EXDATEs in DTSTART's form, STATUS:CANCELLED,
+/// DESCRIPTION, then the extras; `TZID=<the zone as read, else the appointment's zone>` and
+/// its VTIMEZONE (as read, else generated and marked X-APPT-GENERATED), or UTC `Z` for a UTC
+/// zone and for a time its TZID cannot name alone (the hour repeated when clocks go back,
+/// except a series' DTSTART), VALUE=DATE for whole days (a whole-day series' UNTIL is a DATE
+/// too); CRLF line ends, lines folded at 75 octets (never inside a UTF-8 sequence) and TEXT
+/// escaping. Control characters other than tab and newline cannot appear in iCalendar TEXT:
+/// they are written visibly, in caret notation.
 public enum ICalendar {
   /// `PRODID` of the calendars appt writes.
   public static let productID = "-//appt//appt 0.1//EN"
@@ -57,7 +58,8 @@ public enum ICalendar {
     public var appointments: [Appointment]
     /// Why the other events (or the file) could not be imported, in line order.
     public var problems: [Problem]
-    /// What was skipped on purpose (to-dos, alarms, EXDATEs matching no occurrence).
+    /// The notes: each assumption the reader made and what it skipped on purpose (one line
+    /// each, `FILE:LINE: note: ...` in the import's output).
     public var notices: [Problem]
     /// The number of VEVENTs seen, imported or not.
     public var eventCount: Int

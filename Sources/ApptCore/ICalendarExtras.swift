@@ -12,7 +12,8 @@ import Foundation
 public struct ICalendarExtras: Hashable, Sendable, Codable {
   /// The event's properties and components appt does not model.
   public var lines: [String]
-  /// DTSTART's TZID as written, when it differs from the appointment's `timeZone`.
+  /// DTSTART's TZID as written, when it differs from the appointment's `timeZone`; "" for a
+  /// floating DTSTART (no TZID, no Z: read in the importing zone, written back floating).
   public var zoneID: String?
   /// The VTIMEZONE that defined `zoneID`, as read (unfolded lines, BEGIN to END).
   public var zoneDefinition: [String]

@@ -110,7 +110,7 @@ extension ICalendar {
           notices.append(
             Problem(
               line: property.line,
-              message: "X-WR-TIMEZONE:\(name): times without a zone and dates are read in \(zone.identifier)"
+              message: "X-WR-TIMEZONE:\(name): times without a zone are read in \(zone.identifier)"
             )
           )
         } else {
@@ -262,6 +262,9 @@ extension ICalendar {
       "SEQUENCE", "CREATED", "LAST-MODIFIED", "DTSTAMP",
     ]
 
+    /// Text properties written as they came while their field keeps its value.
+    static let textProperties = ["SUMMARY", "DESCRIPTION", "LOCATION"]
+
     /// The appointment for one VEVENT, or nil after recording why it cannot be imported.
     private mutating func map(_ event: Component, synthesized: inout [String: Int]) -> Appointment? {
       var errors = event.problems
@@ -311,6 +314,16 @@ extension ICalendar {
         extraLines.append(status.raw)
       }
       for child in event.children { extraLines += child.rawLines }
+      // A text property with parameters (LANGUAGE, ALTREP) or an empty value, or the first of
+      // several, is kept as written too: the writer writes that line again while the field
+      // still has its value (ICalendar.Writer.textLine).
+      var shadows: [String] = []
+      for name in Self.textProperties {
+        guard let first = single[name] else { continue }
+        let repeated = event.properties.contains { $0.name == name && $0.line != first.line }
+        if !first.parameters.isEmpty || first.value.isEmpty || repeated { shadows.append(first.raw) }
+      }
+      extraLines.insert(contentsOf: shadows, at: 0)
 
       // UID: as given, else derived from the event's content so a re-import finds it.
       var uid = single["UID"].map { ICalendar.unescape($0.value).trimmingCharacters(in: .whitespaces) } ?? ""
@@ -332,13 +345,13 @@ extension ICalendar {
         return reject(errors)
       }
       let isAllDay = start.value.isDate
-      let repeats = !ruleLines.isEmpty || !rdateLines.isEmpty
       // The zone the event lives (and repeats) in.
       let zone: TimeZone
       switch start.kind {
       case .zoned(let tz): zone = tz
-      case .utc: zone = start.tzidZone ?? (repeats ? .gmt : clock.timeZone)
-      case .floating, .date: zone = floatingZone
+      case .utc: zone = start.tzidZone ?? .gmt
+      case .floating: zone = floatingZone
+      case .date: zone = clock.timeZone
       }
       var calendar = Calendar(identifier: .gregorian)
       calendar.timeZone = zone
@@ -435,7 +448,10 @@ extension ICalendar {
       var rules: [RecurrenceRule] = []
       for line in ruleLines {
         do throws(RecurrenceRuleError) {
-          rules.append(try RecurrenceRule(parsing: line.value))
+          let rule = try RecurrenceRule(parsing: line.value)
+          rules.append(rule)
+          // Written back as it came (INTERVAL=1, the parts' order) while the rule is unchanged.
+          if rule.text != line.value.trimmingCharacters(in: .whitespaces) { extraLines.append(line.raw) }
         } catch {
           fail(line.line, error.description)
         }
@@ -564,9 +580,17 @@ extension ICalendar {
       if override == nil, uid.hasSuffix("@appt"), let own = AppointmentID(string: String(uid.dropLast(5))) { id = own }
 
       var extras = ICalendarExtras(lines: extraLines)
-      if let tzid = start.tzid, !isAllDay, tzid != zone.identifier {
-        extras.zoneID = tzid
-        extras.zoneDefinition = zoneDefinitions[tzid]?.rawLines ?? []
+      // The TZID as written when appt keeps another name, and the file's VTIMEZONE for it
+      // (an IANA zone's too: written back as it came, not as appt would generate it).
+      // Not one appt generated (its mark): it is generated again on export.
+      if case .floating = start.kind, start.tzid == nil { extras.zoneID = "" }
+      if let tzid = start.tzid, !isAllDay {
+        if tzid != zone.identifier { extras.zoneID = tzid }
+        if let definition = zoneDefinitions[tzid],
+          !definition.properties.contains(where: { $0.raw == ICalendar.Writer.generatedMark })
+        {
+          extras.zoneDefinition = definition.rawLines
+        }
       }
       if let endLine {
         extras.endLine = endLine
@@ -689,7 +713,8 @@ extension ICalendar {
       switch kind {
       case .zoned(let tz): zone = tz
       case .utc: zone = .gmt
-      case .date, .floating: zone = floatingZone
+      case .floating: zone = floatingZone
+      case .date: zone = clock.timeZone
       }
       guard let instant = value.instant(in: zone) else {
         return .failure(.init("\(property.name): \(WhenParser.quoted(raw)) cannot be placed in time"))

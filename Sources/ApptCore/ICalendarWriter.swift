@@ -73,8 +73,10 @@ extension ICalendar {
       lines.append("CREATED:" + utc(a.created))
       lines.append("LAST-MODIFIED:" + utc(a.updated))
       lines.append("SEQUENCE:\(a.sequence)")
-      lines.append("SUMMARY:" + ICalendar.escape(a.title))
-      if !a.location.isEmpty { lines.append("LOCATION:" + ICalendar.escape(a.location)) }
+      let names = Self.topLevelNames(a.extras.lines)
+      var shadowed = Set<String>()
+      if let line = textLine("SUMMARY", a.title, a, names, &shadowed) { lines.append(line) }
+      if let line = textLine("LOCATION", a.location, a, names, &shadowed) { lines.append(line) }
       // A series' DTSTART keeps its TZID (the zone it repeats in) even for a wall-clock time
       // that names two instants (the hour repeated when clocks go back).
       lines.append("DTSTART" + time(a.start, a, zone, keepZone: a.recurrence != nil).joined(separator: ":"))
@@ -94,20 +96,97 @@ extension ICalendar {
         )
       }
       if let recurrence = a.recurrence {
-        for rule in recurrence.rules { lines.append("RRULE:" + self.rule(rule, a, zone)) }
+        for rule in recurrence.rules {
+          // The rule as it was read, while it is the same rule.
+          let asRead = zip(a.extras.lines, names).first { line, name in
+            name == "RRULE" && Self.rule(of: line) == rule
+          }?.0
+          lines.append(asRead ?? "RRULE:" + self.rule(rule, a, zone))
+        }
         lines += grouped("RDATE", recurrence.dates.map { date(of: $0, a, zone) })
         // One EXDATE line per form (all with the TZID, but for a time the TZID cannot name).
         lines += grouped("EXDATE", a.exceptions.map { time($0, a, zone) })
       }
       if a.isCancelled { lines.append("STATUS:CANCELLED") }
-      if !a.note.isEmpty { lines.append("DESCRIPTION:" + ICalendar.escape(a.note)) }
-      for line in a.extras.lines {
+      if let line = textLine("DESCRIPTION", a.note, a, names, &shadowed) { lines.append(line) }
+      for (line, name) in zip(a.extras.lines, names) {
         // A STATUS kept as read (TENTATIVE, CONFIRMED) gives way to a cancellation.
-        if a.isCancelled, Self.propertyName(line) == "STATUS" { continue }
+        if a.isCancelled, name == "STATUS" { continue }
+        // The RRULEs as read stand in for the rules above; only an override keeps its own.
+        if name == "RRULE", a.override == nil { continue }
+        // The first SUMMARY, DESCRIPTION, LOCATION as read stand in for the field's line.
+        if shadowed.contains(name) {
+          shadowed.remove(name)
+          continue
+        }
         lines.append(line)
       }
       lines.append("END:VEVENT")
       return lines
+    }
+
+    /// The SUMMARY, DESCRIPTION or LOCATION line of `value`: as it was read (with its
+    /// parameters, or empty) while the field still has that value, else written afresh;
+    /// nil for an empty field read without one. `shadowed` collects the names whose first
+    /// line in extras stood in (and is not written again).
+    private func textLine(
+      _ name: String,
+      _ value: String,
+      _ a: Appointment,
+      _ names: [String],
+      _ shadowed: inout Set<String>
+    ) -> String? {
+      let asRead = zip(a.extras.lines, names).first { $0.1 == name }?.0
+      if let asRead {
+        shadowed.insert(name)
+        var read = ICalendar.unescape(Self.value(asRead))
+        if name == "SUMMARY" {
+          read = read.trimmingCharacters(in: .whitespacesAndNewlines)
+          if read.isEmpty { read = "(no title)" }
+        }
+        if read == value { return asRead }
+      }
+      return value.isEmpty && name != "SUMMARY" ? nil : name + ":" + ICalendar.escape(value)
+    }
+
+    /// The rule an RRULE line kept in extras holds; nil when it holds none.
+    static func rule(of line: String) -> RecurrenceRule? {
+      do throws(RecurrenceRuleError) {
+        return try RecurrenceRule(parsing: value(line))
+      } catch {
+        return nil
+      }
+    }
+
+    /// The name of each extras line when it is a property of the event itself; "" for the
+    /// lines of its sub-components (a VALARM's DESCRIPTION is the alarm's).
+    static func topLevelNames(_ lines: [String]) -> [String] {
+      var depth = 0
+      return lines.map { line in
+        let name = propertyName(line)
+        switch name {
+        case "BEGIN":
+          depth += 1
+          return ""
+        case "END":
+          depth -= 1
+          return ""
+        default: return depth == 0 ? name : ""
+        }
+      }
+    }
+
+    /// The value of a content line (after the first `:` outside quotes).
+    static func value(_ line: String) -> String {
+      var quoted = false
+      for index in line.indices {
+        switch line[index] {
+        case "\"": quoted.toggle()
+        case ":" where !quoted: return String(line[line.index(after: index)...])
+        default: continue
+        }
+      }
+      return ""
     }
 
     /// The name of a content line, upper-cased (`ATTENDEE` of `attendee;CN=Ann:...`).
@@ -149,7 +228,21 @@ extension ICalendar {
     /// The TZID an appointment's times are written with: the one it was read with (a
     /// Windows name, a zone defined by its VTIMEZONE), else its zone's IANA name.
     private func zoneName(_ a: Appointment, _ zone: TimeZone) -> String {
-      a.extras.zoneID ?? zone.identifier
+      guard let name = a.extras.zoneID, !name.isEmpty else { return zone.identifier }
+      // Still the zone it was read as (an edit to another zone leaves the old name behind).
+      if Self.definedName(a.extras.zoneDefinition) == name { return name }
+      // A name no zone has was read as floating: kept.
+      guard let named = TimeZoneResolver.zone(forTZID: name) else { return name }
+      return named.identifier == zone.identifier ? name : zone.identifier
+    }
+
+    /// The TZID a VTIMEZONE kept in extras defines.
+    static func definedName(_ definition: [String]) -> String? {
+      for line in definition where propertyName(line) == "TZID" {
+        guard let colon = line.firstIndex(of: ":") else { return nil }
+        return line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      }
+      return nil
     }
 
     /// The parameters and the value of a DTSTART, DTEND or EXDATE: `[";VALUE=DATE", "20261201"]`,
@@ -158,8 +251,12 @@ extension ICalendar {
     /// back) is written in UTC instead, unless `keepZone`.
     private func time(_ date: Date, _ a: Appointment, _ zone: TimeZone, keepZone: Bool = false) -> [String] {
       if a.isAllDay { return [";VALUE=DATE", DateValue.local(date, in: zone, dateOnly: true).text] }
-      if Self.isUTC(zone) { return ["", utc(date)] }
       let local = DateValue.local(date, in: zone, dateOnly: false)
+      // A floating time (read without a zone) is written without one.
+      if a.extras.zoneID == "", let back = local.instant(in: zone), abs(back.timeIntervalSince(date)) < 1 {
+        return ["", local.text]
+      }
+      if Self.isUTC(zone) { return ["", utc(date)] }
       if !keepZone, let back = local.instant(in: zone), abs(back.timeIntervalSince(date)) >= 1 {
         return ["", utc(date)]
       }
@@ -198,7 +295,7 @@ extension ICalendar {
         let zone = a.zone(fallback: fallbackZone)
         if Self.isUTC(zone) { continue }
         let name = zoneName(a, zone)
-        if a.extras.zoneID != nil, !a.extras.zoneDefinition.isEmpty {
+        if Self.definedName(a.extras.zoneDefinition) == name {
           if definitions[name] == nil { definitions[name] = a.extras.zoneDefinition }
           continue
         }
@@ -219,6 +316,9 @@ extension ICalendar {
       }
       return lines
     }
+
+    /// The line that marks a VTIMEZONE appt generated.
+    static let generatedMark = "X-APPT-GENERATED:TRUE"
 
     /// One change of offset, as a VTIMEZONE observance describes it.
     struct Observance: Hashable {
@@ -277,7 +377,12 @@ extension ICalendar {
         years.append((year, changes, zone.secondsFromGMT(for: yearStart)))
       }
 
-      var lines = ["BEGIN:VTIMEZONE", "TZID:" + (tzid ?? zone.identifier), "X-LIC-LOCATION:" + zone.identifier]
+      // The mark tells appt's reader not to keep this definition with the events (it is
+      // generated again on export); one a file brought is kept and written back as it came.
+      var lines = [
+        "BEGIN:VTIMEZONE", "TZID:" + (tzid ?? zone.identifier), "X-LIC-LOCATION:" + zone.identifier,
+        Self.generatedMark,
+      ]
       var index = 0
       while index < years.count {
         // The run of years with the same rules as this one.

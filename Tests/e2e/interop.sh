@@ -280,7 +280,7 @@ expected.append(dict(title="NY weekly", start=iso(s), end=iso(e), note="", statu
 
 s, e = datetime.datetime(2027, 1, 20, 15, 0, tzinfo=utc), datetime.datetime(2027, 1, 20, 16, 0, tzinfo=utc)
 event("cancelled@py", "Called off", s, e, status="CANCELLED")
-expected.append(dict(title="Called off", start=iso(s), end=iso(e), note="", status="cancelled", all_day=False, repeat=None, time_zone="Europe/Paris"))
+expected.append(dict(title="Called off", start=iso(s), end=iso(e), note="", status="cancelled", all_day=False, repeat=None, time_zone="GMT"))
 
 s, e = datetime.datetime(2027, 1, 25, 18, 0), datetime.datetime(2027, 1, 25, 19, 0)
 event("floating@py", "Floating yoga", s, e, rrule={"freq": "daily", "interval": 2, "until": datetime.datetime(2027, 2, 4, 18, 0)})
