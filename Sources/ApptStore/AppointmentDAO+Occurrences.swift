@@ -231,9 +231,10 @@ extension AppointmentDAO {
     }
   }
 
-  /// The occurrence of `series` a user means by local `day`: an override of it now on that
-  /// day, else the series' occurrence on that day, else an override whose original start
-  /// was on that day (it moved away).
+  /// The occurrence of `series` a user means by local `day`: the series' own occurrence on
+  /// that day (as a window shows it: not overridden), else an override of it now on that
+  /// day, else an override whose original start was on that day (it moved away). An
+  /// override is changed by its own id as well.
   static func occurrence(of series: Appointment, on day: Date, clock: Clock, in connection: any Connection)
     throws(StoreError) -> FoundOccurrence
   {
@@ -246,7 +247,6 @@ extension AppointmentDAO {
       bindings: [.text(series.id.description)],
       order: "recurrence_ms, id"
     ).fetch(connection)
-    if let moved = overrides.first(where: { clock.startOfDay($0.start) == day }) { return .override(moved) }
     let window = DateInterval(start: day, end: clock.day(1, after: day))
     let occurrences = series.occurrences(
       in: window,
@@ -255,6 +255,7 @@ extension AppointmentDAO {
       overrides: overrides
     )
     if let slot = occurrences.first(where: { clock.startOfDay($0.start) == day }) { return .slot(slot) }
+    if let moved = overrides.first(where: { clock.startOfDay($0.start) == day }) { return .override(moved) }
     if let away = overrides.first(where: { $0.override.map { clock.startOfDay($0.recurrenceID) == day } ?? false }) {
       return .override(away)
     }
