@@ -12,6 +12,7 @@
 #   BENCH_MODEL_SIZE      rows of the "calendar model" dataset (issue 13), measured beside the
 #                         plain dataset of that size (default 1000000 when it is one of
 #                         BENCH_SIZES, else none; it must be one of BENCH_SIZES; empty: none)
+#   BENCH_MODEL_KEYS      next-day and next-appointment keys on it (default 1000, as section 6)
 #   BENCH_PG_SIZES        sizes measured on PostgreSQL too (default "10000 100000"; each must be
 #                         one of BENCH_SIZES; empty: no PostgreSQL part). Benchmarks/postgres.sh
 #                         lists its own options (BENCH_PG_LIST_RUNS, BENCH_PG_FSYNC, ...).
@@ -34,6 +35,7 @@ elif [[ " $SIZES " == *" 1000000 "* ]]; then
 else
   MODEL_SIZE=""
 fi
+MODEL_KEYS=${BENCH_MODEL_KEYS:-1000}
 if [ -n "$MODEL_SIZE" ] && ! [[ " $SIZES " == *" $MODEL_SIZE "* ]]; then
   echo "run.sh: BENCH_MODEL_SIZE=$MODEL_SIZE is not one of BENCH_SIZES ($SIZES)" >&2
   exit 2
@@ -264,8 +266,18 @@ if [ -n "$MODEL_SIZE" ]; then
     echo "run.sh: appt lists $moved_listed retitled overrides of the week, the file holds $moved_rows" >&2
     exit 1
   fi
-  log "headless calendar on the calendar model at $MODEL_SIZE"
-  "$BENCH" tui --db "$model_db" --today "$TUI_TODAY" > "$RAW/model-tui.json"
+  log "probe: one day's window, the month's markers and the week on the calendar model, step by step"
+  "$BENCH" probe --db "$model_db" --day "$TUI_TODAY" --week "$LIST_FROM" --repeat 30 > "$RAW/model-probe.json"
+  cat "$RAW/model-probe.json" >&2
+  # The same keys as section 6 from the same day (BENCH_MODEL_KEYS fewer: a shorter stretch of
+  # the dataset, not comparable with section 6's p99). A longer watchdog than section 6's: each
+  # window here expands several times as many series. A failure leaves the section's calendar
+  # figures n/a instead of stopping the run.
+  log "headless calendar on the calendar model at $MODEL_SIZE ($MODEL_KEYS keys each)"
+  if ! "$BENCH" tui --db "$model_db" --today "$TUI_TODAY" --keys "$MODEL_KEYS" --watchdog 2400 > "$RAW/model-tui.json"; then
+    echo "run.sh: the headless calendar on the calendar model failed (see above); its figures stay n/a" >&2
+    rm -f "$RAW/model-tui.json"
+  fi
 fi
 
 # --- 8. PostgreSQL ------------------------------------------------------------------------
@@ -299,6 +311,7 @@ elapsed=$((SECONDS - START_SECONDS))
   echo "calcurse=$(calcurse --version | awk 'NR == 1 { print $2 }')"
   echo "sizes=$SIZES"
   echo "model_size=$MODEL_SIZE"
+  echo "model_keys=$MODEL_KEYS"
   echo "list_from=$LIST_FROM"
   echo "list_from_weekday=$(date -u -d "$LIST_FROM" +%A)"
   echo "tui_today=$TUI_TODAY"

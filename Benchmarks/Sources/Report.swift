@@ -816,6 +816,13 @@ private struct ModelReport {
     let generate = loadJSON("\(raw)/model-generate.json")
     let tui = loadJSON("\(raw)/model-tui.json")
     let plain = plainTUI["\(size)"]
+    let probe = loadJSON("\(raw)/model-probe.json")
+    // Section 6's probe ran on the largest plain dataset: the same size only when it is this one.
+    let sizes = (environment["sizes"] ?? "").split(separator: " ").compactMap { Int($0) }
+    let plainProbe = sizes.max() == size ? loadJSON("\(raw)/probe.json") : nil
+    // `l`'s p99 compares only over the same days (the same number of keys from the same day).
+    let sameKeys = number(tui, "key_next_day.count") == number(plain, "key_next_day.count")
+    func whole(_ value: Double?) -> String { value.map { String(Int($0)) } ?? "n/a" }
 
     let listModel = number(list, "appt-model.median_s")
     let listPlain = number(list, "appt-plain.median_s")
@@ -839,7 +846,7 @@ private struct ModelReport {
       ),
       (
         "`l` next day p99",
-        noSlower(nextModel, [nextPlain, compareToPrevious ? Self.previousNextDayP99 : nil]),
+        sameKeys ? noSlower(nextModel, [nextPlain, compareToPrevious ? Self.previousNextDayP99 : nil]) : nil,
         "\(milliseconds(nextModel)) vs \(milliseconds(nextPlain))"
           + (compareToPrevious ? ", \(milliseconds(Self.previousNextDayP99))" : "")
       ),
@@ -852,7 +859,7 @@ private struct ModelReport {
     ]
     let verdict: Bool? = checks.contains { $0.1 == false } ? false : checks.contains { $0.1 == nil } ? nil : true
     json = [
-      "size": size, "generate": generate ?? [:], "list": list, "tui": tui ?? [:],
+      "size": size, "generate": generate ?? [:], "list": list, "tui": tui ?? [:], "probe": probe ?? [:],
       "previous": [
         "list_median_s": Self.previousList, "first_frame_ms": Self.previousFirstFrame,
         "key_next_day_p99_ms": Self.previousNextDayP99,
@@ -910,7 +917,7 @@ private struct ModelReport {
     let rowsModel = number(list, "appt-model.stdout_lines")
     let rowsPlain = number(list, "appt-plain.stdout_lines")
     line(
-      "| `list`: rows printed | \(Int(rowsPlain ?? 0)) | \(Int(rowsModel ?? 0)) | \(relative(rowsModel, rowsPlain)) | "
+      "| `list`: rows printed | \(whole(rowsPlain)) | \(whole(rowsModel)) | \(relative(rowsModel, rowsPlain)) | "
         + "\(previous("6709")) |"
     )
     line(
@@ -940,8 +947,8 @@ private struct ModelReport {
     let dayPlain = number(plain, "first_frame.day_appointments")
     let dayModel = number(tui, "first_frame.day_appointments")
     line(
-      "| calendar: appointments on \(environment["tui_today"] ?? "the day shown") | \(Int(dayPlain ?? 0)) | "
-        + "\(Int(dayModel ?? 0)) | \(relative(dayModel, dayPlain)) | \(previous("1222")) |"
+      "| calendar: appointments on \(environment["tui_today"] ?? "the day shown") | \(whole(dayPlain)) | "
+        + "\(whole(dayModel)) | \(relative(dayModel, dayPlain)) | \(previous("1222")) |"
     )
     line(
       "| calendar: first frame (process) | \(milliseconds(firstPlain)) | \(milliseconds(firstModel)) | "
@@ -967,6 +974,44 @@ private struct ModelReport {
         + "\(mebibytes(number(tui, "first_frame.rss_kib"))) | "
         + "\(relative(number(tui, "first_frame.rss_kib"), number(plain, "first_frame.rss_kib"))) | \(previous("24.6 MiB")) |"
     )
+    if !sameKeys, number(tui, "key_next_day.count") != nil, number(plain, "key_next_day.count") != nil {
+      line()
+      line(
+        "`l` and `j` ran \(Int(number(tui, "key_next_day.count") ?? 0)) keys here and \(Int(number(plain, "key_next_day.count") ?? 0)) on the"
+      )
+      line("plain dataset (BENCH_MODEL_KEYS): other days, so their p99 are not compared.")
+    }
+    if let probe {
+      line()
+      line("Where the time goes (`appt-bench probe`, as section 3's probe, on each file; medians):")
+      line()
+      line("| step | plain dataset | calendar model |")
+      line("|---|---|---|")
+      let steps: [(String, String)] = [
+        (
+          "fetch_appointments_ms",
+          "a day's window (`appointments(matching:)`), from \(environment["tui_today"] ?? "the day")"
+        ),
+        ("month_busy_days_ms", "the month panel's markers (31 days)"),
+        ("week_fetch_ms", "`list`'s week: `appointments(matching:)`"),
+        ("week_singles_ms", "… the one-offs (and overrides): read and decoded"),
+        ("week_series_rows_ms", "… the series that reach the week: read and decoded"),
+        ("week_series_expand_ms", "… expanding them into their occurrences"),
+        ("week_format_ms", "`list`'s week: the text lines"),
+      ]
+      for (key, label) in steps {
+        line("| \(label) | \(milliseconds(number(plainProbe, key))) | \(milliseconds(number(probe, key))) |")
+      }
+      func counts(_ object: [String: Any]?) -> String {
+        guard let object else { return "n/a" }
+        return "\(Int(number(object, "week_series_scanned") ?? 0)) / \(Int(number(object, "week_series_read") ?? 0)) / "
+          + "\(Int(number(object, "week_series_occurrences") ?? 0))"
+      }
+      line(
+        "| the week's series: starting before its end / reaching it (read) / their occurrences in it | "
+          + "\(counts(plainProbe)) | \(counts(probe)) |"
+      )
+    }
     line()
     let verdictText = verdict.map { $0 ? "**met**" : "**not met**" } ?? "**not measurable in this run**"
     line(
