@@ -1,16 +1,16 @@
 import Foundation
 
 /// What "matches" means in a search, the one definition: the calendar's `/` filter and
-/// `list --search` use it, and the store keeps each appointment's title and note `folded`
-/// by this very function, so SQLite and PostgreSQL find exactly what the calendar shows
-/// whatever the server's locale.
+/// `list --search` use it, and the store keeps each appointment's title, note and location
+/// `folded` by this very function, so SQLite and PostgreSQL find exactly what the calendar
+/// shows whatever the server's locale.
 ///
-/// A search matches an appointment when its folded text is a run of the folded title or the
-/// folded note. Folding ignores case (full case folding: "STRASSE" finds "Straße", "ΟΔΟΣ"
-/// finds "οδος"), accents (the combining marks U+0300–U+036F after decomposition: "e" finds
-/// "É" spelled either way, "istanbul" finds "İSTANBUL" and "Istanbul" finds "ıstanbul") and
-/// compatibility forms ("fi" finds "ﬁ", "abc" finds "ＡＢＣ"). Other marks, such as kana's
-/// voicing marks, stay significant.
+/// A search matches an appointment when its folded text is a run of the folded title, the
+/// folded note or the folded location. Folding ignores case (full case folding: "STRASSE"
+/// finds "Straße", "ΟΔΟΣ" finds "οδος"), accents (the combining marks U+0300–U+036F after
+/// decomposition: "e" finds "É" spelled either way, "istanbul" finds "İSTANBUL" and
+/// "Istanbul" finds "ıstanbul") and compatibility forms ("fi" finds "ﬁ", "abc" finds
+/// "ＡＢＣ"). Other marks, such as kana's voicing marks, stay significant.
 public struct TextSearch: Equatable, Sendable {
   /// What is looked for, folded; empty matches everything.
   public let key: String
@@ -24,9 +24,9 @@ public struct TextSearch: Equatable, Sendable {
     key.isEmpty || Self.folded(text).utf8.firstRange(of: key.utf8) != nil
   }
 
-  /// Whether the appointment's title or note contains what is looked for.
+  /// Whether the appointment's title, note or location contains what is looked for.
   public func matches(_ appointment: Appointment) -> Bool {
-    matches(appointment.title) || matches(appointment.note)
+    matches(appointment.title) || matches(appointment.note) || matches(appointment.location)
   }
 
   /// `text` in the form searches compare: case, accents and compatibility forms folded

@@ -6,7 +6,7 @@ public struct AppointmentQuery: Hashable, Sendable {
   /// Appointments intersecting `[start, end)`; nil for all of them.
   public var range: DateInterval?
   public var includeCancelled: Bool
-  /// Text to find in the title or the note, as `TextSearch` matches it (case and accents
+  /// Text to find in the title, the note or the location, as `TextSearch` matches it (case and accents
   /// ignored).
   public var search: String?
   public var limit: Int?

@@ -16,9 +16,11 @@ import Testing
       start: .distantPast,
       end: .distantFuture,
       note: "X-rays",
+      location: "Straße 5",
       created: .now
     )
     #expect(TextSearch("x-RAYS").matches(appointment))
+    #expect(TextSearch("STRASSE").matches(appointment), "the location too")
     #expect(TextSearch("dentist").matches(appointment))
     #expect(!TextSearch("dentist x-rays").matches(appointment), "not across the two")
   }

@@ -333,6 +333,37 @@ import Testing
     }
   }
 
+  @Test(arguments: StoreKind.allCases)
+  func splittingAnEndlessSeriesEndsItJustBeforeTheSplit(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let series = try await dao.saveAppointment(
+        Appointment(
+          title: "Weekly",
+          start: december(7, 9),
+          end: december(7, 10),
+          created: TestClock.now,
+          timeZone: "Europe/Paris",
+          recurrence: Recurrence(
+            rules: [try RecurrenceRule(parsing: "FREQ=WEEKLY")],
+            dates: [.instant(december(10, 9)), .instant(december(24, 9))]
+          )
+        )
+      )
+      let rest = try await dao.editAppointment(
+        EditRequest(id: series.id.description, title: "Weekly, later", occurrence: december(21), andFollowing: true)
+      )
+      let head = try await dao.getAppointment(id: series.id)
+      #expect(
+        head.recurrence?.rules.first?.until == .utc(CivilDateTime(december(21, 9).addingTimeInterval(-1), in: .gmt))
+      )
+      #expect(head.recurrence?.dates == [.instant(december(10, 9))])
+      #expect(rest.recurrence?.rules.first?.until == nil && rest.recurrence?.dates == [.instant(december(24, 9))])
+      let listed = try await list(dao, december(1), TestClock.date(2027, 1, 5))
+      #expect(listed.map(\.start) == [7, 10, 14, 21, 24, 28].map { december($0, 9) } + [TestClock.date(2027, 1, 4, 9)])
+      #expect(listed.map(\.title) == ["Weekly", "Weekly", "Weekly"] + Array(repeating: "Weekly, later", count: 4))
+    }
+  }
+
   // MARK: - Import
 
   @Test(arguments: StoreKind.allCases)
