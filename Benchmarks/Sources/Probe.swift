@@ -21,9 +21,8 @@ func probeCommand(_ arguments: Arguments) async {
   let firstFrom = Int64(day.timeIntervalSince1970 * 1_000)
   // AppointmentDAO.fetch's one-off query for a day, cancelled ones included (the calendar's).
   let sql =
-    "SELECT id, title, start_ms, end_ms, note, status, created_ms, updated_ms, time_zone, all_day, recurrence, "
-    + "exceptions, series_end_ms, uid FROM appointment "
-    + "WHERE start_ms >= ? AND start_ms < ? AND end_ms > ? AND recurrence IS NULL ORDER BY start_ms, end_ms, title, id"
+    "SELECT \(ProbeQueries.columns) FROM appointment "
+    + "WHERE start_ms >= ? AND start_ms < ? AND end_ms > ? AND \(ProbeQueries.isOneOff) ORDER BY start_ms, end_ms, title, id"
 
   /// The median over `repetitions` consecutive days of `body(from, to)` (milliseconds).
   func time(_ body: (_ from: Int64, _ to: Int64) async throws -> Void) async -> Double {
@@ -98,8 +97,7 @@ func probeCommand(_ arguments: Arguments) async {
         )
         let singles = monotonicNanos()
         let series = try await ProbeQueries.decode(
-          "SELECT id, title, start_ms, end_ms, note, status, created_ms, updated_ms, time_zone, all_day, recurrence, "
-            + "exceptions, series_end_ms, uid FROM appointment WHERE recurrence IS NOT NULL AND start_ms < ? "
+          "SELECT \(ProbeQueries.columns) FROM appointment WHERE \(ProbeQueries.isSeries) AND start_ms < ? "
             + "AND (series_end_ms IS NULL OR series_end_ms > ?) AND status = 'scheduled' ORDER BY start_ms",
           [.integer(weekTo), .integer(weekFrom)],
           on: database
@@ -114,7 +112,7 @@ func probeCommand(_ arguments: Arguments) async {
         seriesCounts.occurrences = occurrences.count
         seriesCounts.scanned = Int(
           try await ProbeQueries.count(
-            "SELECT count(*) FROM appointment WHERE recurrence IS NOT NULL AND start_ms < ?",
+            "SELECT count(*) FROM appointment WHERE \(ProbeQueries.isSeries) AND start_ms < ?",
             [.integer(weekTo)],
             on: database
           )
@@ -180,6 +178,13 @@ enum ProbeQueries {
   enum Work: Sendable {
     case stepOnly, readColumns, parseIDs
   }
+
+  /// Every column `Appointment(row:)` reads, in its order (schema 5).
+  nonisolated static let columns = Appointment.table.columns.joined(separator: ", ")
+  /// `AppointmentDAO.isOneOff` and `Schema.isSeries`, as the DAO's queries state them (so the
+  /// same indexes serve).
+  nonisolated static let isOneOff = "recurrence IS NULL AND rdates = ''"
+  nonisolated static let isSeries = "(recurrence IS NOT NULL OR rdates <> '')"
 
   static let longestSQL = "SELECT end_ms - start_ms FROM appointment ORDER BY end_ms - start_ms DESC LIMIT 1"
 

@@ -194,6 +194,8 @@ func reportCommand(_ arguments: Arguments) {
   merged["probe"] = probe ?? [:]
   let postgres = PostgresReport(raw: raw, sqliteTUI: tui, generate: generate)
   if let postgres { merged["postgres"] = postgres.json }
+  let model = ModelReport(raw: raw, environment: environment, plainTUI: tui)
+  if let model { merged["calendar_model"] = model.json }
 
   let largest = sizes.max() ?? 0
   let importTimeout = Double(environment["import_timeout"] ?? "300") ?? 300
@@ -577,6 +579,11 @@ func reportCommand(_ arguments: Arguments) {
     line()
   }
 
+  if let model {
+    md += model.markdown
+    line()
+  }
+
   line("## Goals (issue 7)")
   line()
   for goal in goals {
@@ -782,6 +789,240 @@ private struct PostgresReport {
         )
       }
     }
+    markdown = md
+  }
+}
+
+// MARK: - The calendar model (issue 13)
+
+/// The "Calendar model" section: `model-generate.json`, `model-list.json` (the week's `list`
+/// on the model and on the plain dataset of the same size, round-robin, and the sqlite3 floor
+/// on the model) and `model-tui.json`, beside the plain dataset's `tui-N.json` of the same run,
+/// with the verdict on issue 13's bar. nil when the run had no calendar model part.
+private struct ModelReport {
+  /// The previous report's figures at 1M (BENCHMARKS.md of 2026-11-29, commit 20c2043,
+  /// before the calendar model): issue 13's "today's figures".
+  static let previousList = 0.0622
+  static let previousFirstFrame = 19.8
+  static let previousNextDayP99 = 32.5
+
+  let json: [String: Any]
+  let markdown: [String]
+
+  init?(raw: String, environment: [String: String], plainTUI: [String: Any]) {
+    guard let size = Int(environment["model_size"] ?? ""), let list = loadJSON("\(raw)/model-list.json") else {
+      return nil
+    }
+    let generate = loadJSON("\(raw)/model-generate.json")
+    let tui = loadJSON("\(raw)/model-tui.json")
+    let plain = plainTUI["\(size)"]
+    let probe = loadJSON("\(raw)/model-probe.json")
+    // Section 6's probe ran on the largest plain dataset: the same size only when it is this one.
+    let sizes = (environment["sizes"] ?? "").split(separator: " ").compactMap { Int($0) }
+    let plainProbe = sizes.max() == size ? loadJSON("\(raw)/probe.json") : nil
+    // `l`'s p99 compares only over the same days (the same number of keys from the same day).
+    let sameKeys = number(tui, "key_next_day.count") == number(plain, "key_next_day.count")
+    func whole(_ value: Double?) -> String { value.map { String(Int($0)) } ?? "n/a" }
+
+    let listModel = number(list, "appt-model.median_s")
+    let listPlain = number(list, "appt-plain.median_s")
+    let firstModel = number(tui, "first_frame.process_ms")
+    let firstPlain = number(plain, "first_frame.process_ms")
+    let nextModel = number(tui, "key_next_day.p99_ms")
+    let nextPlain = number(plain, "key_next_day.p99_ms")
+    /// Met when `value` is at most each bar (a missing figure: not measured).
+    func noSlower(_ value: Double?, _ bars: [Double?]) -> Bool? {
+      guard let value else { return nil }
+      let known = bars.compactMap { $0 }
+      return known.isEmpty ? nil : known.allSatisfy { value <= $0 }
+    }
+    let compareToPrevious = size == 1_000_000
+    let checks: [(String, Bool?, String)] = [
+      (
+        "`list` of the week",
+        noSlower(listModel, [listPlain, compareToPrevious ? Self.previousList : nil]),
+        "\(seconds(listModel)) vs \(seconds(listPlain)) on the plain dataset"
+          + (compareToPrevious ? ", \(seconds(Self.previousList)) in the previous report" : "")
+      ),
+      (
+        "`l` next day p99",
+        sameKeys ? noSlower(nextModel, [nextPlain, compareToPrevious ? Self.previousNextDayP99 : nil]) : nil,
+        "\(milliseconds(nextModel)) vs \(milliseconds(nextPlain))"
+          + (compareToPrevious ? ", \(milliseconds(Self.previousNextDayP99))" : "")
+      ),
+      (
+        "first frame",
+        noSlower(firstModel, [firstPlain, compareToPrevious ? Self.previousFirstFrame : nil]),
+        "\(milliseconds(firstModel)) vs \(milliseconds(firstPlain))"
+          + (compareToPrevious ? ", \(milliseconds(Self.previousFirstFrame))" : "")
+      ),
+    ]
+    let verdict: Bool? = checks.contains { $0.1 == false } ? false : checks.contains { $0.1 == nil } ? nil : true
+    json = [
+      "size": size, "generate": generate ?? [:], "list": list, "tui": tui ?? [:], "probe": probe ?? [:],
+      "previous": [
+        "list_median_s": Self.previousList, "first_frame_ms": Self.previousFirstFrame,
+        "key_next_day_p99_ms": Self.previousNextDayP99,
+      ],
+      "goal": [
+        "goal": "issue 13: a week's list and a day's drawing on the calendar model no slower than on the plain dataset",
+        "met": verdict.map { $0 as Any } ?? NSNull(),
+        "measured": checks.map { "\($0.0): \($0.2)" }.joined(separator: "; "),
+      ],
+    ]
+
+    var md: [String] = []
+    func line(_ text: String = "") { md.append(text) }
+    let stats = value(generate, "model") as? [String: Any]
+    func stat(_ key: String) -> String { number(stats, key).map { String(Int($0)) } ?? "n/a" }
+    line("## 7. Calendar model at \(count(size))")
+    line()
+    line("Issue 13's bar: a store of \(count(size)) rows with 5% series carrying overrides and RDATEs lists a week")
+    line("and draws a day no slower than the plain dataset (sections 1 and 3, same run) and the previous report.")
+    line("The dataset (`appt-bench generate --model`, the same seed, through `DatabaseService.save(all:)`): the")
+    line("plain dataset's one-offs, 30% with a location; one series per 19 one-offs, all in UTC: weekly on")
+    line("two weekdays (BYDAY, COUNT or UNTIL, 4-26 weeks) 40%, monthly on an ordinal weekday (2TU, -1FR;")
+    line("×3-12) 20%, yearly ×2-3 10%, daily with UNTIL (3-10 days) 28%, endless (weekly, monthly ordinal,")
+    line("yearly) 2%. Half of the series carry 1-3 overrides (rows of their own with the series' UID and")
+    line("RECURRENCE-ID: moved by a day or by 1-3 hours; the first also retitled), a third 1-2 RDATEs, a")
+    line("tenth an EXDATE.")
+    line()
+    line(
+      "| rows | series | of which endless | overrides | series with RDATEs (RDATEs) | EXDATEs | with a location | file | generate (inserts) |"
+    )
+    line("|---|---|---|---|---|---|---|---|---|")
+    line(
+      "| \(Int(number(generate, "count") ?? 0)) | \(stat("series")) (weekly \(stat("series_weekly")), monthly "
+        + "\(stat("series_monthly")), yearly \(stat("series_yearly")), daily \(stat("series_daily"))) | \(stat("endless")) | "
+        + "\(stat("overrides")) | \(stat("rdate_series")) (\(stat("rdates"))) | \(stat("exdates")) | \(stat("with_location")) | "
+        + "\(mebibytes(number(generate, "db_bytes").map { $0 / 1_024 })) | \(seconds(number(generate, "seconds"))) "
+        + "(\(seconds(number(generate, "insert_seconds")))) |"
+    )
+    line()
+    line("`list` of the week from \(environment["list_from"] ?? "n/a"): the two files round-robin in one `exec-time`")
+    line(
+      "(\(Int(number(list, "appt-model.runs") ?? 0)) runs each after a warm-up; median, peak RSS as section 1), and the sqlite3"
+    )
+    line("floor on the model's file (appt's four window queries: one-offs and overrides, series, and the two")
+    line("override lookups). The calendar: `appt-bench tui` on each file, as section 3 (the plain figures are")
+    line("section 3's). Previous report: BENCHMARKS.md of 2026-11-29 (commit 20c2043), plain dataset at 1M.")
+    line()
+    line("| measure | plain dataset | calendar model | model / plain | previous report (plain, 1M) |")
+    line("|---|---|---|---|---|")
+    func relative(_ model: Double?, _ plain: Double?) -> String {
+      guard let model, let plain, plain > 0 else { return "n/a" }
+      return String(format: "%.2f×", model / plain)
+    }
+    let previous = { (text: String) in compareToPrevious ? text : "" }
+    let rowsModel = number(list, "appt-model.stdout_lines")
+    let rowsPlain = number(list, "appt-plain.stdout_lines")
+    line(
+      "| `list`: rows printed | \(whole(rowsPlain)) | \(whole(rowsModel)) | \(relative(rowsModel, rowsPlain)) | "
+        + "\(previous("6709")) |"
+    )
+    line(
+      "| `list`: wall (median) | \(seconds(listPlain)) | \(seconds(listModel)) | \(relative(listModel, listPlain)) | "
+        + "\(previous(seconds(Self.previousList))) |"
+    )
+    let perRow = { (wall: Double?, rows: Double?) -> Double? in
+      guard let wall, let rows, rows > 0 else { return nil }
+      return wall * 1e6 / rows
+    }
+    let perRowPlain = perRow(listPlain, rowsPlain)
+    let perRowModel = perRow(listModel, rowsModel)
+    line(
+      "| `list`: wall per row printed | \(perRowPlain.map { String(format: "%.1f µs", $0) } ?? "n/a") | "
+        + "\(perRowModel.map { String(format: "%.1f µs", $0) } ?? "n/a") | \(relative(perRowModel, perRowPlain)) | |"
+    )
+    let rssPlain = number(list, "appt-plain.rss_max_kib")
+    let rssModel = number(list, "appt-model.rss_max_kib")
+    line(
+      "| `list`: peak RSS | \(mebibytes(rssPlain)) | \(mebibytes(rssModel)) | \(relative(rssModel, rssPlain)) | "
+        + "\(previous("28.7 MiB")) |"
+    )
+    line(
+      "| sqlite3 floor, the same queries: wall (rows) | (section 1) | \(seconds(number(list, "sqlite3-model.median_s"))) "
+        + "(\(Int(number(list, "sqlite3-model.stdout_lines") ?? 0))) | | |"
+    )
+    let dayPlain = number(plain, "first_frame.day_appointments")
+    let dayModel = number(tui, "first_frame.day_appointments")
+    line(
+      "| calendar: appointments on \(environment["tui_today"] ?? "the day shown") | \(whole(dayPlain)) | "
+        + "\(whole(dayModel)) | \(relative(dayModel, dayPlain)) | \(previous("1222")) |"
+    )
+    line(
+      "| calendar: first frame (process) | \(milliseconds(firstPlain)) | \(milliseconds(firstModel)) | "
+        + "\(relative(firstModel, firstPlain)) | \(previous(milliseconds(Self.previousFirstFrame))) |"
+    )
+    line(
+      "| calendar: all of the first screen (month panel too) | \(milliseconds(number(plain, "first_frame.settled_ms"))) | "
+        + "\(milliseconds(number(tui, "first_frame.settled_ms"))) | "
+        + "\(relative(number(tui, "first_frame.settled_ms"), number(plain, "first_frame.settled_ms"))) | \(previous("65.5 ms")) |"
+    )
+    for (key, label, previousText) in [
+      ("key_next_day.p50_ms", "`l` next day p50", "23.8 ms"), ("key_next_day.p99_ms", "`l` next day p99", "32.5 ms"),
+      ("key_next_appointment.p99_ms", "`j` next appointment p99", "0.48 ms"),
+      ("commit_to_frame.p99_ms", "commit → frame p99", "12.1 ms"),
+    ] {
+      line(
+        "| calendar: \(label) | \(milliseconds(number(plain, key))) | \(milliseconds(number(tui, key))) | "
+          + "\(relative(number(tui, key), number(plain, key))) | \(previous(previousText)) |"
+      )
+    }
+    line(
+      "| calendar: peak RSS at the first frame | \(mebibytes(number(plain, "first_frame.rss_kib"))) | "
+        + "\(mebibytes(number(tui, "first_frame.rss_kib"))) | "
+        + "\(relative(number(tui, "first_frame.rss_kib"), number(plain, "first_frame.rss_kib"))) | \(previous("24.6 MiB")) |"
+    )
+    if !sameKeys, number(tui, "key_next_day.count") != nil, number(plain, "key_next_day.count") != nil {
+      line()
+      line(
+        "`l` and `j` ran \(Int(number(tui, "key_next_day.count") ?? 0)) keys here and \(Int(number(plain, "key_next_day.count") ?? 0)) on the"
+      )
+      line("plain dataset (BENCH_MODEL_KEYS): other days, so their p99 are not compared.")
+    }
+    if let probe {
+      line()
+      line("Where the time goes (`appt-bench probe`, as section 3's probe, on each file; medians):")
+      line()
+      line("| step | plain dataset | calendar model |")
+      line("|---|---|---|")
+      let steps: [(String, String)] = [
+        (
+          "fetch_appointments_ms",
+          "a day's window (`appointments(matching:)`), from \(environment["tui_today"] ?? "the day")"
+        ),
+        ("month_busy_days_ms", "the month panel's markers (31 days)"),
+        ("week_fetch_ms", "`list`'s week: `appointments(matching:)`"),
+        ("week_singles_ms", "… the one-offs (and overrides): read and decoded"),
+        ("week_series_rows_ms", "… the series that reach the week: read and decoded"),
+        ("week_series_expand_ms", "… expanding them into their occurrences"),
+        ("week_format_ms", "`list`'s week: the text lines"),
+      ]
+      for (key, label) in steps {
+        line("| \(label) | \(milliseconds(number(plainProbe, key))) | \(milliseconds(number(probe, key))) |")
+      }
+      func counts(_ object: [String: Any]?) -> String {
+        guard let object else { return "n/a" }
+        return "\(Int(number(object, "week_series_scanned") ?? 0)) / \(Int(number(object, "week_series_read") ?? 0)) / "
+          + "\(Int(number(object, "week_series_occurrences") ?? 0))"
+      }
+      line(
+        "| the week's series: starting before its end / reaching it (read) / their occurrences in it | "
+          + "\(counts(plainProbe)) | \(counts(probe)) |"
+      )
+    }
+    line()
+    let verdictText = verdict.map { $0 ? "**met**" : "**not met**" } ?? "**not measurable in this run**"
+    line(
+      "Verdict (issue 13, \"Done when\" 5: the calendar model no slower than the plain dataset of this run"
+        + (compareToPrevious ? " and than the previous report" : "") + "): \(verdictText). "
+        + checks.map { check in
+          "\(check.0) \(check.1.map { $0 ? "met" : "not met" } ?? "n/a") (\(check.2))"
+        }.joined(separator: "; ") + "."
+    )
+    line("The model's week and day hold more rows than the plain dataset's (5% series instead of 1%): the")
+    line("per-row line says what each costs. The load average of the run is in the table at the top.")
     markdown = md
   }
 }

@@ -1,6 +1,6 @@
 // appt-bench: the benchmark executable behind `make bench` (Benchmarks/run.sh drives it).
 //
-//   generate     --count N --db FILE [--seed S] [--batch B] [--ics FILE]
+//   generate     --count N --db FILE [--seed S] [--batch B] [--ics FILE] [--model]
 //   bulk-insert  --count N --dir DIR [--runs R]
 //   exec-time    --spec FILE [--warmup W] [--out-dir DIR]
 //   tui          --db FILE|URL --today YYYY-MM-DD [--first-frames N] [--keys N] [--commits N] [--external N]
@@ -24,7 +24,7 @@ guard let command = words.first else {
       + "probe-import|report [options]"
   )
 }
-let arguments = Arguments(Array(words.dropFirst()))
+let arguments = Arguments(Array(words.dropFirst()), flags: ["model"])
 
 switch command {
 case "generate": await generateCommand(arguments)

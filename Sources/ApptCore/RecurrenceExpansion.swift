@@ -338,7 +338,15 @@ struct RuleExpander {
       let firstDay = CivilDate.dayNumber(year: anchor, month: 1, day: 1)
       let length = CivilDate.isLeapYear(anchor) ? 366 : 365
       var context = YearContext(year: anchor, firstDay: firstDay, length: length, weekStart: weekStart)
-      for day in firstDay..<(firstDay + length) where matches(day, &context) { addTimes(day, &out) }
+      // Only the months BYMONTH (or DTSTART's month) allows: `matches` refuses every other day
+      // first, so this finds the same days, in the same order, without visiting the year's 365.
+      for month in 1...12 where months[month] {
+        let monthFirst = CivilDate.dayNumber(year: anchor, month: month, day: 1)
+        for day in monthFirst..<(monthFirst + CivilDate.daysInMonth(year: anchor, month: month))
+        where matches(day, &context) {
+          addTimes(day, &out)
+        }
+      }
     case .monthly:
       let year = floorDiv(anchor, 12)
       let month = mod(anchor, 12) + 1

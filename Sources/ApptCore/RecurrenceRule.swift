@@ -131,16 +131,20 @@ public struct RecurrenceRule: Hashable, Sendable, Codable {
 
   /// Reads RRULE text (without the `RRULE:` name; a leading one is tolerated).
   public init(parsing text: String) throws(RecurrenceRuleError) {
-    var body = Substring(text.trimmingCharacters(in: .whitespaces))
-    if body.uppercased().hasPrefix("RRULE:") { body = body.dropFirst(6) }
+    // The common case, the canonical text the store keeps: printable ASCII without spaces or
+    // lower-case letters, where trimming and upper-casing (Foundation's, costly per row)
+    // change nothing.
+    let plain = text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && !(0x61...0x7A).contains($0) }
+    var body = plain ? Substring(text) : Substring(text.trimmingCharacters(in: .whitespaces))
+    if (plain ? body : Substring(body.uppercased())).hasPrefix("RRULE:") { body = body.dropFirst(6) }
     var seen = Set<String>()
     var frequency: Frequency?
     var rule = RecurrenceRule(frequency: .daily)
     for part in body.split(separator: ";", omittingEmptySubsequences: true) {
       let pair = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
       guard pair.count == 2, !pair[0].isEmpty else { throw .notNameValue(String(part)) }
-      let name = pair[0].trimmingCharacters(in: .whitespaces).uppercased()
-      let value = pair[1].trimmingCharacters(in: .whitespaces)
+      let name = plain ? String(pair[0]) : pair[0].trimmingCharacters(in: .whitespaces).uppercased()
+      let value = plain ? String(pair[1]) : pair[1].trimmingCharacters(in: .whitespaces)
       guard seen.insert(name).inserted else { throw .repeatedPart(name) }
       func bad(_ expected: String) -> RecurrenceRuleError {
         .invalidValue(part: name, value: value, expected: expected)
@@ -158,7 +162,7 @@ public struct RecurrenceRule: Hashable, Sendable, Codable {
       }
       switch name {
       case "FREQ":
-        guard let parsed = Frequency(rawValue: value.uppercased()) else {
+        guard let parsed = Frequency(rawValue: plain ? value : value.uppercased()) else {
           throw bad("SECONDLY, MINUTELY, HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY")
         }
         frequency = parsed

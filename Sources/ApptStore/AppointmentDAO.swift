@@ -1,5 +1,6 @@
 import ApptCore
 import Foundation
+import Synchronization
 
 /// Which appointments a list or a screen shows.
 public struct AppointmentQuery: Hashable, Sendable {
@@ -618,6 +619,12 @@ extension AppointmentDAO {
     return query.limit.map { Array(merged.prefix($0)) } ?? merged
   }
 
+  /// The series that reach a window (bound: its end, then its start): they start before its
+  /// end and end after its start (or never). `appointment_series` holds both times, so the
+  /// series that ended before the window are passed over in the index, their rows never read.
+  nonisolated static let seriesReaching =
+    "\(Schema.isSeries) AND start_ms < ? AND (series_end_ms IS NULL OR series_end_ms > ?)"
+
   /// The occurrences in `range` of the series that reach it (and match `conditions`), each
   /// expanded with its overrides.
   static func seriesOccurrences(
@@ -630,7 +637,7 @@ extension AppointmentDAO {
     connection: any Connection
   ) throws(StoreError) -> [Appointment] {
     let series = try DatabaseQuery<Appointment>(
-      where: (["\(Schema.isSeries) AND start_ms < ? AND (series_end_ms IS NULL OR series_end_ms > ?)"] + conditions)
+      where: ([seriesReaching] + conditions)
         .joined(separator: " AND "),
       bindings: [.integer(range.end.millisecondsSince1970), .integer(range.start.millisecondsSince1970)] + bindings,
       order: displayOrder
@@ -721,13 +728,13 @@ extension Appointment: Persistable {
     func corrupt(_ reason: String) -> StoreError {
       .corrupt(path: "appointment table", reason: "row \(idText): \(reason)")
     }
-    guard let id = AppointmentID(string: idText), let status = Status(rawValue: statusText) else {
+    guard let id = StoredID.parse(idText), let status = Status(rawValue: statusText) else {
       throw .corrupt(path: "appointment table", reason: "unreadable row \(idText)")
     }
     var rules: [RecurrenceRule] = []
     if !row.isNull(at: 10) {
       do {
-        rules = try Recurrence(rrule: row.string(at: 10)).rules
+        rules = try RuleTextCache.rules(row.string(at: 10))
       } catch {
         throw corrupt(error.message)
       }
@@ -742,7 +749,7 @@ extension Appointment: Persistable {
     if !row.isNull(at: 22) {
       var seriesID: AppointmentID?
       if !row.isNull(at: 21) {
-        guard let id = AppointmentID(string: row.string(at: 21)) else { throw corrupt("unreadable series_id") }
+        guard let id = StoredID.parse(row.string(at: 21)) else { throw corrupt("unreadable series_id") }
         seriesID = id
       }
       override = Override(seriesID: seriesID, recurrenceID: row.date(at: 22), thisAndFuture: row.int64(at: 23) != 0)
@@ -814,5 +821,65 @@ extension Appointment: Persistable {
   var seriesEnd: Date? {
     guard let recurrence else { return nil }
     return recurrence.seriesEnd(start: start, duration: duration, zone: zone(fallback: .gmt))
+  }
+}
+
+/// The rules of the `recurrence` texts read lately: many series share one (`FREQ=WEEKLY;
+/// BYDAY=MO`), and parsing is most of what decoding a series row costs. Bounded: it starts
+/// over past `capacity` texts. Shared by every connection of the process (a Mutex: rows are
+/// decoded on the database actor, but `init(row:)` is not isolated to it).
+enum RuleTextCache {
+  static let capacity = 512
+  private static let parsed = Mutex<[String: [RecurrenceRule]]>([:])
+
+  /// What `Recurrence(rrule:)` reads from `text` (its error when it cannot).
+  static func rules(_ text: String) throws(CommandError) -> [RecurrenceRule] {
+    if let rules = parsed.withLock({ $0[text] }) { return rules }
+    let rules = try Recurrence(rrule: text).rules
+    parsed.withLock { cache in
+      if cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
+      cache[text] = rules
+    }
+    return rules
+  }
+}
+
+/// Ids as the store writes them (`AppointmentID.description`: 36 characters, lower-case hex
+/// and dashes), read without Foundation's `UUID(uuidString:)` (sscanf per row, a few percent
+/// of a window's decoding). Anything else goes to `AppointmentID(string:)`, which decides.
+enum StoredID {
+  static func parse(_ text: String) -> AppointmentID? {
+    var text = text
+    let fast: AppointmentID?? = text.withUTF8 { bytes in
+      guard bytes.count == 36 else { return nil }
+      var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+      let parsed = withUnsafeMutableBytes(of: &value) { out -> Bool in
+        var index = 0
+        var byte = 0
+        while index < 36 {
+          if index == 8 || index == 13 || index == 18 || index == 23 {
+            guard bytes[index] == UInt8(ascii: "-") else { return false }
+            index += 1
+            continue
+          }
+          guard let high = nibble(bytes[index]), let low = nibble(bytes[index + 1]) else { return false }
+          out[byte] = high << 4 | low
+          byte += 1
+          index += 2
+        }
+        return true
+      }
+      return parsed ? .some(AppointmentID(UUID(uuid: value))) : nil
+    }
+    if let fast { return fast }
+    return AppointmentID(string: text)
+  }
+
+  private static func nibble(_ character: UInt8) -> UInt8? {
+    switch character {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return character - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return character - UInt8(ascii: "a") + 10
+    default: return nil
+    }
   }
 }

@@ -19,7 +19,9 @@ import Foundation
 // (uid, RECURRENCE-ID): a series and its overrides share it.
 //
 // Indexes: `appointment_series` (partial) finds the series reaching a window, RDATE-only ones
-// included, by the predicate `Schema.isSeries`; `appointment_overrides` (partial, on
+// included, by the predicate `Schema.isSeries`: it holds `series_end_ms` beside `start_ms`, so
+// the series that start before a window but end before it are passed over in the index (no
+// row read; a calendar's old series are most of its series); `appointment_overrides` (partial, on
 // recurrence_ms) finds the linked overrides whose original start is in a window, and
 // `appointment_future_overrides` the THISANDFUTURE ones before its end; `appointment_by_series`
 // finds a series' overrides (cancel, delete, split).
@@ -30,7 +32,7 @@ extension Schema {
 
   static let calendarModelIndexes = """
     CREATE UNIQUE INDEX appointment_by_uid ON appointment (uid, coalesce(recurrence_ms, -1)) WHERE uid IS NOT NULL;
-    CREATE INDEX appointment_series ON appointment (start_ms) WHERE recurrence IS NOT NULL OR rdates <> '';
+    CREATE INDEX appointment_series ON appointment (start_ms, series_end_ms) WHERE recurrence IS NOT NULL OR rdates <> '';
     CREATE INDEX appointment_overrides ON appointment (recurrence_ms) WHERE series_id IS NOT NULL;
     CREATE INDEX appointment_future_overrides ON appointment (recurrence_ms) WHERE range_future = 1;
     CREATE INDEX appointment_by_series ON appointment (series_id) WHERE series_id IS NOT NULL;
