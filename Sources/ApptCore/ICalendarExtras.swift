@@ -23,22 +23,51 @@ public struct ICalendarExtras: Hashable, Sendable, Codable {
   /// again (nothing for "") as long as the appointment still ends at `derivedEnd`.
   public var endLine: String?
   public var derivedEnd: Date?
+  /// Modelled properties whose text appt would write otherwise (a DTSTART in a DST gap, RDATE
+  /// and EXDATE lines grouped or zoned their own way, no SUMMARY at all): the lines as read
+  /// and what they meant; the writer writes them again while the appointment still means
+  /// that (`ICalendar.Writer`), and generates them once it does not.
+  public var asRead: [AsRead]?
+
+  /// The lines of one modelled property as read (none: it was absent), and `meaning`, the
+  /// writer's fingerprint of the value they gave.
+  public struct AsRead: Hashable, Sendable, Codable {
+    /// "DTSTART", "RDATE" (the RDATE and EXDATE lines together) or "SUMMARY".
+    public var name: String
+    public var lines: [String]
+    public var meaning: String
+
+    public init(name: String, lines: [String], meaning: String) {
+      self.name = name
+      self.lines = lines
+      self.meaning = meaning
+    }
+  }
 
   public init(
     lines: [String] = [],
     zoneID: String? = nil,
     zoneDefinition: [String] = [],
     endLine: String? = nil,
-    derivedEnd: Date? = nil
+    derivedEnd: Date? = nil,
+    asRead: [AsRead]? = nil
   ) {
     self.lines = lines
     self.zoneID = zoneID
     self.zoneDefinition = zoneDefinition
     self.endLine = endLine
     self.derivedEnd = derivedEnd
+    self.asRead = asRead
+  }
+
+  /// The lines kept for `name` while they still mean `meaning`; nil otherwise.
+  public func lines(asRead name: String, meaning: String) -> [String]? {
+    asRead?.first { $0.name == name && $0.meaning == meaning }?.lines
   }
 
   public static let none = ICalendarExtras()
 
-  public var isEmpty: Bool { lines.isEmpty && zoneID == nil && zoneDefinition.isEmpty && endLine == nil }
+  public var isEmpty: Bool {
+    lines.isEmpty && zoneID == nil && zoneDefinition.isEmpty && endLine == nil && (asRead ?? []).isEmpty
+  }
 }

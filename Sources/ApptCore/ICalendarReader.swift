@@ -597,7 +597,7 @@ extension ICalendar {
         extras.derivedEnd = end
       }
 
-      let appointment = Appointment(
+      var appointment = Appointment(
         id: id,
         title: title,
         start: start.instant,
@@ -615,6 +615,12 @@ extension ICalendar {
         sequence: sequence,
         override: override,
         extras: extras
+      )
+      appointment.extras.asRead = Self.asRead(
+        appointment,
+        start: startLine,
+        dates: recurrence == nil ? [] : (rdateLines + exdateLines).sorted { $0.line < $1.line },
+        summary: single["SUMMARY"]
       )
       // The rules every way in applies (`add`'s limits, no NUL...), reported at the property.
       do throws(AppointmentRules.Violation) {
@@ -634,6 +640,30 @@ extension ICalendar {
       }
       notices += notes
       return appointment
+    }
+
+    /// The modelled lines to write back as they came (`ICalendarExtras.asRead`): DTSTART and
+    /// the RDATE and EXDATE lines when the writer would write them otherwise (what appt
+    /// writes itself is read back without any), and the absence of a SUMMARY.
+    static func asRead(
+      _ appointment: Appointment,
+      start: ContentLine,
+      dates: [ContentLine],
+      summary: ContentLine?
+    ) -> [ICalendarExtras.AsRead]? {
+      var kept: [ICalendarExtras.AsRead] = []
+      let written = ICalendar.Writer(fallbackZone: .gmt).event(appointment)
+      let names = written.map(ICalendar.Writer.propertyName)
+      let writtenStart = zip(written, names).filter { $0.1 == "DTSTART" }.map(\.0)
+      if writtenStart != [start.raw] {
+        kept.append(.init(name: "DTSTART", lines: [start.raw], meaning: ICalendar.Writer.startMeaning(appointment)))
+      }
+      let writtenDates = zip(written, names).filter { $0.1 == "RDATE" || $0.1 == "EXDATE" }.map(\.0)
+      if writtenDates.sorted() != dates.map(\.raw).sorted() {
+        kept.append(.init(name: "RDATE", lines: dates.map(\.raw), meaning: ICalendar.Writer.datesMeaning(appointment)))
+      }
+      if summary == nil { kept.append(.init(name: "SUMMARY", lines: [], meaning: appointment.title)) }
+      return kept.isEmpty ? nil : kept
     }
 
     private mutating func reject(_ errors: [Problem]) -> Appointment? {

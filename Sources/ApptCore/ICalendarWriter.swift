@@ -79,7 +79,12 @@ extension ICalendar {
       if let line = textLine("LOCATION", a.location, a, names, &shadowed) { lines.append(line) }
       // A series' DTSTART keeps its TZID (the zone it repeats in) even for a wall-clock time
       // that names two instants (the hour repeated when clocks go back).
-      lines.append("DTSTART" + time(a.start, a, zone, keepZone: a.recurrence != nil).joined(separator: ":"))
+      // DTSTART as it came (a wall-clock time in a DST gap) while the start is the same.
+      if let asRead = a.extras.lines(asRead: "DTSTART", meaning: Self.startMeaning(a)) {
+        lines += asRead
+      } else {
+        lines.append("DTSTART" + time(a.start, a, zone, keepZone: a.recurrence != nil).joined(separator: ":"))
+      }
       // An end given as a DURATION, or not given, is written back as it came while the
       // appointment still ends where the reader put it.
       if let endLine = a.extras.endLine, let derived = a.extras.derivedEnd,
@@ -103,9 +108,15 @@ extension ICalendar {
           }?.0
           lines.append(asRead ?? "RRULE:" + self.rule(rule, a, zone))
         }
-        lines += grouped("RDATE", recurrence.dates.map { date(of: $0, a, zone) })
-        // One EXDATE line per form (all with the TZID, but for a time the TZID cannot name).
-        lines += grouped("EXDATE", a.exceptions.map { time($0, a, zone) })
+        // The RDATE and EXDATE lines as they came (grouped, zoned, typed their own way) while
+        // they are the same dates.
+        if let asRead = a.extras.lines(asRead: "RDATE", meaning: Self.datesMeaning(a)) {
+          lines += asRead
+        } else {
+          lines += grouped("RDATE", recurrence.dates.map { date(of: $0, a, zone) })
+          // One EXDATE line per form (all with the TZID, but for a time the TZID cannot name).
+          lines += grouped("EXDATE", a.exceptions.map { time($0, a, zone) })
+        }
       }
       if a.isCancelled { lines.append("STATUS:CANCELLED") }
       if let line = textLine("DESCRIPTION", a.note, a, names, &shadowed) { lines.append(line) }
@@ -146,8 +157,32 @@ extension ICalendar {
         }
         if read == value { return asRead }
       }
+      // An event read without a SUMMARY gets none while its title is still the default.
+      if name == "SUMMARY", asRead == nil, a.extras.lines(asRead: "SUMMARY", meaning: value) != nil { return nil }
       return value.isEmpty && name != "SUMMARY" ? nil : name + ":" + ICalendar.escape(value)
     }
+
+    /// What a DTSTART kept as read stands for: the start instant, in the zone, timed or not.
+    static func startMeaning(_ a: Appointment) -> String {
+      "\(milliseconds(a.start)) \(a.timeZone) \(a.isAllDay)"
+    }
+
+    /// What RDATE and EXDATE lines kept as read stand for: the set of recurrence dates (each
+    /// with its kind) and of exception instants.
+    static func datesMeaning(_ a: Appointment) -> String {
+      let dates = (a.recurrence?.dates ?? []).map { date -> String in
+        switch date {
+        case .instant(let instant): return "i\(milliseconds(instant))"
+        case .period(let start, let length): return "p\(milliseconds(start))+\(Int64((length * 1000).rounded()))"
+        case .local(let local): return "l\(local.description)"
+        case .date(let day): return "d\(day.description)"
+        }
+      }
+      let exceptions = a.exceptions.map { "x\(milliseconds($0))" }
+      return (Set(dates).sorted() + Set(exceptions).sorted()).joined(separator: ",")
+    }
+
+    private static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
     /// The rule an RRULE line kept in extras holds; nil when it holds none.
     static func rule(of line: String) -> RecurrenceRule? {

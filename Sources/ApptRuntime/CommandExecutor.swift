@@ -72,8 +72,30 @@ public struct CommandExecutor: Sendable {
     }
   }
 
-  /// Runs `command` and returns the text to print (already terminated by newlines).
+  /// What a command gave: the text for stdout (terminated by newlines) and the notes for
+  /// stderr, one line each without the caller's prefix (an import's `FILE:LINE: note: ...`).
+  public struct Outcome: Sendable, Equatable {
+    public var output: String
+    public var notes: [String]
+  }
+
+  /// Runs `command`: its result, and the notes that go beside it (stdout stays the result).
+  public func perform(_ command: Command) async throws(Failure) -> Outcome {
+    guard case .importFile(let path, let partial) = command else {
+      return Outcome(output: try await output(command), notes: [])
+    }
+    do throws(StoreError) { return try await importFile(path, partial: partial) } catch { throw Failure(error) }
+  }
+
+  /// Runs `command` and returns the text to show, its notes after the result (for one
+  /// stream: the calendar's status line).
   public func run(_ command: Command) async throws(Failure) -> String {
+    let outcome = try await perform(command)
+    return outcome.output + outcome.notes.map { $0 + "\n" }.joined()
+  }
+
+  /// The result of `command` (an import's notes are `perform`'s).
+  private func output(_ command: Command) async throws(Failure) -> String {
     do throws(StoreError) {
       switch command {
       case .add(let request):
@@ -124,7 +146,7 @@ public struct CommandExecutor: Sendable {
         return render(try await dao.deleteAppointment(id: id, ifRevision: ifRevision), verb: "deleted")
 
       case .importFile(let path, let partial):
-        return try await importFile(path, partial: partial)
+        return try await importFile(path, partial: partial).output
 
       case .export(let range, let path):
         return try await export(range: range, to: path)
@@ -152,9 +174,10 @@ public struct CommandExecutor: Sendable {
   }
 
   /// `import FILE [--partial]`: all or nothing unless `partial`; every problem is listed as
-  /// `FILE:LINE: message` (on stderr, through the failure); on success the summary comes
-  /// first, then a `FILE:LINE: note: ...` line for each thing skipped on purpose.
-  private func importFile(_ path: String, partial: Bool) async throws(StoreError) -> String {
+  /// `FILE:LINE: message` (on stderr, through the failure); on success the output is the
+  /// summary and each assumption is a note `FILE:LINE: note: ...` (for stderr; in --json
+  /// mode they are the JSON's `"notices"` instead).
+  private func importFile(_ path: String, partial: Bool) async throws(StoreError) -> Outcome {
     let shown = TextSafety.escapingControls(path)
     let result = ICalendar.read(bytes: try Self.readFile(path, command: "import"), clock: clock)
     let describe: (ICalendar.Problem) -> String = { "\(shown):\($0.line): \(TextSafety.escapingControls($0.message))" }
@@ -179,10 +202,12 @@ public struct CommandExecutor: Sendable {
     }
     if json {
       let noticeList = result.notices.map { AppointmentFormatter.jsonString(describe($0)) }.joined(separator: ",")
-      return "{\"imported\":\(total),\"added\":\(added),\"updated\":\(updated),\"unchanged\":\(unchanged),"
+      let output =
+        "{\"imported\":\(total),\"added\":\(added),\"updated\":\(updated),\"unchanged\":\(unchanged),"
         + "\"file\":\(AppointmentFormatter.jsonString(path)),\"notices\":[\(noticeList)]}\n"
+      return Outcome(output: output, notes: [])
     }
-    return ([summary] + notices).map { $0 + "\n" }.joined()
+    return Outcome(output: summary + "\n", notes: notices)
   }
 
   /// `export [--from] [--to] [FILE]`: every stored appointment reaching the range (series

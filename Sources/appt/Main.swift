@@ -70,8 +70,9 @@ struct Appt {
   static func runOneShot(_ words: [String], executor: CommandExecutor) async -> ExitStatus {
     do throws(CommandExecutor.Failure) {
       let command = try executor.parse(words: words)
-      let result = try await executor.run(command)
-      let status = Output.write(result)?.status ?? .ok
+      let result = try await executor.perform(command)
+      let status = Output.write(result.output)?.status ?? .ok
+      for note in result.notes { Output.error(note) }
       for notice in executor.notices(for: command) { Output.error("appt: note: \(notice)") }
       return status
     } catch {

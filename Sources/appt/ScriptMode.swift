@@ -34,7 +34,9 @@ struct ScriptMode {
         guard let command = try executor.parse(line: String(decoding: bytes, as: UTF8.self)) else { continue }
         // Results that cannot be written stop the script: a driver that cannot read them
         // must not have more commands run blind.
-        if let failure = Output.write(try await executor.run(command)) { return max(worst, failure.status) }
+        let result = try await executor.perform(command)
+        if let failure = Output.write(result.output) { return max(worst, failure.status) }
+        for note in result.notes { Output.error("line \(number): \(note)") }
         for notice in executor.notices(for: command) { Output.error("line \(number): note: \(notice)") }
       } catch {
         Output.error("line \(number): \(error.message)")

@@ -300,8 +300,13 @@ PY
     run_appt --db db import made.ics
     check_status 0 "import Python's calendar"
     check_contains "$OUT" "imported 5 appointments (5 added, 0 updated) from made.ics" "import message"
-    check_contains "$OUT" "made.ics:" "the notes name the file"
-    check_contains "$OUT" "note: 1 VTODO skipped (the first here): appt keeps events only" "the to-do is skipped with a note"
+    check_eq "imported 5 appointments (5 added, 0 updated) from made.ics" "$OUT" "stdout is the summary alone"
+    check_contains "$ERR" "made.ics:" "the notes (on stderr) name the file"
+    check_contains "$ERR" "note: 1 VTODO skipped (the first here): appt keeps events only" "the to-do is skipped with a note"
+    run_script $'import made.ics' --db script.db
+    check_status 0 "import in a script"
+    check_contains "$ERR" "line 1: made.ics:" "a script's import notes name its line, on stderr"
+    check_not_contains "$OUT" "note:" "a script's stdout has no notes"
     "$APPT" --db db --json list --all --include-cancelled >stored.jsonl
     "$APPT" --db db --json list --from 2027-03-01 --to 2027-04-30 --include-cancelled >weekly.jsonl
     python3 - expected.jsonl stored.jsonl weekly.jsonl <<'PY' || fail "appt's import of Python's calendar differs (above)"
