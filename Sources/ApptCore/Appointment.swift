@@ -15,13 +15,48 @@ public struct AppointmentID: Hashable, Comparable, Sendable, Codable, CustomStri
     self.uuid = uuid
   }
 
-  /// The canonical lower-case spelling used in output, JSON and the database.
-  public var description: String { uuid.uuidString.lowercased() }
+  /// The canonical lower-case spelling used in output, JSON and the database: what
+  /// `uuid.uuidString.lowercased()` says (8-4-4-4-12 hex digits), written from the bytes
+  /// (Foundation formats each byte with printf, then the text is lower-cased).
+  public var description: String { spelling(bytes: 16) }
 
   /// The first six characters: enough to address an appointment in a personal calendar.
-  public var short: String { String(description.prefix(6)) }
+  public var short: String { spelling(bytes: 3) }
 
-  public static func < (lhs: Self, rhs: Self) -> Bool { lhs.description < rhs.description }
+  /// The lower-case spelling of the first `count` bytes, with the dashes among them.
+  private func spelling(bytes count: Int) -> String {
+    withUnsafeBytes(of: uuid.uuid) { bytes in
+      String(unsafeUninitializedCapacity: 36) { out in
+        var next = 0
+        for index in 0..<count {
+          if index == 4 || index == 6 || index == 8 || index == 10 {
+            out[next] = UInt8(ascii: "-")
+            next += 1
+          }
+          out[next] = Self.hexDigit(bytes[index] >> 4)
+          out[next + 1] = Self.hexDigit(bytes[index] & 0x0F)
+          next += 2
+        }
+        return next
+      }
+    }
+  }
+
+  private static func hexDigit(_ value: UInt8) -> UInt8 {
+    value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+  }
+
+  /// The order of `description`: the lower-case hex spelling sorts as the bytes do (digits
+  /// before letters, as nibble values; the dashes stand at the same places), so the bytes are
+  /// compared, with no text built.
+  public static func < (lhs: Self, rhs: Self) -> Bool {
+    withUnsafeBytes(of: lhs.uuid.uuid) { left in
+      withUnsafeBytes(of: rhs.uuid.uuid) { right in
+        for index in 0..<16 where left[index] != right[index] { return left[index] < right[index] }
+        return false
+      }
+    }
+  }
 
   public init(from decoder: any Decoder) throws {
     let text = try decoder.singleValueContainer().decode(String.self)

@@ -342,9 +342,9 @@ struct RuleExpander {
       // first, so this finds the same days, in the same order, without visiting the year's 365.
       for month in 1...12 where months[month] {
         let monthFirst = CivilDate.dayNumber(year: anchor, month: month, day: 1)
-        for day in monthFirst..<(monthFirst + CivilDate.daysInMonth(year: anchor, month: month))
-        where matches(day, &context) {
-          addTimes(day, &out)
+        for offset in 0..<CivilDate.daysInMonth(year: anchor, month: month) {
+          let date = CivilDate(year: anchor, month: month, day: offset + 1)
+          if matches(monthFirst + offset, date, &context) { addTimes(date, &out) }
         }
       }
     case .monthly:
@@ -352,20 +352,21 @@ struct RuleExpander {
       let month = mod(anchor, 12) + 1
       let firstDay = CivilDate.dayNumber(year: year, month: month, day: 1)
       var context = YearContext(year: year, weekStart: weekStart)
-      for day in firstDay..<(firstDay + CivilDate.daysInMonth(year: year, month: month)) where matches(day, &context) {
-        addTimes(day, &out)
+      for offset in 0..<CivilDate.daysInMonth(year: year, month: month) {
+        let date = CivilDate(year: year, month: month, day: offset + 1)
+        if matches(firstDay + offset, date, &context) { addTimes(date, &out) }
       }
     case .weekly:
       var context = YearContext(year: CivilDate(dayNumber: anchor).year, weekStart: weekStart)
-      for day in anchor..<(anchor + 7) where matches(day, &context) { addTimes(day, &out) }
+      for day in anchor..<(anchor + 7) where matches(day, &context) { addTimes(CivilDate(dayNumber: day), &out) }
     case .daily:
       var context = YearContext(year: CivilDate(dayNumber: anchor).year, weekStart: weekStart)
-      if matches(anchor, &context) { addTimes(anchor, &out) }
+      if matches(anchor, &context) { addTimes(CivilDate(dayNumber: anchor), &out) }
     case .hourly, .minutely, .secondly:
       let time = CivilDateTime(civilSeconds: anchor)
       let day = time.date.dayNumber
       var context = YearContext(year: time.date.year, weekStart: weekStart)
-      guard matches(day, &context) else { return (day + 1) * 86400 }
+      guard matches(day, time.date, &context) else { return (day + 1) * 86400 }
       guard hourFilter[time.hour] else { return anchor - time.minute * 60 - time.second + 3600 }
       switch rule.frequency {
       case .hourly:
@@ -388,8 +389,7 @@ struct RuleExpander {
     return nil
   }
 
-  private func addTimes(_ day: Int, _ out: inout [CivilDateTime]) {
-    let date = CivilDate(dayNumber: day)
+  private func addTimes(_ date: CivilDate, _ out: inout [CivilDateTime]) {
     for hour in hours {
       for minute in minutes {
         for second in seconds { out.append(CivilDateTime(date: date, hour: hour, minute: minute, second: second)) }
@@ -443,10 +443,18 @@ struct RuleExpander {
     }
   }
 
+  /// `matches(_:_:_:)` for a day known by its number only: a day whose weekday BYDAY leaves
+  /// out (with no ordinal weekday that could take it) is refused before its date is computed.
   private func matches(_ day: Int, _ context: inout YearContext) -> Bool {
-    let date = CivilDate(dayNumber: day)
+    if ordinalWeekdays.isEmpty, !plainWeekdays[CivilDate.weekday(ofDayNumber: day)] { return false }
+    return matches(day, CivilDate(dayNumber: day), &context)
+  }
+
+  /// Whether day number `day` (whose date is `date`) is a day of the rule.
+  private func matches(_ day: Int, _ date: CivilDate, _ context: inout YearContext) -> Bool {
     guard months[date.month] else { return false }
     let weekday = CivilDate.weekday(ofDayNumber: day)
+    if ordinalWeekdays.isEmpty, !plainWeekdays[weekday] { return false }
     context.move(to: date.year)
     if !rule.byWeekNo.isEmpty {
       let week = context.weekNumber(day)

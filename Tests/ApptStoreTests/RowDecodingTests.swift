@@ -1,4 +1,5 @@
 import ApptCore
+import ApptTestSupport
 import Foundation
 import Testing
 
@@ -47,5 +48,29 @@ import Testing
     let loose = try Recurrence(rrule: " rrule:freq=monthly; until = 20271231 ;byday=2tu;wkst=su ").rules
     #expect(canonical == loose)
     #expect(throws: CommandError.self) { try Recurrence(rrule: "FREQ=WEEKLY;FREQ=DAILY") }
+  }
+
+  @Test("a window's rows are sorted in display order, ties on the times by title then id, and cut at the limit")
+  func displaySorted() {
+    var generator = SplitMix64(seed: 13)
+    let base = Date(timeIntervalSince1970: 1_780_000_000)
+    let titles = ["b", "a", "B", "é", "a"]
+    let rows = (0..<400).map { _ in
+      var row = Appointment(
+        title: titles[Int.random(in: 0..<titles.count, using: &generator)],
+        start: base.addingTimeInterval(TimeInterval(Int.random(in: 0..<4, using: &generator) * 900)),
+        end: base.addingTimeInterval(3600 + TimeInterval(Int.random(in: 0..<3, using: &generator) * 900)),
+        created: base
+      )
+      // Few ids, so that rows tie on the times and title and the id decides.
+      let byte = UInt8(generator.next() % 3)
+      row.id = AppointmentID(UUID(uuid: (byte, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, UInt8(generator.next() % 5))))
+      return row
+    }
+    let expected = rows.sorted(by: Appointment.displayOrder)
+    #expect(AppointmentDAO.displaySorted(rows, limit: nil) == expected)
+    #expect(AppointmentDAO.displaySorted(rows, limit: 17) == Array(expected.prefix(17)))
+    #expect(AppointmentDAO.displaySorted(rows, limit: 1000) == expected)
+    #expect(AppointmentDAO.displaySorted([], limit: 3).isEmpty)
   }
 }
