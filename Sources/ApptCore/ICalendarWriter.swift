@@ -13,7 +13,7 @@ extension ICalendar {
 
     func write(_ appointments: [Appointment]) -> String {
       var out = ""
-      func emit(_ line: String) { out += ICalendar.fold(line) }
+      func emit(_ line: String) { out += ICalendar.fold(Self.withoutLineBreaks(line)) }
       emit("BEGIN:VCALENDAR")
       emit("VERSION:2.0")
       emit("PRODID:" + ICalendar.productID)
@@ -136,6 +136,19 @@ extension ICalendar {
       return lines
     }
 
+    static func hasLineBreak(_ line: String) -> Bool {
+      line.utf8.contains { $0 == 0x0D || $0 == 0x0A }
+    }
+
+    /// A content line as written: a CR or LF kept inside a line read verbatim (a malformed
+    /// file's bare CR) would end the line early for every reader, so it is written as the
+    /// TEXT escape for a line break (a backslash and `n`) instead.
+    static func withoutLineBreaks(_ line: String) -> String {
+      guard hasLineBreak(line) else { return line }
+      return line.replacingOccurrences(of: "\r\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\n")
+        .replacingOccurrences(of: "\n", with: "\\n")
+    }
+
     /// The SUMMARY, DESCRIPTION or LOCATION line of `value`: as it was read (with its
     /// parameters, or empty) while the field still has that value, else written afresh;
     /// nil for an empty field read without one. `shadowed` collects the names whose first
@@ -155,7 +168,9 @@ extension ICalendar {
           read = read.trimmingCharacters(in: .whitespacesAndNewlines)
           if read.isEmpty { read = "(no title)" }
         }
-        if read == value { return asRead }
+        // A line that held a bare CR (a malformed file) is written afresh: escaped, as the
+        // value it was read as, so the export is well formed and reads back the same.
+        if read == value, !Self.hasLineBreak(asRead) { return asRead }
       }
       // An event read without a SUMMARY gets none while its title is still the default.
       if name == "SUMMARY", asRead == nil, a.extras.lines(asRead: "SUMMARY", meaning: value) != nil { return nil }

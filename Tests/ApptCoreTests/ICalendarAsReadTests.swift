@@ -128,4 +128,25 @@ struct ICalendarAsReadTests {
     titled.title = "Named"
     #expect(written([titled], ["SUMMARY"]) == ["SUMMARY:Named"])
   }
+
+  @Test("a bare CR inside a kept line is written as an escaped line break, never raw (fuzz find)")
+  func bareCarriageReturn() throws {
+    let text = event(
+      "UID:cr@test",
+      "DTSTART:20261201T100000Z",
+      "DURATION:PT1H",
+      "SUMMARY:Series\r202T120000Z",
+      "X-NOTE:one\rtwo"
+    )
+    let first = try #require(read(text).first)
+    #expect(first.title == "Series\r202T120000Z")
+    let exported = ICalendar.write([first], fallbackZone: paris)
+    // Every CR is the one ending a line.
+    #expect(!exported.replacingOccurrences(of: "\r\n", with: "").contains("\r"))
+    #expect(written([first], ["SUMMARY"]) == ["SUMMARY:Series\\n202T120000Z"])
+    #expect(written([first], ["X-NOTE"]) == ["X-NOTE:one\\ntwo"])
+    let again = try #require(read(exported).first)
+    #expect(again.title == "Series\n202T120000Z")
+    #expect(again.start == first.start && again.end == first.end)
+  }
 }
