@@ -24,6 +24,9 @@ public enum Command: Equatable, Sendable {
   /// Writes a consistent copy of the database to a new file.
   case backup(path: String)
   case help(topic: String?)
+  /// Prints the effective settings and where each came from (`--json`: one object), or with
+  /// `path` only the settings file's path.
+  case config(path: Bool, json: Bool)
 }
 
 /// `add TITLE --at WHEN [--for DURATION | --until TIME] [--note TEXT]`, resolved to instants.

@@ -12,8 +12,9 @@ public enum CommandHelp {
         + " [--count N | --until-date DATE] | --rrule RULE...]",
       [
         "Adds an appointment. The words of TITLE need no quotes: all words that are",
-        "not options are joined with spaces. It lasts 1h unless --for or --until says",
-        "otherwise. --until takes a time on the start's day (11:30, 3pm) or a full WHEN;",
+        "not options are joined with spaces. It lasts 1h ([ui] default_duration in the",
+        "settings file) unless --for or --until says otherwise. --until takes a time on",
+        "the start's day (11:30, 3pm) or a full WHEN;",
         "a date alone means up to the end of that day.",
         "A date without a time (or --all-day) makes a whole-day appointment: --for 3d or",
         "--until DATE for several days. --repeat makes a series: --every 2 (weeks...),",
@@ -91,6 +92,15 @@ public enum CommandHelp {
         "even while other processes are writing.",
       ]
     ),
+    (
+      "config", "config [--path] [--json]",
+      [
+        "Prints every setting in effect, one 'section.key = value  # origin' a line: the",
+        "settings file's PATH:LINE, or default. --json prints one object instead. --path",
+        "prints only the settings file's path (it need not exist). The file is --config",
+        "FILE, else APPT_CONFIG, else $XDG_CONFIG_HOME/appt/config (~/.config/appt/config).",
+      ]
+    ),
     ("help", "help [COMMAND]", ["Prints this overview, or the usage of one command."]),
   ]
 
@@ -126,11 +136,12 @@ public enum CommandHelp {
   /// The overview: every command's usage line, then what WHEN, DURATION and ID accept.
   public static let summary: String = {
     var lines = [
-      "usage: appt [--db PATH|postgresql://URL] [--json] [--bail] [COMMAND ARGS...]",
+      "usage: appt [--db PATH|postgresql://URL] [--config FILE] [--json] [--bail] [COMMAND ARGS...]",
       "",
       "Without a command appt opens its full-screen view on a terminal, and otherwise",
       "reads commands from stdin, one per line (blank lines and # comments skip).",
       "--db (or APPT_DB) names an SQLite file, or a shared PostgreSQL database by URL.",
+      "--config (or APPT_CONFIG) names the settings file ('help config').",
       "",
       "commands:",
     ]

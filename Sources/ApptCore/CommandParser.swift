@@ -18,10 +18,31 @@ import Foundation
 public struct CommandParser: Sendable {
   private let clock: Clock
   private let whenParser: WhenParser
+  /// What `add` takes when it is not told (`[ui] default_duration`, `week_start`).
+  private let defaults: Defaults
 
-  public init(clock: Clock) {
+  /// The settings the grammar reads (DESIGN.md "Settings and views").
+  public struct Defaults: Sendable, Equatable {
+    /// How long an `add` without `--for` or `--until` lasts (seconds).
+    public var duration: TimeInterval
+    /// The first day of the week: a weekly series with an interval and days (`--every 2
+    /// --on sun,mon`) counts its weeks from it (WKST; Monday, RFC 5545's default, is not written).
+    public var weekStart: Recurrence.Weekday
+
+    public init(duration: TimeInterval = 3600, weekStart: Recurrence.Weekday = .monday) {
+      self.duration = duration
+      self.weekStart = weekStart
+    }
+
+    public init(settings: Settings) {
+      self.init(duration: settings.ui.defaultDuration.value, weekStart: settings.ui.weekStart.value)
+    }
+  }
+
+  public init(clock: Clock, defaults: Defaults = Defaults()) {
     self.clock = clock
     self.whenParser = WhenParser(clock: clock)
+    self.defaults = defaults
   }
 
   /// Splits and parses one line; `nil` for a blank or comment-only line.
@@ -49,6 +70,7 @@ public struct CommandParser: Sendable {
     case "doctor": return try parseDoctor(rest)
     case "backup": return try parseBackup(rest)
     case "help", "--help", "-h": return try parseHelp(rest)
+    case "config": return try parseConfig(rest)
     default: throw .usage("unknown command \(WhenParser.quoted(name)); try 'help'")
     }
   }
@@ -120,7 +142,7 @@ public struct CommandParser: Sendable {
     Date, Date
   ) {
     let start = instant(of: at.parts)
-    var end = start.addingTimeInterval(3600)
+    var end = start.addingTimeInterval(defaults.duration)
     if let duration = scan.texts["--for"] {
       end = start.addingTimeInterval(try DurationParser.parse(duration))
     } else if let until = scan.whens["--until"] {
@@ -214,6 +236,10 @@ public struct CommandParser: Sendable {
     recurrence.rules[0].byDay = days.byDay
     recurrence.rules[0].byMonthDay = days.byMonthDay
     recurrence.rules[0].byMonth = months
+    // Which week a day belongs to matters only to a weekly rule with an interval and days.
+    if frequency == .weekly, interval > 1, !days.byDay.isEmpty, defaults.weekStart != .monday {
+      recurrence.rules[0].weekStart = defaults.weekStart
+    }
     return recurrence
   }
 
@@ -607,6 +633,14 @@ public struct CommandParser: Sendable {
     }
     guard !path.isEmpty else { throw .invalid("backup: the file name is empty") }
     return .backup(path: path)
+  }
+
+  private func parseConfig(_ words: [String]) throws(CommandError) -> Command {
+    let scan = try scanOptions("config", ["--path": .flag, "--json": .flag], words)
+    if scan.help { return .help(topic: "config") }
+    if let word = scan.positional.first { throw .usage("config: unexpected \(WhenParser.quoted(word))") }
+    if let error = scan.deferredError { throw error }
+    return .config(path: scan.flags.contains("--path"), json: scan.flags.contains("--json"))
   }
 
   private func parseHelp(_ words: [String]) throws(CommandError) -> Command {

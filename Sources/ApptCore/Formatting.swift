@@ -8,9 +8,12 @@ import Foundation
 /// database is escaped with `TextSafety` in text output and with JSON escapes in JSON.
 public struct AppointmentFormatter: Sendable {
   private let timeZone: TimeZone
+  /// How times of day show in text (`[ui] time_format`); ISO 8601 and JSON keep 24 hours.
+  public let timeFormat: TimeFormat
 
-  public init(clock: Clock) {
+  public init(clock: Clock, timeFormat: TimeFormat = .hours24) {
     self.timeZone = clock.timeZone
+    self.timeFormat = timeFormat
   }
 
   // MARK: - Text
@@ -18,6 +21,7 @@ public struct AppointmentFormatter: Sendable {
   /// `"10:00-10:45"` in local time. An end at the next midnight prints `24:00`; an end on a
   /// later day carries the day count: `"23:00-01:00+1d"`. A time in the hour a fall-back
   /// change repeats carries its UTC offset, so the two 02:30s differ: `"02:30+02-03:00+01"`.
+  /// With 12-hour times: `"9:00am-10:45am"`, and an end at the next midnight is `12:00am`.
   public func timeRange(_ a: Appointment) -> String {
     if a.isAllDay {
       let days = Int((a.duration / 86_400).rounded())
@@ -26,10 +30,12 @@ public struct AppointmentFormatter: Sendable {
     let start = local(a.start)
     let end = local(a.end)
     let dayDelta = end.dayNumber - start.dayNumber
-    let startText = Self.clockText(start) + overlapMark(a.start, start)
-    let endText = Self.clockText(end) + overlapMark(a.end, end)
+    let startText = shownClock(start) + overlapMark(a.start, start)
+    let endText = shownClock(end) + overlapMark(a.end, end)
     if dayDelta == 0 { return "\(startText)-\(endText)" }
-    if dayDelta == 1, end.hour == 0, end.minute == 0, end.second == 0 { return "\(startText)-24:00" }
+    if dayDelta == 1, end.hour == 0, end.minute == 0, end.second == 0 {
+      return "\(startText)-\(timeFormat == .hours12 ? "12:00am" : "24:00")"
+    }
     let sign = dayDelta > 0 ? "+" : ""
     return "\(startText)-\(endText)\(sign)\(dayDelta)d"
   }
@@ -43,7 +49,7 @@ public struct AppointmentFormatter: Sendable {
   /// `"Tue 2026-12-01 10:00"`: local day and time (`02:30+02` in a fall-back overlap).
   public func dayAndTime(_ date: Date) -> String {
     let time = local(date)
-    return "\(Self.weekdayNames[time.weekday]) \(Self.dateText(time)) \(Self.clockText(time))"
+    return "\(Self.weekdayNames[time.weekday]) \(Self.dateText(time)) \(shownClock(time))"
       + overlapMark(date, time)
   }
 
@@ -56,9 +62,21 @@ public struct AppointmentFormatter: Sendable {
   /// Seconds east of UTC at `date` in this formatter's zone.
   func zoneOffset(_ date: Date) -> Int { timeZone.secondsFromGMT(for: date) }
 
-  /// `"10:00"`: the local time of day.
+  /// `"10:00"` (`"10:00am"` with 12-hour times): the local time of day.
   public func time(_ date: Date) -> String {
+    shownClock(local(date))
+  }
+
+  /// `"15:00"` whatever `timeFormat` says: the form's Start field, next to an ISO day.
+  public func time24(_ date: Date) -> String {
     Self.clockText(local(date))
+  }
+
+  /// `"09:05"`, or `"9:05am"` with 12-hour times (as the WHEN grammar reads it back).
+  private func shownClock(_ t: LocalTime) -> String {
+    guard timeFormat == .hours12 else { return Self.clockText(t) }
+    let hour = t.hour % 12 == 0 ? 12 : t.hour % 12
+    return "\(hour):\(Self.pad2(t.minute))\(t.hour < 12 ? "am" : "pm")"
   }
 
   /// One `list` line: `"1a2b3c  Tue 2026-12-01  10:00-10:45  Dentist"`, then `"  [repeats]"`

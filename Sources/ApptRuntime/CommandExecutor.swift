@@ -8,15 +8,18 @@ public struct CommandExecutor: Sendable {
   public let dao: AppointmentDAO
   public let clock: Clock
   public let json: Bool
+  /// The settings file's values: `add`'s default duration, 12-hour times, `config`.
+  public let settings: Settings
   private let formatter: AppointmentFormatter
   private let parser: CommandParser
 
-  public init(dao: AppointmentDAO, clock: Clock, json: Bool) {
+  public init(dao: AppointmentDAO, clock: Clock, json: Bool, settings: Settings = Settings()) {
     self.dao = dao
     self.clock = clock
     self.json = json
-    formatter = AppointmentFormatter(clock: clock)
-    parser = CommandParser(clock: clock)
+    self.settings = settings
+    formatter = AppointmentFormatter(clock: clock, timeFormat: settings.ui.timeFormat.value)
+    parser = CommandParser(clock: clock, defaults: CommandParser.Defaults(settings: settings))
   }
 
   /// A failed command: what to say and what kind of failure it was.
@@ -164,6 +167,11 @@ public struct CommandExecutor: Sendable {
 
       case .help(let topic):
         return help(topic)
+
+      case .config(let pathOnly, let asJSON):
+        // Settings are read before any command runs; this only shows them (no store opened).
+        if pathOnly { return (settings.source?.path ?? "") + "\n" }
+        return json || asJSON ? settings.reportJSON() : settings.reportText()
       }
     } catch {
       // A stale revision: the message goes where errors go, and what is stored now where

@@ -45,7 +45,7 @@ public final class RenderLoop {
     self.terminal = terminal
     self.environment = environment
     self.tickInterval = tickInterval
-    executor = CommandExecutor(dao: dao, clock: environment.clock, json: false)
+    executor = CommandExecutor(dao: dao, clock: environment.clock, json: false, settings: environment.settings)
     (inbox, inboxInput) = AsyncStream.makeStream(of: Message.self)
     (state, startEffects) = UI.start(size: terminal.size, environment: environment)
   }

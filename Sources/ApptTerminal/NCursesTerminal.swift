@@ -31,8 +31,12 @@ public final class NCursesTerminal: Terminal {
   static let bracketedPasteOn = "\u{1B}[?2004h"
   static let bracketedPasteOff = "\u{1B}[?2004l"
 
-  public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+  /// The colours of each style (theme and `[colors]`); NO_COLOR still turns colour off.
+  private let palette: Palette
+
+  public init(environment: [String: String] = ProcessInfo.processInfo.environment, palette: Palette = .standard) {
     useColor = environment["NO_COLOR"].map(\.isEmpty) ?? true
+    self.palette = palette
   }
 
   /// Refuses to start when there is no terminal to take over, before ncurses writes anything.
@@ -202,42 +206,35 @@ public final class NCursesTerminal: Terminal {
 
   // MARK: - Colours
 
-  private enum Pair: Int16 {
-    case header = 1, status, selected, error, accent, field, focusedField, today, marked
-  }
+  /// The colour pair of each style that has one, numbered from 1 in `Screen.Style`'s order.
+  private var pairNumbers: [Screen.Style: Int16] = [:]
 
   private func setUpColors() {
-    guard useColor, has_colors(), start_color() == OK else { return }
+    guard useColor, !palette.pairs.isEmpty, has_colors(), start_color() == OK else { return }
     use_default_colors()
-    init_pair(Pair.header.rawValue, Int16(COLOR_WHITE), Int16(COLOR_BLUE))
-    init_pair(Pair.status.rawValue, Int16(COLOR_BLACK), Int16(COLOR_CYAN))
-    init_pair(Pair.selected.rawValue, Int16(COLOR_BLACK), Int16(COLOR_YELLOW))
-    init_pair(Pair.error.rawValue, Int16(COLOR_WHITE), Int16(COLOR_RED))
-    init_pair(Pair.accent.rawValue, Int16(COLOR_CYAN), -1)
-    init_pair(Pair.field.rawValue, -1, -1)
-    init_pair(Pair.focusedField.rawValue, Int16(COLOR_BLACK), Int16(COLOR_WHITE))
-    init_pair(Pair.today.rawValue, Int16(COLOR_BLACK), Int16(COLOR_GREEN))
-    init_pair(Pair.marked.rawValue, Int16(COLOR_YELLOW), -1)
-    colorsEnabled = true
+    let colors = Int(appt_colors())
+    let styles: [Screen.Style] = [.header, .status, .selected, .error, .accent, .field, .focusedField, .today, .marked]
+    for (index, style) in styles.enumerated() {
+      guard let pair = palette.pairs[style] else { continue }
+      let number = Int16(index + 1)
+      init_pair(
+        number,
+        Int16(pair.foreground.number(terminalColors: colors)),
+        Int16(pair.background.number(terminalColors: colors))
+      )
+      pairNumbers[style] = number
+    }
   }
 
-  private var colorsEnabled = false
-
-  /// Colour where the terminal has it; bold, reverse and underline where it does not.
+  /// Colour where the terminal has it and the palette gives the style a pair; bold, reverse
+  /// and underline where it does not.
   private func attributes(for style: Screen.Style) -> attr_t {
-    if colorsEnabled {
+    if let pair = pairNumbers[style] {
+      let color = appt_color_pair(pair)
       switch style {
-      case .normal: return appt_A_NORMAL
-      case .header: return appt_color_pair(Pair.header.rawValue) | appt_A_BOLD
-      case .status: return appt_color_pair(Pair.status.rawValue)
-      case .selected: return appt_color_pair(Pair.selected.rawValue)
-      case .dim: return appt_A_DIM
-      case .error: return appt_color_pair(Pair.error.rawValue) | appt_A_BOLD
-      case .accent: return appt_color_pair(Pair.accent.rawValue) | appt_A_BOLD
-      case .field: return appt_A_UNDERLINE
-      case .focusedField: return appt_color_pair(Pair.focusedField.rawValue)
-      case .today: return appt_color_pair(Pair.today.rawValue) | appt_A_BOLD
-      case .marked: return appt_color_pair(Pair.marked.rawValue) | appt_A_BOLD
+      case .header, .error, .accent, .today, .marked: return color | appt_A_BOLD
+      case .field: return color | appt_A_UNDERLINE
+      default: return color
       }
     }
     switch style {

@@ -18,8 +18,10 @@ enum AgendaView {
     }
     let visible = state.visible
     guard !visible.isEmpty else {
+      let add = environment.keyMap.bindings.first { $0.action == .addAppointment }?.keys.first?.description ?? "a"
       let text =
-        state.filter.isEmpty ? "  Nothing on this day. Press a to add an appointment." : "  Nothing matches the filter."
+        state.filter.isEmpty
+        ? "  Nothing on this day. Press \(add) to add an appointment." : "  Nothing matches the filter."
       screen.put(text, row: top, column: x, width: area.width, style: .dim)
       return
     }
@@ -89,7 +91,8 @@ enum AgendaView {
     var lines: [(String, Screen.Style)] = [
       (" " + title, .accent),
       (
-        " \(formatter.longDay(appointment.start)), \(formatter.timeRange(appointment))"
+        " \(formatter.format(appointment.start, as: environment.settings.ui.dateFormat.value)),"
+          + " \(formatter.timeRange(appointment))"
           + " (\(DurationParser.format(appointment.duration)))  \(appointment.status.rawValue)", .normal
       ),
     ]
@@ -133,13 +136,16 @@ enum MonthView {
     guard let days = calendar.range(of: .day, in: .month, for: state.month) else { return }
     screen.put(" " + monthTitle(state.month, environment: environment), row: y, column: x, style: .accent)
     y += 1
-    screen.put(" Mo Tu We Th Fr Sa Su", row: y, column: x, style: .dim)
+    let start = environment.weekStart.rawValue
+    let names = ["Mo", "Tu", "We", "Th", "Fr", "Sa", "Su"]
+    screen.put(" " + (0..<7).map { names[(start + $0) % 7] }.joined(separator: " "), row: y, column: x, style: .dim)
     y += 1
     let todayNumber = clock.dayNumber(of: state.now)
     let selectedNumber = clock.dayNumber(of: state.selectedDay)
     let firstNumber = clock.dayNumber(of: state.month)
-    // Monday = 0 ... Sunday = 6; 1970-01-01 (day 0) was a Thursday.
-    let firstWeekday = ((firstNumber + 3) % 7 + 7) % 7
+    // The column of the month's first day: Monday = 0 ... Sunday = 6 (1970-01-01, day 0, was
+    // a Thursday), counted from the week's first day.
+    let firstWeekday = (((firstNumber + 3) % 7 + 7) % 7 - start + 7) % 7
     for day in days {
       let number = firstNumber + day - 1
       let cell = firstWeekday + day - 1

@@ -149,9 +149,13 @@ public struct Form: Equatable, Sendable {
   /// True between Enter and the store's answer; keys are ignored meanwhile.
   public var isSaving = false
 
-  /// A form for a new appointment on `day`: Start holds the day, ready for a time.
-  public init(day: Date, formatter: AppointmentFormatter) {
-    fields = [TextField(), TextField(formatter.isoDay(day) + " "), TextField("1h"), TextField(), TextField()]
+  /// A form for a new appointment on `day`: Start holds the day, ready for a time; Duration
+  /// holds `duration` (`[ui] default_duration`, 1h unless set).
+  public init(day: Date, formatter: AppointmentFormatter, duration: TimeInterval = 3600) {
+    fields = [
+      TextField(), TextField(formatter.isoDay(day) + " "), TextField(DurationParser.format(duration)), TextField(),
+      TextField(),
+    ]
   }
 
   /// A form holding `appointment`'s fields, to edit it. A title or note longer than a field
@@ -163,7 +167,7 @@ public struct Form: Equatable, Sendable {
     let note = Self.start(of: appointment.note, limit: CommandParser.maximumNoteLength)
     fields = [
       TextField(title.text),
-      TextField("\(formatter.isoDay(appointment.start)) \(formatter.time(appointment.start))"),
+      TextField("\(formatter.isoDay(appointment.start)) \(formatter.time24(appointment.start))"),
       TextField(DurationParser.format(appointment.duration)),
       TextField(location.text),
       TextField(note.text),
@@ -307,7 +311,7 @@ public struct Form: Equatable, Sendable {
   private func unchangedStart(_ text: String, clock: Clock) -> Date? {
     guard let old = editing?.start else { return nil }
     let formatter = AppointmentFormatter(clock: clock)
-    return text == "\(formatter.isoDay(old)) \(formatter.time(old))" ? old : nil
+    return text == "\(formatter.isoDay(old)) \(formatter.time24(old))" ? old : nil
   }
 
   /// The scheduled appointments among `others` that the form's time range overlaps (not the

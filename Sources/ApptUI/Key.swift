@@ -2,6 +2,8 @@
 // functions: no ncurses, no SQL, no awaiting. The runtime feeds messages in and carries out
 // the effects `update` returns; tests compare states and screens as values.
 
+import ApptCore
+
 /// A key press, independent of the terminal that read it. `description` is its one canonical
 /// spelling (`ctrl+u`, `enter`, `pgdown`), used by the key map, the help and the README.
 public enum Key: Hashable, Sendable, CustomStringConvertible {
@@ -39,6 +41,19 @@ public enum Key: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension Key {
+  /// The named keys' spellings (the others are a character as typed, or `ctrl+LETTER`).
+  public static let namedSpellings = [
+    "up", "down", "left", "right", "pgup", "pgdown", "home", "end", "enter", "esc", "tab", "shift+tab", "backspace",
+    "delete", "space",
+  ]
+
+  /// True when `spelling` is a key's one canonical spelling (`ctrl+u`, not `ctrl+U`).
+  public static func isCanonical(_ spelling: String) -> Bool {
+    guard let key = Key(spelling: spelling) else { return false }
+    if case .control(let letter) = key, !(letter.isASCII && letter.isLowercase) { return false }
+    return key.description == spelling
+  }
+
   /// The key with this canonical spelling (`"j"`, `"ctrl+u"`, `"pgdown"`, `"space"`).
   public init?(spelling: String) {
     let named: [String: Key] = [
@@ -64,6 +79,13 @@ public enum Action: String, Hashable, Sendable, CaseIterable {
   case nextDay, previousDay, nextWeek, previousWeek, today
   case addAppointment, editAppointment, cancelAppointment, restoreAppointment, deleteAppointment
   case undo, search, toggleCancelled, commandLine, help, quit
+
+  /// The name `[keys]` in the settings file uses: `next_appointment`.
+  public var settingsName: String {
+    rawValue.reduce(into: "") { name, character in
+      if character.isUppercase { name += "_" + character.lowercased() } else { name.append(character) }
+    }
+  }
 
   /// The words the help overlay, the README and the man page use.
   public var summary: String {
@@ -94,7 +116,7 @@ public enum Action: String, Hashable, Sendable, CaseIterable {
 
 /// The one table from keys to actions in the calendar view. The help overlay, the README's
 /// key table and the tests all read it, so a binding is defined in exactly one place.
-public struct KeyMap: Sendable {
+public struct KeyMap: Sendable, Equatable {
   public struct Binding: Sendable, Equatable {
     public let keys: [Key]
     public let action: Action
@@ -124,6 +146,29 @@ public struct KeyMap: Sendable {
     Binding(keys: [.character("?")], action: .help),
     Binding(keys: [.character("q"), .control("c")], action: .quit),
   ])
+
+  /// What `[keys]` may name and how keys are spelled: this map's actions and keys.
+  public var vocabulary: KeyVocabulary {
+    KeyVocabulary(
+      actions: bindings.map {
+        KeyVocabulary.ActionKeys(name: $0.action.settingsName, keys: $0.keys.map(\.description))
+      },
+      namedKeys: Key.namedSpellings,
+      isKey: Key.isCanonical
+    )
+  }
+
+  /// This map with the settings' keys: an action the settings file remaps has those keys
+  /// instead of its own (the parser has checked that no key is on two actions).
+  public func applying(_ keys: [Settings.KeyBinding]) -> KeyMap {
+    let remaps = Dictionary(keys.map { ($0.action, $0.keys) }, uniquingKeysWith: { first, _ in first })
+    return KeyMap(
+      bindings: bindings.map { binding in
+        guard let setting = remaps[binding.action.settingsName], setting.origin != .standard else { return binding }
+        return Binding(keys: setting.value.compactMap(Key.init(spelling:)), action: binding.action)
+      }
+    )
+  }
 
   public func action(for key: Key) -> Action? {
     bindings.first { $0.keys.contains(key) }?.action

@@ -272,15 +272,22 @@ public enum Effect: Equatable, Sendable {
   case quit
 }
 
-/// What `update` and the views need from the outside world: time and formatting.
+/// What `update` and the views need from the outside world: time, formatting and the
+/// settings file's values (the key map, the week's first day, the default duration...).
 public struct Environment: Sendable {
   public var clock: Clock
   public var keyMap: KeyMap
   public var formatter: AppointmentFormatter
+  public var settings: Settings
 
-  public init(clock: Clock, keyMap: KeyMap = .standard) {
+  /// The key map is the settings' (the standard one with `[keys]` applied) unless given.
+  public init(clock: Clock, keyMap: KeyMap? = nil, settings: Settings = Settings()) {
     self.clock = clock
-    self.keyMap = keyMap
-    self.formatter = AppointmentFormatter(clock: clock)
+    self.keyMap = keyMap ?? KeyMap.standard.applying(settings.keys)
+    self.formatter = AppointmentFormatter(clock: clock, timeFormat: settings.ui.timeFormat.value)
+    self.settings = settings
   }
+
+  /// The month panel's first column (`[ui] week_start`).
+  public var weekStart: Recurrence.Weekday { settings.ui.weekStart.value }
 }

@@ -232,7 +232,13 @@ public enum UI {
     case .previousWeek: return state.selectDay(clock.day(-7, after: state.selectedDay), clock: clock)
     case .today: return state.selectDay(clock.startOfDay(state.now), clock: clock)
     case .addAppointment:
-      state.mode = .form(Form(day: state.selectedDay, formatter: environment.formatter))
+      state.mode = .form(
+        Form(
+          day: state.selectedDay,
+          formatter: environment.formatter,
+          duration: environment.settings.ui.defaultDuration.value
+        )
+      )
     case .editAppointment:
       guard let appointment = selected(&state, for: "edit") else { return [] }
       if appointment.occurrence != nil {

@@ -80,7 +80,8 @@ public enum Views {
 
   private static func drawHeader(_ state: State, environment: Environment, into screen: inout Screen) {
     screen.fill(row: 0, style: .header)
-    var title = " appt  \(environment.formatter.longDay(state.selectedDay))"
+    var title =
+      " appt  \(environment.formatter.format(state.selectedDay, as: environment.settings.ui.dateFormat.value))"
     if state.selectedDay == environment.clock.startOfDay(state.now) { title += "  (today)" }
     if !state.filter.isEmpty { title += "  filter: \(state.filter)" }
     if !state.showsCancelled { title += "  cancelled hidden" }

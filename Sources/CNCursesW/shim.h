@@ -19,6 +19,9 @@ static const attr_t appt_A_NORMAL = A_NORMAL;
 // COLOR_PAIR is a macro over a shift; a function keeps the arithmetic in C.
 static inline attr_t appt_color_pair(short pair) { return (attr_t)COLOR_PAIR(pair); }
 
+// COLORS is a mutable global Swift 6 rejects: how many colours the terminal has.
+static inline int appt_colors(void) { return COLORS; }
+
 // glibc hides wcwidth from Swift unless _XOPEN_SOURCE is set for the whole import.
 extern int wcwidth(wchar_t c);
 

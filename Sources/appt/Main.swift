@@ -32,6 +32,15 @@ struct Appt {
     if options.showVersion {
       exit((Output.write("appt \(version)\n")?.status ?? .ok).rawValue)
     }
+    // The settings file before anything else: a mistake in it starts nothing (exit 2).
+    let settings: Settings
+    switch SettingsFile.load(option: options.config, environment: environment) {
+    case .success(let loaded):
+      settings = loaded
+    case .failure(let refusal):
+      for line in refusal.lines { Output.error(line) }
+      exit(ExitStatus.usage.rawValue)
+    }
 
     // TZ and APPT_NOW (DESIGN.md): honoured, or refused with a message, never read as UTC.
     let clock: Clock
@@ -42,13 +51,13 @@ struct Appt {
       exit(ExitStatus.usage.rawValue)
     }
     let dao = AppointmentDAO(location: options.database, clock: clock)
-    let executor = CommandExecutor(dao: dao, clock: clock, json: options.json)
+    let executor = CommandExecutor(dao: dao, clock: clock, json: options.json, settings: settings)
 
     let status: ExitStatus
     if let words = options.commandWords {
       status = await runOneShot(words, executor: executor)
     } else if isatty(0) == 1, isatty(1) == 1 {
-      status = await runFullScreen(dao: dao, clock: clock, environment: environment)
+      status = await runFullScreen(dao: dao, clock: clock, settings: settings, environment: environment)
     } else {
       status = await ScriptMode(executor: executor, bail: options.bail).run()
     }
@@ -84,7 +93,12 @@ struct Appt {
   /// The full-screen UI. The database is opened first so a file that is not appt's is
   /// refused with a message and exit 3 before the terminal is taken over.
   @MainActor
-  static func runFullScreen(dao: AppointmentDAO, clock: Clock, environment: [String: String]) async -> ExitStatus {
+  static func runFullScreen(
+    dao: AppointmentDAO,
+    clock: Clock,
+    settings: Settings,
+    environment: [String: String]
+  ) async -> ExitStatus {
     if let problem = NCursesTerminal.checkUsable(environment: environment) {
       Output.error("appt: \(problem)")
       return .usage
@@ -97,8 +111,8 @@ struct Appt {
     }
     let loop = RenderLoop(
       dao: dao,
-      terminal: NCursesTerminal(environment: environment),
-      environment: Environment(clock: clock)
+      terminal: NCursesTerminal(environment: environment, palette: Palette(settings: settings)),
+      environment: Environment(clock: clock, settings: settings)
     )
     do {
       try await loop.run()

@@ -2,10 +2,13 @@ import ApptCore
 import ApptStore
 import Foundation
 
-/// The global options that come before a command: `appt [--db PATH|URL] [--json] [--bail] ...`.
+/// The global options that come before a command:
+/// `appt [--db PATH|URL] [--config FILE] [--json] [--bail] ...`.
 struct Options {
   /// A file path, or a `postgresql://` URL (`DatabaseConfiguration.Location.named`).
   var database: DatabaseConfiguration.Location
+  /// `--config FILE`: the settings file to read instead of the default (which need not exist).
+  var config: String?
   var json = false
   var bail = false
   var showVersion = false
@@ -13,7 +16,7 @@ struct Options {
   var commandWords: [String]?
 
   static let usage = """
-    usage: appt [--db PATH|postgresql://URL] [--json] [--bail] [COMMAND ARGS...]
+    usage: appt [--db PATH|postgresql://URL] [--config FILE] [--json] [--bail] [COMMAND ARGS...]
            appt --help | --version
     With no command: the full-screen calendar on a terminal, else commands read from stdin.
     """
@@ -45,6 +48,18 @@ struct Options {
         let path = String(argument.dropFirst("--db=".count))
         guard !path.isEmpty else { throw .usage("--db needs a path or a postgresql:// URL") }
         try setDatabase(path)
+      case "--config":
+        guard index + 1 < arguments.count, !arguments[index + 1].isEmpty else {
+          throw .usage("--config needs the path of a settings file")
+        }
+        guard options.config == nil else { throw .usage("--config given more than once") }
+        options.config = arguments[index + 1]
+        index += 1
+      case _ where argument.hasPrefix("--config="):
+        let path = String(argument.dropFirst("--config=".count))
+        guard !path.isEmpty else { throw .usage("--config needs the path of a settings file") }
+        guard options.config == nil else { throw .usage("--config given more than once") }
+        options.config = path
       case "--":
         options.commandWords = Array(arguments[(index + 1)...])
         index = arguments.count

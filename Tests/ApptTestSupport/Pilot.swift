@@ -16,10 +16,11 @@ public final class Pilot {
   public init(
     dao: AppointmentDAO,
     size: Screen.Size = Screen.Size(rows: 24, columns: 80),
-    clock: Clock = TestClock.clock
+    clock: Clock = TestClock.clock,
+    settings: Settings = Settings()
   ) {
     terminal = HeadlessTerminal(size: size)
-    loop = RenderLoop(dao: dao, terminal: terminal, environment: Environment(clock: clock))
+    loop = RenderLoop(dao: dao, terminal: terminal, environment: Environment(clock: clock, settings: settings))
   }
 
   /// Starts the loop and waits for the first settled frame.
