@@ -120,7 +120,7 @@ run_case() {
     fi
     if [[ $from == *T* ]]; then now=$from; else now="${from}T12:00"; fi
     # a hung appt fails its case instead of the whole run (a debug build takes well under 1 s)
-    local -a env_vars=(timeout -k 5 120 env TZ="$tz" APPT_NOW="$now" HOME="$dir" XDG_DATA_HOME="$dir/data" SWIFT_BACKTRACE=interactive=no)
+    local -a env_vars=(timeout -k 5 120 env -u APPT_CONFIG TZ="$tz" APPT_NOW="$now" HOME="$dir" XDG_DATA_HOME="$dir/data" XDG_CONFIG_HOME="$dir/config" LC_TIME=C SWIFT_BACKTRACE=interactive=no)
     local from_arg to_arg
     from_arg=$(as_moment "$from")
     to_arg=$(as_moment "$to")

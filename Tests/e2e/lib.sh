@@ -10,8 +10,10 @@
 #   OUT ERR STATUS  what the last run_appt printed and returned
 #
 # Every scenario runs in its own subshell (run_scenario) with its own temp dir,
-# HOME, XDG_DATA_HOME and, for TUI scenarios, its own tmux server on a private
-# socket; the EXIT trap of that subshell removes the dir and kills only that server.
+# HOME, XDG_DATA_HOME, XDG_CONFIG_HOME (so no user's settings file is read; APPT_CONFIG
+# unset, LC_TIME=C so the locale's week start is Monday) and, for TUI scenarios, its own
+# tmux server on a private socket; the EXIT trap of that subshell removes the dir and kills
+# only that server.
 set -u
 
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -145,7 +147,9 @@ e2e_app_env() {
     export TZ=$E2E_TZ
     export HOME="$T/home"
     export XDG_DATA_HOME="$T/xdg"
-    unset APPT_DB
+    export XDG_CONFIG_HOME="$T/config"
+    unset APPT_DB APPT_CONFIG LC_ALL
+    export LC_TIME=C
     mkdir -p "$HOME"
 }
 
@@ -259,9 +263,9 @@ tmux_start() {
         set-option -g remain-on-exit on \; \
         set-option -g status off \; \
         new-session -d -x 100 -y 30 -- \
-        env -u LANG -u LC_ALL -u LC_CTYPE $(e2e_clock_env) \
+        env -u LANG -u LC_ALL -u LC_CTYPE -u LC_TIME -u APPT_CONFIG $(e2e_clock_env) \
         SWIFT_BACKTRACE=interactive=no HOME="$HOME" XDG_DATA_HOME="$XDG_DATA_HOME" \
-        "$@" || { fail "tmux could not start: $*"; return 1; }
+        XDG_CONFIG_HOME="$XDG_CONFIG_HOME" "$@" || { fail "tmux could not start: $*"; return 1; }
     E2E_TMUX_SERVER_PID=$(tm display-message -p '#{pid}')
     E2E_TMUX_SOCKET_PATH=$(tm display-message -p '#{socket_path}')
 }

@@ -107,8 +107,9 @@ start_tui() {
         tm rename-session "$name"
     else
         tm new-session -d -s "$name" -x 100 -y 30 -- \
-            env -u LANG -u LC_ALL -u LC_CTYPE $(e2e_clock_env) \
+            env -u LANG -u LC_ALL -u LC_CTYPE -u LC_TIME -u APPT_CONFIG $(e2e_clock_env) \
             SWIFT_BACKTRACE=interactive=no HOME="$HOME" XDG_DATA_HOME="$XDG_DATA_HOME" \
+            XDG_CONFIG_HOME="$XDG_CONFIG_HOME" \
             "$APPT" --db "$DB" "$@" || { fail "tmux could not start session $name"; return 1; }
     fi
     in_pane "$name" wait_for_text " appt  $(day_label 0)  (today)" 15 || return 1
