@@ -97,7 +97,9 @@ struct SettingsParserTests {
     #expect(parsed.ui.defaultCalendar == Setting("work/Team", origin: origin(6)))
     #expect(parsed.ui.theme == Setting(.light, origin: origin(7)))
     #expect(parsed.ui.mouse == Setting(false, origin: origin(8)))
-    #expect(parsed.keys[1] == Settings.KeyBinding(action: "add_appointment", keys: Setting(["n", "i"], origin: origin(10))))
+    #expect(
+      parsed.keys[1] == Settings.KeyBinding(action: "add_appointment", keys: Setting(["n", "i"], origin: origin(10)))
+    )
     #expect(parsed.keys[0].keys == Setting(["j", "down"]))
     #expect(parsed.colors[.selected] == Setting(ColorPair(.white, on: .blue), origin: origin(12)))
     #expect(parsed.colors[.today]?.value == ColorPair(.rgb(red: 0x1E, green: 0x90, blue: 0xFF)))
@@ -129,7 +131,9 @@ struct SettingsParserTests {
   }
 
   @Test func aHashInsideAValueIsNotAComment() throws {
-    #expect(try settings("[colors]\nheader = #102030 on black").colors[.header]?.value.foreground.description == "#102030")
+    #expect(
+      try settings("[colors]\nheader = #102030 on black").colors[.header]?.value.foreground.description == "#102030"
+    )
   }
 
   @Test func aRepeatedSectionAddsToTheFirst() throws {
@@ -175,9 +179,15 @@ struct SettingsParserTests {
       ("theme = dark", "theme cannot be \"dark\"; expected default, light or mono"),
       ("mouse = yes please", "mouse cannot be \"yes please\"; expected on or off"),
       ("mouse =", "mouse is empty; expected on or off"),
-      ("default_duration = 1x", "default_duration: cannot understand \"1x\" as a duration: try 45m, 1h, 1h30m, 90 (minutes)"),
+      (
+        "default_duration = 1x",
+        "default_duration: cannot understand \"1x\" as a duration: try 45m, 1h, 1h30m, 90 (minutes)"
+      ),
       ("default_duration = 0m", "default_duration: invalid duration \"0m\": must be more than zero"),
-      ("default_calendar = /x", "default_calendar: a / in a calendar name only separates an account from a calendar (ACCOUNT/Name)"),
+      (
+        "default_calendar = /x",
+        "default_calendar: a / in a calendar name only separates an account from a calendar (ACCOUNT/Name)"
+      ),
       ("default_calendar = \"\"", "default_calendar: a calendar name cannot be empty"),
       (
         "date_format = %Q",
@@ -259,7 +269,9 @@ struct SettingsParserTests {
           at(6, "unknown key \"search2\" in [keys]; did you mean search?"),
         ]
     )
-    #expect(mistakes("[keys]\nsearch =") == [at(2, "search is empty; expected one key or more, separated by spaces (j down)")])
+    #expect(
+      mistakes("[keys]\nsearch =") == [at(2, "search is empty; expected one key or more, separated by spaces (j down)")]
+    )
   }
 
   @Test func twoActionsOnOneKeyNameBoth() {
@@ -405,7 +417,10 @@ struct SettingsParserTests {
 struct SettingsSourceTests {
   @Test func theFlagBeatsTheEnvironmentWhichBeatsTheDefault() {
     let environment = ["APPT_CONFIG": "/env/config", "XDG_CONFIG_HOME": "/xdg", "HOME": "/home/u"]
-    #expect(SettingsSource.locate(option: "/flag", environment: environment) == SettingsSource(path: "/flag", chosenBy: .option))
+    #expect(
+      SettingsSource.locate(option: "/flag", environment: environment)
+        == SettingsSource(path: "/flag", chosenBy: .option)
+    )
     #expect(
       SettingsSource.locate(option: nil, environment: environment)
         == SettingsSource(path: "/env/config", chosenBy: .environment)
@@ -413,7 +428,8 @@ struct SettingsSourceTests {
     var rest = environment
     rest["APPT_CONFIG"] = ""
     #expect(
-      SettingsSource.locate(option: nil, environment: rest) == SettingsSource(path: "/xdg/appt/config", chosenBy: .standard)
+      SettingsSource.locate(option: nil, environment: rest)
+        == SettingsSource(path: "/xdg/appt/config", chosenBy: .standard)
     )
     rest["XDG_CONFIG_HOME"] = "relative/dir"  // ignored, as the XDG rule says
     #expect(SettingsSource.locate(option: nil, environment: rest).path == "/home/u/.config/appt/config")
@@ -585,7 +601,10 @@ struct SettingsWiringTests {
     let monday = try add(line, defaults: .init(weekStart: .monday))
     #expect(monday.recurrence?.rules.map(\.text) == ["FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,SU"])
     // Where the week start changes nothing, the rule says nothing about it.
-    let everyWeek = try add("add Swim --at 2026-12-06 10:00 --repeat weekly --on sun,mon", defaults: .init(weekStart: .sunday))
+    let everyWeek = try add(
+      "add Swim --at 2026-12-06 10:00 --repeat weekly --on sun,mon",
+      defaults: .init(weekStart: .sunday)
+    )
     #expect(everyWeek.recurrence?.rules.map(\.text) == ["FREQ=WEEKLY;BYDAY=MO,SU"])
   }
 
@@ -595,7 +614,10 @@ struct SettingsWiringTests {
     #expect(try parser.parse(line: "config --path") == .config(path: true, json: false))
     #expect(try parser.parse(line: "config --json") == .config(path: false, json: true))
     #expect(try parser.parse(line: "config --help") == .help(topic: "config"))
-    #expect(commandError { () throws(CommandError) in try parser.parse(line: "config x") } == .usage("config: unexpected \"x\""))
+    #expect(
+      commandError { () throws(CommandError) in try parser.parse(line: "config x") }
+        == .usage("config: unexpected \"x\"")
+    )
     #expect(CommandHelp.usage(for: "config")?.hasPrefix("usage: config [--path] [--json]") == true)
   }
 }
