@@ -59,7 +59,7 @@ a_mistake_starts_nothing() {
 }
 
 a_named_file_must_exist() {
-    run_appt --config "$T/nope" list --db "$DB"
+    run_appt --config "$T/nope" --db "$DB" list
     check_status 2 "--config of a missing file"
     check_contains "$ERR" "appt: --config names $T/nope, which does not exist"
     APPT_CONFIG="$T/nope" run_appt --db "$DB" list
