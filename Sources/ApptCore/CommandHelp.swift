@@ -152,6 +152,9 @@ public enum CommandHelp {
     return lines.joined(separator: "\n")
   }()
 
+  /// Every command's name, in the overview's order (for "did you mean").
+  public static var names: [String] { commands.map(\.name) }
+
   /// The usage of one command (`"add"`, ...) with a few lines on what it does; `nil` for a
   /// name that is not a command.
   public static func usage(for command: String) -> String? {

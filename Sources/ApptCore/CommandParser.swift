@@ -71,7 +71,11 @@ public struct CommandParser: Sendable {
     case "backup": return try parseBackup(rest)
     case "help", "--help", "-h": return try parseHelp(rest)
     case "config": return try parseConfig(rest)
-    default: throw .usage("unknown command \(WhenParser.quoted(name)); try 'help'")
+    default:
+      if let near = Suggestion.nearest(to: name, among: CommandHelp.names) {
+        throw .usage("unknown command \(WhenParser.quoted(name)); did you mean \(near)?")
+      }
+      throw .usage("unknown command \(WhenParser.quoted(name)); try 'help'")
     }
   }
 

@@ -608,6 +608,22 @@ struct SettingsWiringTests {
     #expect(everyWeek.recurrence?.rules.map(\.text) == ["FREQ=WEEKLY;BYDAY=MO,SU"])
   }
 
+  @Test func aMisspeltCommandGetsTheNearest() {
+    let parser = CommandParser(clock: Fixture.clock)
+    #expect(
+      commandError { () throws(CommandError) in try parser.parse(line: "lsit") }
+        == .usage("unknown command \"lsit\"; did you mean list?")
+    )
+    #expect(
+      commandError { () throws(CommandError) in try parser.parse(line: "confg") }
+        == .usage("unknown command \"confg\"; did you mean config?")
+    )
+    #expect(
+      commandError { () throws(CommandError) in try parser.parse(line: "frobnicate") }
+        == .usage("unknown command \"frobnicate\"; try 'help'")
+    )
+  }
+
   @Test func configParses() throws {
     let parser = CommandParser(clock: Fixture.clock)
     #expect(try parser.parse(line: "config") == .config(path: false, json: false))
