@@ -23,6 +23,7 @@ START_SECONDS=$SECONDS
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)   # recorded: other work on the machine skews every figure
 export TZ=UTC                       # appt, sqlite3 and calcurse all read local time: fix it
 export LC_ALL=C.UTF-8
+export APPT_CONFIG=/dev/null        # the defaults, whatever the user's settings file says
 export PATH="$PATH:/opt/swift/usr/bin"
 export SWIFT_BACKTRACE=interactive=no
 
