@@ -206,7 +206,8 @@ public final class NCursesTerminal: Terminal {
 
   // MARK: - Colours
 
-  /// The colour pair of each style that has one, numbered from 1 in `Screen.Style`'s order.
+  /// The colour pair of each style that has one: 1 to 9 in the order `setUpColors` lists them
+  /// (more pairs, such as calendar colours, take numbers from 10).
   private var pairNumbers: [Screen.Style: Int16] = [:]
 
   private func setUpColors() {
