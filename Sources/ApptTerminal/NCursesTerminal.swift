@@ -204,6 +204,8 @@ public final class NCursesTerminal: Terminal {
 
   private enum Pair: Int16 {
     case header = 1, status, selected, error, accent, field, focusedField, today, marked
+    /// The first of the eight calendar colours (pairs 16-23: colour i on colour i, a block).
+    static let calendarBase: Int16 = 16
   }
 
   private func setUpColors() {
@@ -218,6 +220,7 @@ public final class NCursesTerminal: Terminal {
     init_pair(Pair.focusedField.rawValue, Int16(COLOR_BLACK), Int16(COLOR_WHITE))
     init_pair(Pair.today.rawValue, Int16(COLOR_BLACK), Int16(COLOR_GREEN))
     init_pair(Pair.marked.rawValue, Int16(COLOR_YELLOW), -1)
+    for color in Int16(0)..<8 { init_pair(Pair.calendarBase + color, color, color) }
     colorsEnabled = true
   }
 
@@ -238,6 +241,7 @@ public final class NCursesTerminal: Terminal {
       case .focusedField: return appt_color_pair(Pair.focusedField.rawValue)
       case .today: return appt_color_pair(Pair.today.rawValue) | appt_A_BOLD
       case .marked: return appt_color_pair(Pair.marked.rawValue) | appt_A_BOLD
+      case .calendar(let color): return appt_color_pair(Pair.calendarBase + Int16(max(0, min(7, color))))
       }
     }
     switch style {
@@ -249,6 +253,7 @@ public final class NCursesTerminal: Terminal {
     case .field: return appt_A_UNDERLINE
     case .today: return appt_A_BOLD | appt_A_UNDERLINE
     case .marked: return appt_A_BOLD
+    case .calendar: return appt_A_BOLD  // the calendar's letter stands for its colour
     }
   }
 
