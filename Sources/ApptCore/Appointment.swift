@@ -128,7 +128,8 @@ public struct Appointment: Hashable, Sendable, Identifiable {
   public var override: Override?
   /// What an imported event carried that appt does not show, written back on export.
   public var extras: ICalendarExtras
-  /// The id of the calendar it is in (`CalendarInfo.id`); "" for a value not placed yet, which
+  /// The id of the calendar it is in (`CalendarInfo.id`): the built-in calendar's
+  /// (`CalendarRules.personalID`) unless said otherwise; "" for a value not placed yet, which
   /// the store puts in the default calendar. An override is always in its series' calendar.
   public var calendarID: String
 
@@ -170,7 +171,7 @@ public struct Appointment: Hashable, Sendable, Identifiable {
     sequence: Int = 0,
     override: Override? = nil,
     extras: ICalendarExtras = .none,
-    calendarID: String = ""
+    calendarID: String = CalendarRules.personalID
   ) {
     self.id = id
     self.title = title

@@ -50,6 +50,8 @@ public struct CalendarInfo: Hashable, Sendable, Identifiable {
 public enum CalendarRules {
   /// The calendar every store starts with; existing appointments moved into it.
   public static let defaultName = "personal"
+  /// The id of the calendar every store starts with (named `personal` until renamed).
+  public static let personalID = "5e7a0c11-0000-4000-8000-000000000001"
   public static let defaultColor = "blue"
   public static let maximumNameLength = 64
   /// The eight curses colours, in their curses order (COLOR_BLACK = 0 ... COLOR_WHITE = 7).

@@ -142,6 +142,7 @@ extension AppointmentDAO {
   /// calendar's form), so an appointment comes out the same whichever way it came in.
   @discardableResult
   public func addAppointment(_ request: AddRequest) throws(StoreError) -> Appointment {
+    // Without --calendar, the default calendar ("": the store decides, in the write).
     let calendarID = try request.calendar.map { name throws(StoreError) in try calendar(named: name).id } ?? ""
     let appointment = Appointment(
       title: request.title,

@@ -15,7 +15,7 @@ import ApptCore
 // resolved once per query: no subquery per row).
 extension Schema {
   /// The id `personal` gets when the migration creates it.
-  public static let personalCalendarID = "5e7a0c11-0000-4000-8000-000000000001"
+  public static let personalCalendarID = CalendarRules.personalID
 
   static let calendarsSQLite = """
     CREATE TABLE calendar (
