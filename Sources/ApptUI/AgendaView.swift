@@ -219,7 +219,7 @@ enum HelpView {
   }
 
   static func draw(_ keyMap: KeyMap, in area: Views.Area, into screen: inout Screen) {
-    var y = area.rows.lowerBound + 1
+    var y = area.rows.lowerBound  // from the first row: every binding fits in 24 rows
     screen.put("  Keys", row: y, column: 0, style: .accent)
     y += 1
     let formKeys = "  In forms: tab/shift+tab fields, enter save, esc discard, ctrl+u clear, ctrl+w word"

@@ -146,7 +146,10 @@ public struct Form: Equatable, Sendable {
     public var calendar: String?
   }
 
+  /// The text fields from Title to Note, in `Field` order.
   public var fields: [TextField]
+  /// The Calendar field (shown only with `calendarNames`).
+  public var calendarField = TextField()
   public var focus: Field = .title
   public var errors: [Field: String] = [:]
   /// The appointment being edited, at the revision the edit is based on; nil when adding.
@@ -161,10 +164,8 @@ public struct Form: Equatable, Sendable {
 
   /// A form for a new appointment on `day`: Start holds the day, ready for a time.
   public init(day: Date, formatter: AppointmentFormatter, calendars: [String] = [], calendar: String? = nil) {
-    fields = [
-      TextField(), TextField(formatter.isoDay(day) + " "), TextField("1h"), TextField(), TextField(),
-      TextField(calendar ?? calendars.first ?? ""),
-    ]
+    fields = [TextField(), TextField(formatter.isoDay(day) + " "), TextField("1h"), TextField(), TextField()]
+    calendarField = TextField(calendar ?? calendars.first ?? "")
     calendarNames = calendars
   }
 
@@ -187,8 +188,8 @@ public struct Form: Equatable, Sendable {
       TextField(DurationParser.format(appointment.duration)),
       TextField(location.text),
       TextField(note.text),
-      TextField(calendar ?? ""),
     ]
+    calendarField = TextField(calendar ?? "")
     calendarNames = calendars
     editing = appointment
     self.scope = appointment.occurrence == nil ? nil : (scope ?? .occurrence)
@@ -214,8 +215,10 @@ public struct Form: Equatable, Sendable {
   }
 
   public subscript(field: Field) -> TextField {
-    get { fields[field.rawValue] }
-    set { fields[field.rawValue] = newValue }
+    get { field == .calendar ? calendarField : fields[field.rawValue] }
+    set {
+      if field == .calendar { calendarField = newValue } else { fields[field.rawValue] = newValue }
+    }
   }
 
   /// Applies an editing key to the focused field, in place; a paste into the note keeps its
@@ -229,6 +232,13 @@ public struct Form: Equatable, Sendable {
       let next = current.map { ($0 + (key == .right ? 1 : count - 1)) % count } ?? (key == .right ? 0 : count - 1)
       self[.calendar] = TextField(calendarNames[next])
       return true
+    }
+    if focus == .calendar {
+      if case .paste(let text) = key {
+        calendarField.insert(TextField.pasted(text, keepingLineBreaks: false))
+        return true
+      }
+      return calendarField.apply(key)
     }
     if case .paste(let text) = key {
       fields[focus.rawValue].insert(TextField.pasted(text, keepingLineBreaks: focus == .note))
