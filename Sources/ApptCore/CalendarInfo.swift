@@ -72,7 +72,9 @@ public enum CalendarRules {
       throw .invalid("the calendar name \(WhenParser.quoted(trimmed)) contains a control character")
     }
     if !allowSlash, trimmed.contains("/") {
-      throw .invalid("the calendar name \(WhenParser.quoted(trimmed)) contains \"/\"; that form is for synced calendars")
+      throw .invalid(
+        "the calendar name \(WhenParser.quoted(trimmed)) contains \"/\"; that form is for synced calendars"
+      )
     }
     return trimmed
   }

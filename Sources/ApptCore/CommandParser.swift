@@ -648,7 +648,9 @@ public struct CommandParser: Sendable {
     let shape = ["rename": "OLD NEW", "color": "NAME COLOR"][action] ?? "NAME"
     guard scan.positional.count >= needed else { throw .usage("\(command): missing \(shape)") }
     guard scan.positional.count == needed else {
-      throw .usage("\(command): unexpected argument \(WhenParser.quoted(scan.positional[needed])) (quote a name with spaces)")
+      throw .usage(
+        "\(command): unexpected argument \(WhenParser.quoted(scan.positional[needed])) (quote a name with spaces)"
+      )
     }
     func checked(_ name: String) throws(CommandError) -> String {
       do throws(CommandError) { return try CalendarRules.checkName(name) } catch {

@@ -225,10 +225,11 @@ extension AppointmentDAO {
       guard all.count > 1 else {
         throw .invalidRequest(message: "calendar \(Self.quoted(calendar.name)) is the only one; it cannot be deleted")
       }
-      let held = try connection.scalar(
-        "SELECT count(*) FROM appointment WHERE calendar_id = ?",
-        [.text(calendar.id)]
-      )?.int64 ?? 0
+      let held =
+        try connection.scalar(
+          "SELECT count(*) FROM appointment WHERE calendar_id = ?",
+          [.text(calendar.id)]
+        )?.int64 ?? 0
       switch disposal {
       case .refuse:
         if held > 0 {

@@ -29,7 +29,8 @@ enum AgendaView {
     guard height > 0 else { return }
     let selectedIndex = state.selectedIndex  // computed once: it searches the filtered list
     // With several calendars, each row shows its calendar's marker after the conflict mark.
-    let calendars = state.marksCalendars ? Dictionary(state.calendars.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }) : [:]
+    let calendars =
+      state.marksCalendars ? Dictionary(state.calendars.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }) : [:]
     let selectedRow = rows.firstIndex(of: .appointment(selectedIndex ?? 0)) ?? 0
     let first = max(0, min(selectedRow - height + 1, rows.count - height))
     for (offset, row) in rows[first..<min(rows.count, first + height)].enumerated() {
@@ -114,7 +115,9 @@ enum AgendaView {
       .joined(separator: " / ")
     if !location.isEmpty { lines.append((" Location: " + location, .normal)) }
     if let calendar {
-      lines.append((" Calendar: " + TextWidth.head(TextSafety.escapingControls(calendar.name), columns: area.width).text, .normal))
+      lines.append(
+        (" Calendar: " + TextWidth.head(TextSafety.escapingControls(calendar.name), columns: area.width).text, .normal)
+      )
     }
     let note = TextWidth.head(appointment.note, columns: area.width).text.split(whereSeparator: \.isNewline)
       .joined(separator: " / ")
@@ -201,7 +204,9 @@ enum CalendarListView {
       let name = TextWidth.head(TextSafety.escapingControls(calendar.name), columns: max(1, area.width - 20)).text
       let line = "  [\(calendar.isShown ? "x" : " ")]   \(name)  \(calendar.isShown ? "" : "(hidden)")"
       screen.put(line, row: y, column: x, width: area.width, style: style)
-      if area.width > 7 { screen.put(String(calendar.letter), row: y, column: x + 6, style: .calendar(calendar.colorIndex)) }
+      if area.width > 7 {
+        screen.put(String(calendar.letter), row: y, column: x + 6, style: .calendar(calendar.colorIndex))
+      }
       y += 1
     }
   }

@@ -19,7 +19,9 @@ struct CommandParserCalendarTests {
   func calendarCommands() throws {
     #expect(try parse("calendars") == .calendar(.list))
     #expect(try parse("calendar add Work") == .calendar(.add(name: "Work", color: nil)))
-    #expect(try parse("calendar add 'Team events' --color=#FF8800") == .calendar(.add(name: "Team events", color: "#ff8800")))
+    #expect(
+      try parse("calendar add 'Team events' --color=#FF8800") == .calendar(.add(name: "Team events", color: "#ff8800"))
+    )
     #expect(try parse("calendar rename personal Home") == .calendar(.rename(old: "personal", new: "Home")))
     #expect(try parse("calendar color work Red") == .calendar(.color(name: "work", color: "red")))
     #expect(try parse("calendar delete work") == .calendar(.delete(name: "work", moveTo: nil, withAppointments: false)))

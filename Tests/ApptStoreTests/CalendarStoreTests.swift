@@ -36,7 +36,9 @@ struct CalendarStoreTests {
       let counts = try await dao.calendars(counts: true)
       #expect(counts.map(\.name) == ["personal", "Work"])
       #expect(counts.map(\.count) == [1, 1])
-      await #expect(throws: StoreError.invalidRequest(message: CalendarRules.unknown("wrok", among: ["personal", "Work"]))) {
+      await #expect(
+        throws: StoreError.invalidRequest(message: CalendarRules.unknown("wrok", among: ["personal", "Work"]))
+      ) {
         try await self.titles(dao, AppointmentQuery(range: Self.day, calendars: ["wrok"]))
       }
       #expect(CalendarRules.unknown("wrok", among: ["personal", "Work"]).contains("did you mean \"Work\"?"))
@@ -80,7 +82,9 @@ struct CalendarStoreTests {
       var request = AddRequest(title: "Standup", start: december(1, 9), end: december(1, 10))
       request.recurrence = Recurrence(frequency: .daily, count: 5)
       let series = try await dao.addAppointment(request)
-      let moved = try await dao.editAppointment(EditRequest(id: series.id.description, title: "Late", occurrence: december(2)))
+      let moved = try await dao.editAppointment(
+        EditRequest(id: series.id.description, title: "Late", occurrence: december(2))
+      )
       #expect(moved.calendarID == Schema.personalCalendarID, "an override is in its series' calendar")
       var move = EditRequest(id: series.id.description)
       move.calendar = "work"
@@ -92,11 +96,16 @@ struct CalendarStoreTests {
       await #expect(throws: StoreError.self) { try await dao.editAppointment(occurrenceOnly) }
       let week = AppointmentQuery(range: window(december(1), december(8)), calendars: ["work"])
       #expect(try await titles(dao, week) == ["Standup", "Late", "Standup", "Standup", "Standup"])
-      #expect(try await titles(dao, AppointmentQuery(range: window(december(1), december(8)), calendars: ["personal"])) == [])
+      #expect(
+        try await titles(dao, AppointmentQuery(range: window(december(1), december(8)), calendars: ["personal"])) == []
+      )
     }
   }
 
-  @Test("delete: refused while it holds appointments, else moves or deletes them in one go", arguments: StoreKind.allCases)
+  @Test(
+    "delete: refused while it holds appointments, else moves or deletes them in one go",
+    arguments: StoreKind.allCases
+  )
   func deleteCalendar(kind: StoreKind) async throws {
     try await withStore(kind) { dao in
       try await dao.addCalendar(name: "work")

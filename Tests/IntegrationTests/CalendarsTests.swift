@@ -61,14 +61,26 @@ import Testing
     try await run("calendar rename work Job", on: dao)
     try await run("calendar color job '#00ff00'", on: dao)
     try await run("calendar hide job", on: dao)
-    #expect(try await dao.calendars().last == CalendarInfo(id: try await dao.calendar(named: "job").id, name: "Job", color: "#00ff00", isShown: false, position: 1))
+    #expect(
+      try await dao.calendars().last
+        == CalendarInfo(
+          id: try await dao.calendar(named: "job").id,
+          name: "Job",
+          color: "#00ff00",
+          isShown: false,
+          position: 1
+        )
+    )
     #expect(try await run("calendar delete job", on: dao) == "deleted calendar Job\n", "empty: nothing to refuse")
   }
 
   @Test func unknownCalendarsAreNamedWithADidYouMean() async throws {
     let dao = freshDAO()
     try await run("calendar add work", on: dao)
-    for line in ["add X --at 10:00 -c wrok", "list -c wrok", "export -c wrok", "calendar hide wrok", "import /nonexistent.ics -c wrok"] {
+    for line in [
+      "add X --at 10:00 -c wrok", "list -c wrok", "export -c wrok", "calendar hide wrok",
+      "import /nonexistent.ics -c wrok",
+    ] {
       let refused = await failure(line, on: dao)
       #expect(refused?.kind == .invalid, "\(line)")
       #expect(refused?.message.contains("no calendar \"wrok\"; did you mean \"work\"?") == true, "\(line)")
@@ -79,7 +91,10 @@ import Testing
     #expect(await failure("calendar add Work", on: dao)?.message == "calendar \"work\" exists already")
     try await run("add X --at 2026-11-30 10:00 -c work", on: dao)
     #expect(await failure("calendar delete work", on: dao)?.message.contains("holds 1 appointment") == true)
-    #expect(try await run("calendar delete work --with-appointments", on: dao) == "deleted calendar work and its 1 appointment\n")
+    #expect(
+      try await run("calendar delete work --with-appointments", on: dao)
+        == "deleted calendar work and its 1 appointment\n"
+    )
     #expect(await failure("calendar delete personal", on: dao)?.message.contains("only one") == true)
   }
 
