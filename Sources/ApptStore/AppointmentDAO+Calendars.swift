@@ -120,8 +120,11 @@ extension AppointmentDAO {
       var all = try Self.allCalendars(in: connection)
       guard counts else { return all }
       var byID: [String: Int] = [:]
-      try connection.query("SELECT calendar_id, count(*) FROM appointment GROUP BY calendar_id", []) {
-        row throws(StoreError) in byID[row.string(at: 0)] = Int(row.int64(at: 1))
+      // One-offs from `appointment_by_calendar` alone, series through `appointment_series`.
+      for kind in [AppointmentDAO.isOneOff, Schema.isSeries] {
+        try connection.query("SELECT calendar_id, count(*) FROM appointment WHERE \(kind) GROUP BY calendar_id", []) {
+          row throws(StoreError) in byID[row.string(at: 0), default: 0] += Int(row.int64(at: 1))
+        }
       }
       for index in all.indices { all[index].count = byID[all[index].id] ?? 0 }
       return all

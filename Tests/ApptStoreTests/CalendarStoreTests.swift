@@ -180,3 +180,35 @@ struct CalendarStoreTests {
     }
   }
 }
+
+/// The calendar condition keeps each window query on its index, on both engines: the series
+/// query on `appointment_series` (a full calendar index would make the planner read every row
+/// of the calendars), the one-off query on an index too, never a table scan.
+@Suite struct CalendarQueryPlanTests {
+  static let calendars = "calendar_id IN ('5e7a0c11-0000-4000-8000-000000000001', 'x')"
+
+  @Test("with a calendar condition the series query still uses appointment_series", arguments: StoreKind.allCases)
+  func seriesQuery(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let sql =
+        "SELECT \(Appointment.table.columnList) FROM appointment WHERE \(WindowQueryPlanTests.condition)"
+        + " AND status = 'scheduled' AND \(Self.calendars)"
+      let plan = try await WindowQueryPlanTests.plan(sql, on: dao, kind: kind)
+      #expect(plan.contains("appointment_series"), "\(plan)")
+      #expect(!plan.contains("SCAN appointment") && !plan.contains("Seq Scan"), "\(plan)")
+    }
+  }
+
+  @Test("with a calendar condition the one-off query reads an index", arguments: StoreKind.allCases)
+  func oneOffQuery(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let sql =
+        "SELECT \(Appointment.table.columnList) FROM appointment WHERE start_ms >= 1780444800000"
+        + " AND start_ms < 1781049600000 AND end_ms > 1780444800000 AND recurrence IS NULL AND rdates = ''"
+        + " AND status = 'scheduled' AND \(Self.calendars)"
+      let plan = try await WindowQueryPlanTests.plan(sql, on: dao, kind: kind)
+      #expect(plan.contains("appointment_by_calendar") || plan.contains("appointment_by_start"), "\(plan)")
+      #expect(!plan.contains("SCAN appointment") && !plan.contains("Seq Scan"), "\(plan)")
+    }
+  }
+}
