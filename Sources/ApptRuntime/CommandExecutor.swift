@@ -450,13 +450,17 @@ public struct CommandExecutor: Sendable {
       func padded(_ text: String, _ width: Int) -> String {
         text + String(repeating: " ", count: max(0, width - text.count))
       }
-      return calendars.map { calendar in
+      let counts = calendars.map { calendar in
+        let count = calendar.count ?? 0
+        return "\(count) appointment\(count == 1 ? "" : "s")"
+      }
+      let countWidth = max(16, counts.map(\.count).max() ?? 0)
+      return zip(calendars, counts).map { calendar, count in
         let name = padded(TextSafety.escapingControls(calendar.name), width)
         let source = calendar.account.map { "\(calendar.source):\(TextSafety.escapingControls($0))" } ?? calendar.source
-        let count = calendar.count ?? 0
         let line =
           "\(name)  \(padded(calendar.color, 7))  \(padded(source, 6))  "
-          + "\(padded("\(count) appointment\(count == 1 ? "" : "s")", 16))  \(calendar.isShown ? "shown" : "hidden")"
+          + "\(padded(count, countWidth))  \(calendar.isShown ? "shown" : "hidden")"
         return line + "\n"
       }.joined()
     case .add(let name, let color):
