@@ -176,7 +176,15 @@ public struct CommandExecutor: Sendable {
     } catch {
       // A stale revision: the message goes where errors go, and what is stored now where
       // results go, as `show` would print it (one JSON object in --json mode).
-      if case .staleRevision(let current) = error { throw Failure(error, output: show(current)) }
+      if case .staleRevision(let current) = error {
+        var calendar: String?
+        do throws(StoreError) {
+          calendar = try await calendarNames()[current.calendarID]
+        } catch {
+          calendar = nil  // the refusal is what this reports; show it without the calendar's name
+        }
+        throw Failure(error, output: show(current, calendar: calendar))
+      }
       throw Failure(error)
     }
   }
