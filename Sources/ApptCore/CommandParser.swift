@@ -611,10 +611,12 @@ public struct CommandParser: Sendable {
   }
 
   /// A calendar's name as a command refers to it (trimmed, not empty); nil stays nil.
-  static func calendarName(_ command: String, _ text: String?) throws(CommandError) -> String? {
+  static func calendarName(_ command: String, _ text: String?, option: String = "--calendar") throws(CommandError)
+    -> String?
+  {
     guard let text else { return nil }
     let trimmed = text.trimmingCharacters(in: .whitespaces)
-    guard !trimmed.isEmpty else { throw .invalid("\(command): --calendar needs a calendar's name") }
+    guard !trimmed.isEmpty else { throw .invalid("\(command): \(option) needs a calendar's name") }
     return trimmed
   }
 
@@ -662,7 +664,8 @@ public struct CommandParser: Sendable {
         throw .invalid("\(command): \(error.message)")
       }
     }
-    let name = try Self.calendarName(command, scan.positional[0]) ?? ""
+    let name = scan.positional[0].trimmingCharacters(in: .whitespaces)
+    guard !name.isEmpty else { throw .invalid("\(command): the calendar's name is empty") }
     switch action {
     case "add": return .calendar(.add(name: try checked(name), color: try scan.texts["--color"].map(color)))
     case "rename": return .calendar(.rename(old: name, new: try checked(scan.positional[1])))
@@ -671,7 +674,7 @@ public struct CommandParser: Sendable {
       if scan.given.contains("--move-to"), scan.given.contains("--with-appointments") {
         throw .usage("calendar delete: give --move-to OTHER or --with-appointments, not both")
       }
-      let moveTo = try Self.calendarName(command, scan.texts["--move-to"])
+      let moveTo = try Self.calendarName(command, scan.texts["--move-to"], option: "--move-to")
       return .calendar(
         .delete(name: name, moveTo: moveTo, withAppointments: scan.flags.contains("--with-appointments"))
       )

@@ -103,3 +103,14 @@ struct CommandParserCalendarTests {
     #expect(!ICalendar.write([], fallbackZone: .gmt).contains("X-WR-CALNAME"))
   }
 }
+
+extension CommandParserCalendarTests {
+  @Test("an empty name is refused naming what is empty")
+  func emptyNames() {
+    #expect(failure("calendar hide ''")?.message == "calendar hide: the calendar's name is empty")
+    #expect(
+      failure("calendar delete work --move-to ''")?.message == "calendar delete: --move-to needs a calendar's name"
+    )
+    #expect(failure("add x --at 10:00 -c ''")?.message == "add: --calendar needs a calendar's name")
+  }
+}
