@@ -128,6 +128,10 @@ public struct Appointment: Hashable, Sendable, Identifiable {
   public var override: Override?
   /// What an imported event carried that appt does not show, written back on export.
   public var extras: ICalendarExtras
+  /// The id of the calendar it is in (`CalendarInfo.id`): the built-in calendar's
+  /// (`CalendarRules.personalID`) unless said otherwise; "" for a value not placed yet, which
+  /// the store puts in the default calendar. An override is always in its series' calendar.
+  public var calendarID: String
 
   /// An occurrence of a series changed on its own (RFC 5545's RECURRENCE-ID instance): it
   /// replaces the occurrence that would have started at `recurrenceID`, wherever it now is.
@@ -166,7 +170,8 @@ public struct Appointment: Hashable, Sendable, Identifiable {
     revision: Int = 0,
     sequence: Int = 0,
     override: Override? = nil,
-    extras: ICalendarExtras = .none
+    extras: ICalendarExtras = .none,
+    calendarID: String = CalendarRules.personalID
   ) {
     self.id = id
     self.title = title
@@ -187,6 +192,7 @@ public struct Appointment: Hashable, Sendable, Identifiable {
     self.sequence = sequence
     self.override = override
     self.extras = extras
+    self.calendarID = calendarID
   }
 
   /// The zone the series repeats in (its own, else `fallback`).

@@ -15,10 +15,12 @@ public enum Command: Equatable, Sendable {
   case delete(id: String, ifRevision: Int? = nil)
   /// Reads an iCalendar file, all or nothing; with `partial`, imports the events that map and
   /// lists the others.
-  case importFile(path: String, partial: Bool)
+  case importFile(path: String, partial: Bool, calendar: String? = nil)
   /// Writes the appointments reaching `range` (all when nil) as iCalendar to `path`, or to
-  /// stdout when nil.
-  case export(range: DateInterval?, path: String?)
+  /// stdout when nil; with `calendar`, only that calendar's (named in X-WR-CALNAME).
+  case export(range: DateInterval?, path: String?, calendar: String? = nil)
+  /// The calendars and their changes.
+  case calendar(CalendarCommand)
   /// Checks the database file's integrity and reports.
   case doctor
   /// Writes a consistent copy of the database to a new file.
@@ -41,6 +43,8 @@ public struct AddRequest: Equatable, Sendable {
   public var recurrence: Recurrence?
   /// The `--at` time fell in a DST gap or overlap: which instant was taken (to show the user).
   public var notice: LocalTimeNotice?
+  /// `--calendar NAME`: the calendar it goes in; nil for the default one.
+  public var calendar: String?
 
   public init(
     title: String,
@@ -79,6 +83,8 @@ public struct EditRequest: Equatable, Sendable {
   public var ifRevision: Int?
   /// The `--at` time fell in a DST gap or overlap: which instant was taken (to show the user).
   public var notice: LocalTimeNotice?
+  /// `--calendar NAME`: move it (a series with its changed occurrences) to that calendar.
+  public var calendar: String?
 
   public init(
     id: String,
@@ -109,12 +115,26 @@ public struct ListRequest: Equatable, Sendable {
   public var range: DateInterval?
   public var includeCancelled: Bool
   public var search: String?
+  /// `--calendar NAME` (repeatable): only these calendars; nil for all of them.
+  public var calendars: [String]?
 
-  public init(range: DateInterval?, includeCancelled: Bool = false, search: String? = nil) {
+  public init(range: DateInterval?, includeCancelled: Bool = false, search: String? = nil, calendars: [String]? = nil) {
     self.range = range
     self.includeCancelled = includeCancelled
     self.search = search
+    self.calendars = calendars
   }
+}
+
+/// `calendars` and `calendar add|rename|color|delete|show|hide`.
+public enum CalendarCommand: Equatable, Sendable {
+  case list
+  case add(name: String, color: String?)
+  case rename(old: String, new: String)
+  case color(name: String, color: String)
+  /// `moveTo`: the calendar its appointments go to; `withAppointments`: they are deleted.
+  case delete(name: String, moveTo: String?, withAppointments: Bool)
+  case setShown(name: String, shown: Bool)
 }
 
 /// Why a command line was refused. `usage` (exit 2) is an unknown command or option or a

@@ -9,7 +9,7 @@ public enum CommandHelp {
       "add",
       "add TITLE --at WHEN [--for DURATION | --until TIME] [--note TEXT] [--location TEXT] [--all-day]"
         + " [--repeat daily|weekly|monthly|yearly [--every N] [--on DAYS] [--in MONTHS]"
-        + " [--count N | --until-date DATE] | --rrule RULE...]",
+        + " [--count N | --until-date DATE] | --rrule RULE...] [--calendar NAME]",
       [
         "Adds an appointment. The words of TITLE need no quotes: all words that are",
         "not options are joined with spaces. It lasts 1h ([ui] default_duration in the",
@@ -23,30 +23,35 @@ public enum CommandHelp {
         "names or numbers) and --count N or --until-date DATE to end it. --rrule",
         "'FREQ=...' gives any RFC 5545 rule instead (repeat it for several rules). A",
         "series starts at its first occurrence on or after --at. Occurrences keep their",
-        "local time across daylight-saving changes.",
+        "local time across daylight-saving changes. --calendar (-c) NAME puts it in that",
+        "calendar instead of personal.",
       ]
     ),
     (
-      "list", "list [--from WHEN] [--to WHEN | --days N] [--all] [--include-cancelled] [--search TEXT]",
+      "list",
+      "list [--from WHEN] [--to WHEN | --days N] [--all] [--include-cancelled] [--search TEXT]"
+        + " [--calendar NAME...]",
       [
         "Lists appointments in start order. Without a range: today and the next 6 days.",
         "--from starts at that day's midnight (or at the time given); --to DATE includes",
         "that whole day, --to with a time ends there; --days N counts N days from --from.",
         "--all lists everything. Cancelled appointments are hidden unless",
-        "--include-cancelled. --search keeps only those matching TEXT.",
+        "--include-cancelled. --search keeps only those matching TEXT. --calendar (-c)",
+        "NAME keeps only that calendar's; repeat it for several (-c work -c home).",
       ]
     ),
     ("show", "show ID", ["Prints every field of one appointment, its revision included."]),
     (
       "edit",
       "edit ID [--occurrence DATE [--and-following]] [--title T] [--at WHEN] [--for DURATION] [--note TEXT]"
-        + " [--location TEXT] [--if-revision N]",
+        + " [--location TEXT] [--calendar NAME] [--if-revision N]",
       [
         "Changes the fields given and keeps the others. At least one option is needed.",
         "--at moves the start; --note \"\" clears the note. With --occurrence, only that",
         "day's occurrence of a series changes (it stays part of the series, changed);",
         "with --and-following too, that occurrence and every later one: the series ends",
-        "before it and a new series, changed, goes on from it.",
+        "before it and a new series, changed, goes on from it. --calendar (-c) NAME",
+        "moves it to that calendar (a series with its changed occurrences).",
       ] + revisionHelp
     ),
     (
@@ -64,21 +69,45 @@ public enum CommandHelp {
     ),
     ("delete", "delete ID [--if-revision N]", ["Deletes an appointment for good."] + revisionHelp),
     (
-      "import", "import FILE.ics [--partial]",
+      "import", "import FILE.ics [--partial] [--calendar NAME]",
       [
         "Imports the events of an iCalendar file in one go. Any event appt cannot keep",
         "faithfully (an unsupported RRULE, an impossible date, a changed occurrence) stops",
         "the import: nothing changes and every problem is listed as FILE:LINE: message.",
         "--partial imports the others and still lists what it skipped (exit 1). An event",
-        "imported before (same UID) is updated, not added again.",
+        "imported before (same UID) is updated, not added again. --calendar (-c) NAME",
+        "imports into that calendar, which must exist (calendar add makes one); without",
+        "it new events go into personal and updated ones stay where they are.",
       ]
     ),
     (
-      "export", "export [--from WHEN] [--to WHEN] [FILE]",
+      "export", "export [--from WHEN] [--to WHEN] [--calendar NAME] [FILE]",
       [
         "Writes appointments as iCalendar (RFC 5545) to FILE (created 0600) or stdout:",
         "all of them, or those in the range (a series whose span reaches it is written",
-        "whole). Cancelled ones are included, as STATUS:CANCELLED.",
+        "whole). Cancelled ones are included, as STATUS:CANCELLED. --calendar (-c) NAME",
+        "writes only that calendar, named in X-WR-CALNAME.",
+      ]
+    ),
+    (
+      "calendars", "calendars",
+      [
+        "Lists the calendars: name, colour, source, how many appointments, shown or",
+        "hidden (--json: one object per calendar).",
+      ]
+    ),
+    (
+      "calendar",
+      "calendar add NAME [--color C] | rename OLD NEW | color NAME C"
+        + " | delete NAME [--move-to OTHER | --with-appointments] | show NAME | hide NAME",
+      [
+        "Adds, renames, recolours or deletes a calendar. Names are 1-64 characters, no",
+        "'/', unique whatever their case. C is black, red, green, yellow, blue, magenta,",
+        "cyan, white or #rrggbb (shown as the nearest of the eight). delete is refused",
+        "while the calendar holds appointments unless --move-to OTHER moves them or",
+        "--with-appointments deletes them too; the last calendar cannot be deleted.",
+        "hide leaves a calendar's appointments out of the full-screen view (its C list",
+        "does the same); show brings them back. list and export still include them.",
       ]
     ),
     (

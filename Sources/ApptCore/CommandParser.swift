@@ -68,6 +68,8 @@ public struct CommandParser: Sendable {
     case "import": return try parseImport(rest)
     case "export": return try parseExport(rest)
     case "doctor": return try parseDoctor(rest)
+    case "calendars": return try parseCalendars(rest)
+    case "calendar": return try parseCalendar(rest)
     case "backup": return try parseBackup(rest)
     case "help", "--help", "-h": return try parseHelp(rest)
     case "config": return try parseConfig(rest)
@@ -85,7 +87,7 @@ public struct CommandParser: Sendable {
     let options: [String: OptionKind] = [
       "--at": .when, "--for": .text, "--until": .when, "--note": .text, "--location": .text, "--all-day": .flag,
       "--repeat": .text, "--every": .text, "--on": .text, "--in": .text, "--count": .text, "--until-date": .when,
-      "--rrule": .repeatable,
+      "--rrule": .repeatable, "--calendar": .text,
     ]
     let scan = try scanOptions("add", options, words)
     if scan.help { return .help(topic: "add") }
@@ -137,6 +139,7 @@ public struct CommandParser: Sendable {
       isAllDay: isAllDay,
       recurrence: recurrence
     )
+    request.calendar = try Self.calendarName("add", scan.texts["--calendar"])
     // The typed time on the day the appointment starts (the first occurrence's, for a series).
     if !isAllDay { request.notice = When(day: typedDay, minutes: at.parts.minutes).resolved(in: clock).notice }
     return .add(request)
@@ -392,7 +395,7 @@ public struct CommandParser: Sendable {
   private func parseList(_ words: [String]) throws(CommandError) -> Command {
     let options: [String: OptionKind] = [
       "--from": .when, "--to": .when, "--days": .text, "--all": .flag,
-      "--include-cancelled": .flag, "--search": .text,
+      "--include-cancelled": .flag, "--search": .text, "--calendar": .repeatable,
     ]
     let scan = try scanOptions("list", options, words)
     if scan.help { return .help(topic: "list") }
@@ -418,8 +421,13 @@ public struct CommandParser: Sendable {
       search = text
     }
     let includeCancelled = scan.flags.contains("--include-cancelled")
+    var calendars: [String]?
+    if let names = scan.lists["--calendar"] {
+      calendars = []
+      for name in names { calendars?.append(try Self.calendarName("list", name) ?? name) }
+    }
     if scan.flags.contains("--all") {
-      return .list(ListRequest(range: nil, includeCancelled: includeCancelled, search: search))
+      return .list(ListRequest(range: nil, includeCancelled: includeCancelled, search: search, calendars: calendars))
     }
 
     let calendar = clock.calendar
@@ -456,20 +464,25 @@ public struct CommandParser: Sendable {
       end = calendar.date(byAdding: .day, value: count, to: start) ?? start.addingTimeInterval(Double(count) * 86_400)
     }
     return .list(
-      ListRequest(range: DateInterval(start: start, end: end), includeCancelled: includeCancelled, search: search)
+      ListRequest(
+        range: DateInterval(start: start, end: end),
+        includeCancelled: includeCancelled,
+        search: search,
+        calendars: calendars
+      )
     )
   }
 
   private func parseEdit(_ words: [String]) throws(CommandError) -> Command {
     let options: [String: OptionKind] = [
       "--title": .text, "--at": .when, "--for": .text, "--note": .text, "--location": .text, "--occurrence": .when,
-      "--and-following": .flag, "--if-revision": .text,
+      "--and-following": .flag, "--if-revision": .text, "--calendar": .text,
     ]
     let scan = try scanOptions("edit", options, words)
     if scan.help { return .help(topic: "edit") }
     let id = try onlyID("edit", scan.positional)
     guard !scan.given.subtracting(["--occurrence", "--and-following", "--if-revision"]).isEmpty else {
-      throw .usage("edit: nothing to change; give --title, --at, --for, --note or --location")
+      throw .usage("edit: nothing to change; give --title, --at, --for, --note, --location or --calendar")
     }
     try Self.andFollowingNeedsOccurrence("edit", scan)
     let ifRevision = try Self.revision("edit", scan)
@@ -497,6 +510,7 @@ public struct CommandParser: Sendable {
     request.occurrence = try occurrenceDay("edit", scan)
     request.andFollowing = scan.flags.contains("--and-following")
     request.ifRevision = ifRevision
+    request.calendar = try Self.calendarName("edit", scan.texts["--calendar"])
     return .edit(request)
   }
 
@@ -580,20 +594,24 @@ public struct CommandParser: Sendable {
 
   /// `import FILE.ics [--partial]`.
   private func parseImport(_ words: [String]) throws(CommandError) -> Command {
-    let scan = try scanOptions("import", ["--partial": .flag], words)
+    let scan = try scanOptions("import", ["--partial": .flag, "--calendar": .text], words)
     if scan.help { return .help(topic: "import") }
     guard let path = scan.positional.first else { throw .usage("import: missing FILE") }
     guard scan.positional.count == 1 else {
       throw .usage("import: unexpected argument \(WhenParser.quoted(scan.positional[1]))")
     }
     guard !path.isEmpty else { throw .invalid("import: the file name is empty") }
-    return .importFile(path: path, partial: scan.flags.contains("--partial"))
+    return .importFile(
+      path: path,
+      partial: scan.flags.contains("--partial"),
+      calendar: try Self.calendarName("import", scan.texts["--calendar"])
+    )
   }
 
   /// `export [--from WHEN] [--to WHEN] [FILE]`: `--from` alone runs to the end of time, `--to`
   /// alone from its beginning; `--to DATE` includes that day, as in `list`.
   private func parseExport(_ words: [String]) throws(CommandError) -> Command {
-    let scan = try scanOptions("export", ["--from": .when, "--to": .when], words)
+    let scan = try scanOptions("export", ["--from": .when, "--to": .when, "--calendar": .text], words)
     if scan.help { return .help(topic: "export") }
     guard scan.positional.count <= 1 else {
       throw .usage("export: unexpected argument \(WhenParser.quoted(scan.positional[1]))")
@@ -603,7 +621,8 @@ public struct CommandParser: Sendable {
     if path?.isEmpty == true { throw .invalid("export: the file name is empty") }
     let from = scan.whens["--from"]
     let to = scan.whens["--to"]
-    guard from != nil || to != nil else { return .export(range: nil, path: path) }
+    let calendar = try Self.calendarName("export", scan.texts["--calendar"])
+    guard from != nil || to != nil else { return .export(range: nil, path: path, calendar: calendar) }
     let start = from.map { instant(of: $0.parts) } ?? .distantPast
     var end = Date.distantFuture
     if let to {
@@ -618,7 +637,79 @@ public struct CommandParser: Sendable {
       }
       throw .invalid("export: reversed range: --from \(fromText) is after --to \(toText)")
     }
-    return .export(range: DateInterval(start: start, end: end), path: path)
+    return .export(range: DateInterval(start: start, end: end), path: path, calendar: calendar)
+  }
+
+  /// A calendar's name as a command refers to it (trimmed, not empty); nil stays nil.
+  static func calendarName(_ command: String, _ text: String?, option: String = "--calendar") throws(CommandError)
+    -> String?
+  {
+    guard let text else { return nil }
+    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    guard !trimmed.isEmpty else { throw .invalid("\(command): \(option) needs a calendar's name") }
+    return trimmed
+  }
+
+  private func parseCalendars(_ words: [String]) throws(CommandError) -> Command {
+    let scan = try scanOptions("calendars", [:], words)
+    if scan.help { return .help(topic: "calendars") }
+    if let extra = scan.positional.first {
+      throw .usage("calendars: unexpected argument \(WhenParser.quoted(extra))")
+    }
+    return .calendar(.list)
+  }
+
+  /// `calendar add NAME [--color C] | rename OLD NEW | color NAME C | delete NAME [--move-to
+  /// OTHER | --with-appointments] | show NAME | hide NAME`.
+  private func parseCalendar(_ words: [String]) throws(CommandError) -> Command {
+    let actions = ["add", "rename", "color", "delete", "show", "hide"]
+    guard let action = words.first, action != "--help", action != "-h" else {
+      if words.isEmpty { throw .usage("calendar: missing action; one of \(actions.joined(separator: ", "))") }
+      return .help(topic: "calendar")
+    }
+    guard actions.contains(action) else {
+      throw .usage("calendar: unknown action \(WhenParser.quoted(action)); one of \(actions.joined(separator: ", "))")
+    }
+    let command = "calendar \(action)"
+    var options: [String: OptionKind] = [:]
+    if action == "add" { options["--color"] = .text }
+    if action == "delete" { options = ["--move-to": .text, "--with-appointments": .flag] }
+    let scan = try scanOptions(command, options, Array(words.dropFirst()))
+    if scan.help { return .help(topic: "calendar") }
+    let needed = ["rename": 2, "color": 2][action] ?? 1
+    let shape = ["rename": "OLD NEW", "color": "NAME COLOR"][action] ?? "NAME"
+    guard scan.positional.count >= needed else { throw .usage("\(command): missing \(shape)") }
+    guard scan.positional.count == needed else {
+      throw .usage(
+        "\(command): unexpected argument \(WhenParser.quoted(scan.positional[needed])) (quote a name with spaces)"
+      )
+    }
+    func checked(_ name: String) throws(CommandError) -> String {
+      do throws(CommandError) { return try CalendarRules.checkName(name) } catch {
+        throw .invalid("\(command): \(error.message)")
+      }
+    }
+    func color(_ text: String) throws(CommandError) -> String {
+      do throws(CommandError) { return try CalendarRules.checkColor(text) } catch {
+        throw .invalid("\(command): \(error.message)")
+      }
+    }
+    let name = scan.positional[0].trimmingCharacters(in: .whitespaces)
+    guard !name.isEmpty else { throw .invalid("\(command): the calendar's name is empty") }
+    switch action {
+    case "add": return .calendar(.add(name: try checked(name), color: try scan.texts["--color"].map(color)))
+    case "rename": return .calendar(.rename(old: name, new: try checked(scan.positional[1])))
+    case "color": return .calendar(.color(name: name, color: try color(scan.positional[1])))
+    case "delete":
+      if scan.given.contains("--move-to"), scan.given.contains("--with-appointments") {
+        throw .usage("calendar delete: give --move-to OTHER or --with-appointments, not both")
+      }
+      let moveTo = try Self.calendarName(command, scan.texts["--move-to"], option: "--move-to")
+      return .calendar(
+        .delete(name: name, moveTo: moveTo, withAppointments: scan.flags.contains("--with-appointments"))
+      )
+    default: return .calendar(.setShown(name: name, shown: action == "show"))
+    }
   }
 
   private func parseDoctor(_ words: [String]) throws(CommandError) -> Command {
@@ -781,7 +872,8 @@ public struct CommandParser: Sendable {
     var index = 0
     var optionsEnded = false
     while index < words.count {
-      let word = words[index]
+      // `-c NAME` is `--calendar NAME` wherever a command takes --calendar.
+      let word = words[index] == "-c" && !optionsEnded && options["--calendar"] != nil ? "--calendar" : words[index]
       index += 1
       if optionsEnded {
         scan.positional.append(word)

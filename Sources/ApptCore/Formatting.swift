@@ -95,7 +95,7 @@ public struct AppointmentFormatter: Sendable {
   /// series a changed occurrence belongs to, ...). Values are escaped for the terminal (a
   /// newline in a note shows `^J`); an empty value leaves no trailing space. `series` is the
   /// series of an override, when it is stored.
-  public func details(_ a: Appointment, series: Appointment? = nil) -> [String] {
+  public func details(_ a: Appointment, series: Appointment? = nil, calendar: String? = nil) -> [String] {
     let fields: [(String, String)] = [
       ("id", a.id.description),
       ("title", TextSafety.escapingControls(a.title)),
@@ -109,6 +109,7 @@ public struct AppointmentFormatter: Sendable {
       ("revision", String(a.revision)),
     ]
     var extra: [(String, String)] = []
+    if let calendar { extra.append(("calendar", TextSafety.escapingControls(calendar))) }
     if !a.location.isEmpty { extra.append(("location", TextSafety.escapingControls(a.location))) }
     if a.isAllDay { extra.append(("all day", "yes")) }
     if let recurrence = a.recurrence {
@@ -148,8 +149,9 @@ public struct AppointmentFormatter: Sendable {
   /// `{"id":…,"title":…,"start":…,"end":…,"note":…,"status":…,"created":…,"updated":…,`
   /// `"all_day":…,"repeat":RRULE|null,"occurrence":…|null,"time_zone":…,"revision":…,`
   /// `"location":…}`; an override (a changed occurrence) then has `"series":ID|null,`
-  /// `"recurrence_id":…` (the start it had in its series).
-  public func jsonObject(_ a: Appointment) -> String {
+  /// `"recurrence_id":…` (the start it had in its series); with `calendar`, then
+  /// `"calendar":NAME`.
+  public func jsonObject(_ a: Appointment, calendar: String? = nil) -> String {
     var out = "{\"id\":"
     out += Self.jsonString(a.id.description)
     out += ",\"title\":" + Self.jsonString(a.title)
@@ -172,6 +174,8 @@ public struct AppointmentFormatter: Sendable {
       out += ",\"series\":" + (override.seriesID.map { Self.jsonString($0.description) } ?? "null")
       out += ",\"recurrence_id\":" + Self.jsonString(iso8601(override.recurrenceID))
     }
+    // Calendars (issue 14): the name of the calendar it is in.
+    if let calendar { out += ",\"calendar\":" + Self.jsonString(calendar) }
     out += "}"
     return out
   }

@@ -86,8 +86,12 @@ public enum ICalendar {
 
   /// Writes `appointments` (series as stored, not expanded) as one VCALENDAR. An appointment
   /// whose zone is empty or unknown is written in `fallbackZone`.
-  public static func write(_ appointments: [Appointment], fallbackZone: TimeZone) -> String {
-    Writer(fallbackZone: fallbackZone).write(appointments)
+  /// With `calendarName`, the calendar is named (X-WR-CALNAME, as Google, Apple and
+  /// Thunderbird name an exported calendar).
+  public static func write(_ appointments: [Appointment], fallbackZone: TimeZone, calendarName: String? = nil)
+    -> String
+  {
+    Writer(fallbackZone: fallbackZone, calendarName: calendarName).write(appointments)
   }
 
   /// Whether `appointment` belongs in an export of `range`: a one-off that overlaps it, or a

@@ -4,6 +4,7 @@ extension ICalendar {
   /// Writes appointments as a VCALENDAR (see `ICalendar.write`).
   struct Writer {
     let fallbackZone: TimeZone
+    var calendarName: String? = nil
 
     /// Zones written as UTC (`...Z`) rather than with a TZID.
     static let utcIdentifiers: Set<String> = [
@@ -18,6 +19,7 @@ extension ICalendar {
       emit("VERSION:2.0")
       emit("PRODID:" + ICalendar.productID)
       emit("CALSCALE:GREGORIAN")
+      if let calendarName { emit("X-WR-CALNAME:" + ICalendar.escape(calendarName)) }
       for line in timeZones(for: appointments) { emit(line) }
       for appointment in Self.grouped(appointments) {
         for line in event(appointment) { emit(line) }

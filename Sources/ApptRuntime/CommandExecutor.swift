@@ -84,10 +84,12 @@ public struct CommandExecutor: Sendable {
 
   /// Runs `command`: its result, and the notes that go beside it (stdout stays the result).
   public func perform(_ command: Command) async throws(Failure) -> Outcome {
-    guard case .importFile(let path, let partial) = command else {
+    guard case .importFile(let path, let partial, let calendar) = command else {
       return Outcome(output: try await output(command), notes: [])
     }
-    do throws(StoreError) { return try await importFile(path, partial: partial) } catch { throw Failure(error) }
+    do throws(StoreError) { return try await importFile(path, partial: partial, calendar: calendar) } catch {
+      throw Failure(error)
+    }
   }
 
   /// Runs `command` and returns the text to show, its notes after the result (for one
@@ -102,16 +104,19 @@ public struct CommandExecutor: Sendable {
     do throws(StoreError) {
       switch command {
       case .add(let request):
-        return render(try await dao.addAppointment(request), verb: "added")
+        return try await render(try await dao.addAppointment(request), verb: "added")
 
       case .list(let request):
         let query = AppointmentQuery(
           range: request.range,
           includeCancelled: request.includeCancelled,
-          search: request.search
+          search: request.search,
+          calendars: request.calendars
         )
         let appointments = try await dao.appointments(matching: query)
-        return appointments.map { json ? formatter.jsonObject($0) + "\n" : formatter.textLine($0) + "\n" }.joined()
+        guard json else { return appointments.map { formatter.textLine($0) + "\n" }.joined() }
+        let names = try await calendarNames()
+        return appointments.map { formatter.jsonObject($0, calendar: names[$0.calendarID]) + "\n" }.joined()
 
       case .show(let prefix):
         let appointment = try await dao.getAppointment(id: try await dao.resolveID(prefix))
@@ -123,10 +128,10 @@ public struct CommandExecutor: Sendable {
             series = nil  // gone meanwhile: show says "its series"
           }
         }
-        return show(appointment, series: series)
+        return show(appointment, series: series, calendar: try await calendarNames()[appointment.calendarID])
 
       case .edit(let request):
-        return render(try await dao.editAppointment(request), verb: "updated")
+        return try await render(try await dao.editAppointment(request), verb: "updated")
 
       case .cancel(let prefix, let occurrence, let andFollowing, let ifRevision):
         let id = try await dao.resolveID(prefix)
@@ -137,22 +142,25 @@ public struct CommandExecutor: Sendable {
           andFollowing: andFollowing,
           ifRevision: ifRevision
         )
-        return render(cancelled, verb: "cancelled")
+        return try await render(cancelled, verb: "cancelled")
 
       case .restore(let prefix, let occurrence, let ifRevision):
         let id = try await dao.resolveID(prefix)
         let restored = try await dao.setStatus(.scheduled, id: id, occurrenceOn: occurrence, ifRevision: ifRevision)
-        return render(restored, verb: "restored")
+        return try await render(restored, verb: "restored")
 
       case .delete(let prefix, let ifRevision):
         let id = try await dao.resolveID(prefix)
-        return render(try await dao.deleteAppointment(id: id, ifRevision: ifRevision), verb: "deleted")
+        return try await render(try await dao.deleteAppointment(id: id, ifRevision: ifRevision), verb: "deleted")
 
-      case .importFile(let path, let partial):
-        return try await importFile(path, partial: partial).output
+      case .importFile(let path, let partial, let calendar):
+        return try await importFile(path, partial: partial, calendar: calendar).output
 
-      case .export(let range, let path):
-        return try await export(range: range, to: path)
+      case .export(let range, let path, let calendar):
+        return try await export(range: range, to: path, calendar: calendar)
+
+      case .calendar(let command):
+        return try await calendar(command)
 
       case .doctor:
         return try await doctor()
@@ -176,7 +184,15 @@ public struct CommandExecutor: Sendable {
     } catch {
       // A stale revision: the message goes where errors go, and what is stored now where
       // results go, as `show` would print it (one JSON object in --json mode).
-      if case .staleRevision(let current) = error { throw Failure(error, output: show(current)) }
+      if case .staleRevision(let current) = error {
+        var calendar: String?
+        do throws(StoreError) {
+          calendar = try await calendarNames()[current.calendarID]
+        } catch {
+          calendar = nil  // the refusal is what this reports; show it without the calendar's name
+        }
+        throw Failure(error, output: show(current, calendar: calendar))
+      }
       throw Failure(error)
     }
   }
@@ -185,8 +201,11 @@ public struct CommandExecutor: Sendable {
   /// `FILE:LINE: message` (on stderr, through the failure); on success the output is the
   /// summary and each assumption is a note `FILE:LINE: note: ...` (for stderr; in --json
   /// mode they are the JSON's `"notices"` instead).
-  private func importFile(_ path: String, partial: Bool) async throws(StoreError) -> Outcome {
+  private func importFile(_ path: String, partial: Bool, calendar: String?) async throws(StoreError) -> Outcome {
     let shown = TextSafety.escapingControls(path)
+    // An unknown calendar is refused before the file is read (as git refuses a remote it
+    // does not know): `calendar add` makes it.
+    if let calendar { _ = try await dao.calendar(named: calendar) }
     let result = ICalendar.read(bytes: try Self.readFile(path, command: "import"), clock: clock)
     let describe: (ICalendar.Problem) -> String = { "\(shown):\($0.line): \(TextSafety.escapingControls($0.message))" }
     let problems = result.problems.map(describe).joined(separator: "\n")
@@ -198,7 +217,7 @@ public struct CommandExecutor: Sendable {
           + " (--partial imports the events without problems)\n\(problems)"
       )
     }
-    let (added, updated, unchanged) = try await dao.importAppointments(result.appointments)
+    let (added, updated, unchanged) = try await dao.importAppointments(result.appointments, calendar: calendar)
     let total = result.appointments.count
     var summary = "imported \(total) appointment\(total == 1 ? "" : "s") (\(added) added, \(updated) updated"
     summary += (unchanged > 0 ? ", \(unchanged) unchanged" : "") + ") from \(shown)"
@@ -220,9 +239,11 @@ public struct CommandExecutor: Sendable {
 
   /// `export [--from] [--to] [FILE]`: every stored appointment reaching the range (series
   /// whole, cancelled ones included), to FILE (see `exportTarget`) or stdout.
-  private func export(range: DateInterval?, to path: String?) async throws(StoreError) -> String {
-    let appointments = try await dao.exportAppointments(in: range)
-    let text = ICalendar.write(appointments, fallbackZone: clock.timeZone)
+  private func export(range: DateInterval?, to path: String?, calendar: String?) async throws(StoreError) -> String {
+    let appointments = try await dao.exportAppointments(in: range, calendar: calendar)
+    var name: String?
+    if let calendar { name = try await dao.calendar(named: calendar).name }
+    let text = ICalendar.write(appointments, fallbackZone: clock.timeZone, calendarName: name)
     let count = appointments.count
     guard let path else {
       return json ? "{\"exported\":\(count),\"ical\":\(AppointmentFormatter.jsonString(text))}\n" : text
@@ -419,13 +440,84 @@ public struct CommandExecutor: Sendable {
   }
 
   /// Every field of `appointment`: `show`'s output.
-  private func show(_ appointment: Appointment, series: Appointment? = nil) -> String {
+  private func show(_ appointment: Appointment, series: Appointment? = nil, calendar: String? = nil) -> String {
     json
-      ? formatter.jsonObject(appointment) + "\n"
-      : formatter.details(appointment, series: series).joined(separator: "\n") + "\n"
+      ? formatter.jsonObject(appointment, calendar: calendar) + "\n"
+      : formatter.details(appointment, series: series, calendar: calendar).joined(separator: "\n") + "\n"
   }
 
-  private func render(_ appointment: Appointment, verb: String) -> String {
-    json ? formatter.jsonObject(appointment) + "\n" : "\(verb) \(formatter.textLine(appointment))\n"
+  private func render(_ appointment: Appointment, verb: String) async throws(StoreError) -> String {
+    guard json else { return "\(verb) \(formatter.textLine(appointment))\n" }
+    return formatter.jsonObject(appointment, calendar: try await calendarNames()[appointment.calendarID]) + "\n"
+  }
+
+  /// The calendars' names by id (one read of a small table), for JSON and `show`.
+  private func calendarNames() async throws(StoreError) -> [String: String] {
+    Dictionary(try await dao.calendars().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+  }
+
+  /// `calendars` and `calendar add|rename|color|delete|show|hide`.
+  private func calendar(_ command: CalendarCommand) async throws(StoreError) -> String {
+    switch command {
+    case .list:
+      let calendars = try await dao.calendars(counts: true)
+      if json { return calendars.map { Self.jsonObject($0) + "\n" }.joined() }
+      let width = max(4, calendars.map { TextSafety.escapingControls($0.name).count }.max() ?? 0)
+      func padded(_ text: String, _ width: Int) -> String {
+        text + String(repeating: " ", count: max(0, width - text.count))
+      }
+      let counts = calendars.map { calendar in
+        let count = calendar.count ?? 0
+        return "\(count) appointment\(count == 1 ? "" : "s")"
+      }
+      let countWidth = max(16, counts.map(\.count).max() ?? 0)
+      return zip(calendars, counts).map { calendar, count in
+        let name = padded(TextSafety.escapingControls(calendar.name), width)
+        let source = calendar.account.map { "\(calendar.source):\(TextSafety.escapingControls($0))" } ?? calendar.source
+        let line =
+          "\(name)  \(padded(calendar.color, 7))  \(padded(source, 6))  "
+          + "\(padded(count, countWidth))  \(calendar.isShown ? "shown" : "hidden")"
+        return line + "\n"
+      }.joined()
+    case .add(let name, let color):
+      return calendarResult(try await dao.addCalendar(name: name, color: color), verb: "added")
+    case .rename(let old, let new):
+      return calendarResult(try await dao.renameCalendar(old, to: new), verb: "renamed")
+    case .color(let name, let color):
+      return calendarResult(try await dao.setCalendarColor(name, color), verb: "recoloured")
+    case .setShown(let name, let shown):
+      return calendarResult(try await dao.setCalendarShown(name, shown), verb: shown ? "shown" : "hidden")
+    case .delete(let name, let moveTo, let withAppointments):
+      let disposal: CalendarDisposal =
+        moveTo.map { .moveTo($0) } ?? (withAppointments ? .deleteAppointments : .refuse)
+      let deleted = try await dao.deleteCalendar(name, disposal: disposal)
+      let count = deleted.count ?? 0
+      if json { return Self.jsonObject(deleted) + "\n" }
+      var line = "deleted calendar \(TextSafety.escapingControls(deleted.name))"
+      if count > 0, let moveTo {
+        line += ", its \(count) appointment\(count == 1 ? "" : "s") moved to \(TextSafety.escapingControls(moveTo))"
+      } else if count > 0 {
+        line += " and its \(count) appointment\(count == 1 ? "" : "s")"
+      }
+      return line + "\n"
+    }
+  }
+
+  private func calendarResult(_ calendar: CalendarInfo, verb: String) -> String {
+    json
+      ? Self.jsonObject(calendar) + "\n"
+      : "\(verb) calendar \(TextSafety.escapingControls(calendar.name)) (\(calendar.color))\n"
+  }
+
+  /// `{"name":…,"color":…,"source":…,"account":…|null,"shown":…,"appointments":N}` (the count
+  /// only where it was asked for).
+  static func jsonObject(_ calendar: CalendarInfo) -> String {
+    var out = "{\"name\":" + AppointmentFormatter.jsonString(calendar.name)
+    out += ",\"color\":" + AppointmentFormatter.jsonString(calendar.color)
+    out += ",\"source\":" + AppointmentFormatter.jsonString(calendar.source)
+    out += ",\"account\":" + (calendar.account.map(AppointmentFormatter.jsonString) ?? "null")
+    out += ",\"shown\":" + (calendar.isShown ? "true" : "false")
+    if let count = calendar.count { out += ",\"appointments\":\(count)" }
+    return out + "}"
   }
 }

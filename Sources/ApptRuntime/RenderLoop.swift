@@ -26,6 +26,7 @@ public final class RenderLoop {
   private var inFlight = 0
   private var observation: Task<Void, Never>?
   private var monthObservation: Task<Void, Never>?
+  private var calendarsObservation: Task<Void, Never>?
   private var ticker: Task<Void, Never>?
   /// The sequence of the newest snapshot the observations have put in the inbox.
   private var forwardedSequence: UInt64 = 0
@@ -56,6 +57,7 @@ public final class RenderLoop {
     defer {
       observation?.cancel()
       monthObservation?.cancel()
+      calendarsObservation?.cancel()
       ticker?.cancel()
       terminal.stop()
     }
@@ -63,6 +65,7 @@ public final class RenderLoop {
     if terminal.size != state.size { _ = UI.update(&state, .terminalResized(terminal.size), environment: environment) }
     let effects = startEffects
     startEffects = []
+    observeCalendars()
     guard perform(effects) else { return }
     startTicking()
     render()
@@ -141,6 +144,8 @@ public final class RenderLoop {
       }
     case .runCommand(let line):
       runCommand(line)
+    case .setCalendarShown(let name, let shown):
+      runStoreCall { dao throws(StoreError) in .calendarShown(try await dao.setCalendarShown(name, shown)) }
     case .quit:
       break  // handled by perform(_:), which ends the loop; its defer cancels the observations
     }
@@ -256,13 +261,30 @@ public final class RenderLoop {
     let dao = self.dao
     inFlight += 1
     monthObservation = Task { [weak self] in
-      let stream = await dao.observeBusyDays(in: DateInterval(start: month, end: end))
+      let stream = await dao.observeBusyDays(in: DateInterval(start: month, end: end), onlyShownCalendars: true)
       self?.inFlight -= 1
       for await snapshot in stream {
         guard let self, !Task.isCancelled else { return }
         self.forwardedSequence = max(self.forwardedSequence, snapshot.sequence)
         let days = Dictionary(uniqueKeysWithValues: snapshot.items.map { ($0.id, $0.count) })
         self.send(.busyDaysArrived(month: month, days: days))
+      }
+    }
+  }
+
+  /// The store's calendars, live (another process's changes included): the rows' colours,
+  /// the `C` list and the form's Calendar field.
+  private func observeCalendars() {
+    calendarsObservation?.cancel()
+    let dao = self.dao
+    inFlight += 1
+    calendarsObservation = Task { [weak self] in
+      let stream = await dao.observeCalendars()
+      self?.inFlight -= 1
+      for await snapshot in stream {
+        guard let self, !Task.isCancelled else { return }
+        self.forwardedSequence = max(self.forwardedSequence, snapshot.sequence)
+        if snapshot.failure == nil { self.send(.calendarsArrived(snapshot.items)) }
       }
     }
   }
@@ -291,7 +313,8 @@ public final class RenderLoop {
   private func observe(day: Date) {
     observation?.cancel()
     let window = DateInterval(start: day, end: environment.clock.day(1, after: day))
-    let query = AppointmentQuery(range: window, includeCancelled: true)
+    // Hidden calendars stay out of the day (the store re-reads it when one is shown or hidden).
+    let query = AppointmentQuery(range: window, includeCancelled: true, onlyShownCalendars: true)
     let dao = self.dao
     inFlight += 1
     observation = Task { [weak self] in

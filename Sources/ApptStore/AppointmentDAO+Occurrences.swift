@@ -120,6 +120,7 @@ extension AppointmentDAO {
       try Self.checkRules(override)
       series.updated = now
       series.revision += 1
+      override.calendarID = series.calendarID  // an override is in its series' calendar
       try connection.run(Appointment.table.upsertSQL, series.databaseValues)
       try connection.run(Appointment.table.upsertSQL, override.databaseValues)
       return override
@@ -156,7 +157,9 @@ extension AppointmentDAO {
         series.updated = now
         series.revision += 1
         series.sequence += 1
+        try Self.place(&series, in: connection)
         try connection.run(Appointment.table.upsertSQL, series.databaseValues)
+        try Self.moveOverrides(of: series, in: connection)
         return series
       }
       let zone = series.zone(fallback: clock.timeZone)
@@ -181,6 +184,7 @@ extension AppointmentDAO {
       series.revision += 1
       series.sequence += 1
       try Self.checkRules(series)
+      try Self.place(&rest, in: connection)
       try connection.run(Appointment.table.upsertSQL, series.databaseValues)
       try connection.run(Appointment.table.upsertSQL, rest.databaseValues)
       let moving = try DatabaseQuery<Appointment>(
@@ -191,6 +195,7 @@ extension AppointmentDAO {
       for var override in moving {
         override.override?.seriesID = rest.id
         override.uid = rest.uid
+        override.calendarID = rest.calendarID
         override.updated = now
         override.revision += 1
         try connection.run(Appointment.table.upsertSQL, override.databaseValues)

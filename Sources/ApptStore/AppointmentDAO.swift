@@ -11,12 +11,26 @@ public struct AppointmentQuery: Hashable, Sendable {
   /// ignored).
   public var search: String?
   public var limit: Int?
+  /// Only the calendars with these names (case ignored; an unknown one is an error); nil for
+  /// every calendar.
+  public var calendars: [String]?
+  /// Only shown calendars (of `calendars`, or of all): what the calendar's screen asks for.
+  public var onlyShownCalendars: Bool
 
-  public init(range: DateInterval?, includeCancelled: Bool = false, search: String? = nil, limit: Int? = nil) {
+  public init(
+    range: DateInterval?,
+    includeCancelled: Bool = false,
+    search: String? = nil,
+    limit: Int? = nil,
+    calendars: [String]? = nil,
+    onlyShownCalendars: Bool = false
+  ) {
     self.range = range
     self.includeCancelled = includeCancelled
     self.search = search
     self.limit = limit
+    self.calendars = calendars
+    self.onlyShownCalendars = onlyShownCalendars
   }
 }
 
@@ -115,7 +129,9 @@ extension AppointmentDAO {
         try Self.check(stored, expected: appointment.revision)
       }
       saved.revision = appointment.revision + 1
+      try Self.place(&saved, in: connection)
       try connection.run(Appointment.table.upsertSQL, saved.databaseValues)
+      try Self.moveOverrides(of: saved, in: connection)
       try Self.touchSeries(of: saved, at: now, in: connection)
       return saved
     }
@@ -126,6 +142,8 @@ extension AppointmentDAO {
   /// calendar's form), so an appointment comes out the same whichever way it came in.
   @discardableResult
   public func addAppointment(_ request: AddRequest) throws(StoreError) -> Appointment {
+    // Without --calendar, the default calendar ("": the store decides, in the write).
+    let calendarID = try request.calendar.map { name throws(StoreError) in try calendar(named: name).id } ?? ""
     let appointment = Appointment(
       title: request.title,
       start: request.start,
@@ -135,7 +153,8 @@ extension AppointmentDAO {
       created: clock.now,
       timeZone: clock.timeZone.identifier,
       isAllDay: request.isAllDay,
-      recurrence: request.recurrence
+      recurrence: request.recurrence,
+      calendarID: calendarID
     )
     return try saveAppointment(appointment)
   }
@@ -150,7 +169,15 @@ extension AppointmentDAO {
   @discardableResult
   public func editAppointment(_ request: EditRequest) throws(StoreError) -> Appointment {
     let id = try resolveID(request.id)
+    if request.calendar != nil, request.occurrence != nil, !request.andFollowing {
+      throw .invalidRequest(
+        message: "--calendar moves a whole series (or, with --and-following, the part it splits off);"
+          + " one occurrence stays in its series' calendar"
+      )
+    }
+    let calendarID = try request.calendar.map { name throws(StoreError) in try calendar(named: name).id }
     let change: @Sendable (inout Appointment) -> Void = { appointment in
+      if let calendarID { appointment.calendarID = calendarID }
       let duration = request.duration ?? appointment.duration
       if let title = request.title { appointment.title = title }
       if let note = request.note { appointment.note = note }
@@ -192,7 +219,9 @@ extension AppointmentDAO {
       appointment.updated = now
       appointment.revision = stored.revision + 1
       appointment.sequence = stored.sequence + 1
+      try Self.place(&appointment, in: connection)
       try connection.run(Appointment.table.upsertSQL, appointment.databaseValues)
+      try Self.moveOverrides(of: appointment, in: connection)
       try Self.touchSeries(of: appointment, at: now, in: connection)
       return appointment
     }
@@ -246,17 +275,22 @@ extension AppointmentDAO {
   /// (a lower one is an older copy: kept as stored, counted unchanged). An override is linked
   /// to the series with its UID, in the file or stored; one stored before its series (an
   /// invitation to one occurrence) is linked when the series arrives. Returns how many were
-  /// added, updated and found unchanged.
+  /// added, updated and found unchanged. With `calendar` (a name), they go into that
+  /// calendar (one stored elsewhere moves there); without, a new one goes into the default
+  /// calendar and a stored one stays where it is. An override is in its series' calendar.
   public func importAppointments(
-    _ appointments: [Appointment]
+    _ appointments: [Appointment],
+    calendar name: String? = nil
   ) throws(StoreError) -> (added: Int, updated: Int, unchanged: Int) {
     let now = clock.now
     // Series and one-offs first, so an override finds its series whatever the file's order.
     let ordered = appointments.filter { $0.override == nil } + appointments.filter { $0.override != nil }
     return try database.write { connection throws(StoreError) in
+      let target = try name.map { name throws(StoreError) in try Self.calendar(named: name, in: connection).id }
       var counts = (added: 0, updated: 0, unchanged: 0)
       for var incoming in ordered {
         try Self.checkRules(incoming)
+        incoming.calendarID = target ?? ""
         incoming.occurrence = nil
         let existing: Appointment?
         if var override = incoming.override {
@@ -284,6 +318,8 @@ extension AppointmentDAO {
           incoming.created = existing.created
           incoming.updated = existing.updated
           incoming.revision = existing.revision  // a file carries no revision: not a change
+          if target == nil { incoming.calendarID = existing.calendarID }
+          try Self.place(&incoming, in: connection)
           if incoming == existing || incoming.sequence < existing.sequence {
             counts.unchanged += 1
             continue
@@ -294,8 +330,10 @@ extension AppointmentDAO {
         } else {
           incoming.revision = 1
           counts.added += 1
+          try Self.place(&incoming, in: connection)
         }
         try connection.run(Appointment.table.upsertSQL, incoming.databaseValues)
+        try Self.moveOverrides(of: incoming, in: connection)
         if incoming.override == nil, incoming.recurrence != nil, let uid = incoming.uid {
           try Self.linkOrphans(uid: uid, to: incoming.id, at: now, in: connection)
         }
@@ -385,6 +423,7 @@ extension AppointmentDAO {
     ).fetch(connection)
     for var orphan in orphans {
       orphan.override?.seriesID = seriesID
+      try place(&orphan, in: connection)
       orphan.updated = now
       orphan.revision += 1
       try connection.run(Appointment.table.upsertSQL, orphan.databaseValues)
@@ -395,8 +434,14 @@ extension AppointmentDAO {
   /// expanded): the one-offs overlapping it, the series reaching it (`ICalendar.reaches`) or
   /// with an override in it, and every override of those series, wherever it is, so the
   /// calendar written has each series whole. In display order.
-  public func exportAppointments(in range: DateInterval?) throws(StoreError) -> [Appointment] {
-    let all = try getAllAppointments()
+  public func exportAppointments(in range: DateInterval?, calendar name: String? = nil) throws(StoreError)
+    -> [Appointment]
+  {
+    var all = try getAllAppointments()
+    if let name {
+      let id = try calendar(named: name).id
+      all.removeAll { $0.calendarID != id }
+    }
     guard let range else { return all }
     let fallbackZone = clock.timeZone
     let ids = Set(all.map(\.id))
@@ -491,17 +536,21 @@ extension AppointmentDAO {
   /// Snapshots of `query`'s window: the current one first (fetched in the same actor job that
   /// registers the observer), then a new one after each commit that changes the window.
   public func observeAppointments(_ query: AppointmentQuery) -> AsyncStream<AppointmentSnapshot> {
-    database.observe(tables: [Appointment.table.name], key: \.key) { [self] connection throws(StoreError) in
+    database.observe(tables: [Appointment.table.name, "calendar"], key: \.key) { [self] connection throws(StoreError) in
       try fetch(query, in: connection)
     }
   }
 
   /// How many scheduled appointments touch each local day of `range` (the month panel's
   /// markers), live: a new snapshot after each commit that changes the counts.
-  public func observeBusyDays(in range: DateInterval) -> AsyncStream<CollectionSnapshot<BusyDay>> {
+  /// With `onlyShownCalendars`, hidden calendars' appointments are not counted.
+  public func observeBusyDays(
+    in range: DateInterval,
+    onlyShownCalendars: Bool = false
+  ) -> AsyncStream<CollectionSnapshot<BusyDay>> {
     let clock = self.clock
-    return database.observe(tables: [Appointment.table.name], key: \.id) { connection throws(StoreError) in
-      try Self.busyDays(in: range, clock: clock, connection: connection)
+    return database.observe(tables: [Appointment.table.name, "calendar"], key: \.id) { connection throws(StoreError) in
+      try Self.busyDays(in: range, clock: clock, onlyShownCalendars: onlyShownCalendars, connection: connection)
     }
   }
 
@@ -510,9 +559,19 @@ extension AppointmentDAO {
   /// Reads only the two times of each one-off (and override) in the window (the start index
   /// bounds the scan), expands the series that reach it with their overrides, and counts per
   /// local day; a multi-day appointment marks every day it touches.
-  static func busyDays(in range: DateInterval, clock: Clock, connection: any Connection) throws(StoreError)
-    -> [BusyDay]
-  {
+  static func busyDays(
+    in range: DateInterval,
+    clock: Clock,
+    onlyShownCalendars: Bool = false,
+    connection: any Connection
+  ) throws(StoreError) -> [BusyDay] {
+    var conditions = ["status = 'scheduled'"]
+    var bindings: [SQLValue] = []
+    if let ids = try calendarFilter(names: nil, onlyShown: onlyShownCalendars, in: connection) {
+      let filter = calendarCondition(ids)
+      conditions.append(filter.condition)
+      bindings += filter.bindings
+    }
     let from = range.start.millisecondsSince1970
     let to = range.end.millisecondsSince1970
     let longest = try longestDuration(connection)
@@ -528,15 +587,15 @@ extension AppointmentDAO {
     try connection.query(
       """
       SELECT start_ms, end_ms FROM appointment
-      WHERE start_ms >= ? AND start_ms < ? AND end_ms > ? AND status = 'scheduled' AND \(isOneOff)
+      WHERE start_ms >= ? AND start_ms < ? AND end_ms > ? AND \(conditions.joined(separator: " AND ")) AND \(isOneOff)
         AND \(seriesNotCancelled)
       """,
-      [.integer(from - longest), .integer(to), .integer(from)]
+      [.integer(from - longest), .integer(to), .integer(from)] + bindings
     ) { row throws(StoreError) in count(from: row.date(at: 0), to: row.date(at: 1)) }
     let occurrences = try seriesOccurrences(
       in: range,
-      conditions: ["status = 'scheduled'"],
-      bindings: [],
+      conditions: conditions,
+      bindings: bindings,
       includeCancelled: false,
       longest: longest,
       fallbackZone: clock.timeZone,
@@ -582,6 +641,12 @@ extension AppointmentDAO {
       // What `TextSearch.matches` says, on the keys each write stores (`databaseValues`).
       conditions.append("(instr(title_folded, ?) > 0 OR instr(note_folded, ?) > 0 OR instr(location_folded, ?) > 0)")
       bindings += [.text(search.key), .text(search.key), .text(search.key)]
+    }
+    // The calendars, resolved to ids once: one condition on the row, never a subquery.
+    if let ids = try Self.calendarFilter(names: query.calendars, onlyShown: query.onlyShownCalendars, in: connection) {
+      let filter = Self.calendarCondition(ids)
+      conditions.append(filter.condition)
+      bindings += filter.bindings
     }
     let oneOffConditions = conditions + (query.includeCancelled ? [] : [Self.seriesNotCancelled])
     guard let range = query.range else {
@@ -735,7 +800,7 @@ extension Appointment: Persistable {
       "id", "title", "start_ms", "end_ms", "note", "status", "created_ms", "updated_ms",
       "time_zone", "all_day", "recurrence", "exceptions", "series_end_ms", "uid", "revision",
       "title_folded", "note_folded", "location", "location_folded", "rdates", "sequence", "series_id",
-      "recurrence_ms", "range_future", "extras",
+      "recurrence_ms", "range_future", "extras", "calendar_id",
     ]
   )
 
@@ -800,7 +865,8 @@ extension Appointment: Persistable {
       revision: Int(row.int64(at: 14)),
       sequence: Int(row.int64(at: 20)),
       override: override,
-      extras: extras
+      extras: extras,
+      calendarID: row.string(at: 25)
     )
   }
 
@@ -823,6 +889,7 @@ extension Appointment: Persistable {
       override.map { .integer($0.recurrenceID.millisecondsSince1970) } ?? .null,
       .integer(override?.thisAndFuture == true ? 1 : 0),
       .text(Self.extrasText(extras)),
+      .text(calendarID),
     ]
   }
 

@@ -184,6 +184,9 @@ final class PostgresEngine: StorageEngine {
     }
     try sqlite.execute("BEGIN IMMEDIATE")
     for table in try Self.tables(of: sqlite) {
+      // The new file's own migrations filled some rows (the `personal` calendar): the
+      // server's rows replace them.
+      _ = try sqlite.run("DELETE FROM \(table)", [])
       let columns = try Self.columns(of: table, in: sqlite)
       let list = columns.joined(separator: ", ")
       let insert =

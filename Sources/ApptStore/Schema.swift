@@ -145,5 +145,12 @@ public enum Schema {
       try connection.execute(engine == .sqlite ? Schema.calendarModelSQLite : Schema.calendarModelPostgres)
       try Schema.migrateDetachedOccurrences(connection)
     },
+    // Calendars (issue 14): several in one store; every appointment moves into `personal`.
+    // See Schema+Calendars.swift.
+    Migration(
+      name: "calendars",
+      sqlite: Schema.calendarsSQLite,
+      postgres: Schema.calendarsPostgres
+    ),
   ]
 }

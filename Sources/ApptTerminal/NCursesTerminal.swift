@@ -207,8 +207,11 @@ public final class NCursesTerminal: Terminal {
   // MARK: - Colours
 
   /// The colour pair of each style that has one: 1 to 9 in the order `setUpColors` lists them
-  /// (more pairs, such as calendar colours, take numbers from 10).
+  /// (the calendar colours take 16-23: colour i on colour i, a block).
   private var pairNumbers: [Screen.Style: Int16] = [:]
+  /// The first of the eight calendar colours' pairs.
+  private static let calendarPairBase: Int16 = 16
+  private var calendarColors = false
 
   private func setUpColors() {
     guard useColor, !palette.pairs.isEmpty, has_colors(), start_color() == OK else { return }
@@ -225,11 +228,16 @@ public final class NCursesTerminal: Terminal {
       )
       pairNumbers[style] = number
     }
+    for color in Int16(0)..<8 { init_pair(Self.calendarPairBase + color, color, color) }
+    calendarColors = true
   }
 
   /// Colour where the terminal has it and the palette gives the style a pair; bold, reverse
   /// and underline where it does not.
   private func attributes(for style: Screen.Style) -> attr_t {
+    if case .calendar(let color) = style, calendarColors {
+      return appt_color_pair(Self.calendarPairBase + Int16(max(0, min(7, color))))
+    }
     if let pair = pairNumbers[style] {
       let color = appt_color_pair(pair)
       switch style {
@@ -247,6 +255,7 @@ public final class NCursesTerminal: Terminal {
     case .field: return appt_A_UNDERLINE
     case .today: return appt_A_BOLD | appt_A_UNDERLINE
     case .marked: return appt_A_BOLD
+    case .calendar: return appt_A_BOLD  // the calendar's letter stands for its colour
     }
   }
 

@@ -30,6 +30,9 @@ enum AgendaView {
     let height = area.rows.upperBound - top
     guard height > 0 else { return }
     let selectedIndex = state.selectedIndex  // computed once: it searches the filtered list
+    // With several calendars, each row shows its calendar's marker after the conflict mark.
+    let calendars =
+      state.marksCalendars ? Dictionary(state.calendars.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }) : [:]
     let selectedRow = rows.firstIndex(of: .appointment(selectedIndex ?? 0)) ?? 0
     let first = max(0, min(selectedRow - height + 1, rows.count - height))
     for (offset, row) in rows[first..<min(rows.count, first + height)].enumerated() {
@@ -46,11 +49,15 @@ enum AgendaView {
         if isSelected { screen.fill(row: y, column: x, count: area.width, style: .selected) }
         let marker = conflicts.contains(appointment.id) ? "! " : "  "
         let title = TextWidth.head(appointment.title, columns: area.width).text  // a 20 MB title costs a line
-        var line = "\(marker)\(environment.formatter.timeRange(appointment))  \(title)"
+        let calendar = calendars[appointment.calendarID]
+        var line = "\(marker)\(calendars.isEmpty ? "" : "  ")\(environment.formatter.timeRange(appointment))  \(title)"
         if appointment.recurrence != nil { line += " ↻" }
         if appointment.override != nil { line += " ✎" }  // a changed occurrence of a series
         if appointment.isCancelled { line += "  (cancelled)" }
         screen.put(line, row: y, column: x, width: area.width, style: style)
+        if let calendar, area.width > 3 {
+          screen.put(String(calendar.letter), row: y, column: x + 2, style: .calendar(calendar.colorIndex))
+        }
       }
     }
   }
@@ -76,6 +83,7 @@ enum AgendaView {
   static func drawDetail(
     _ appointment: Appointment?,
     seriesTitle: String? = nil,
+    calendar: CalendarInfo? = nil,
     environment: Environment,
     in area: Views.Area,
     into screen: inout Screen
@@ -109,6 +117,11 @@ enum AgendaView {
     let location = TextWidth.head(appointment.location, columns: area.width).text.split(whereSeparator: \.isNewline)
       .joined(separator: " / ")
     if !location.isEmpty { lines.append((" Location: " + location, .normal)) }
+    if let calendar {
+      lines.append(
+        (" Calendar: " + TextWidth.head(TextSafety.escapingControls(calendar.name), columns: area.width).text, .normal)
+      )
+    }
     let note = TextWidth.head(appointment.note, columns: area.width).text.split(whereSeparator: \.isNewline)
       .joined(separator: " / ")
     if !note.isEmpty { lines.append((" Note: " + note, .normal)) }
@@ -183,6 +196,28 @@ enum MonthView {
   }
 }
 
+/// The calendars (`C`): a marker in each one's colour, its name, and whether it is shown.
+enum CalendarListView {
+  static func draw(_ calendars: [CalendarInfo], selected: Int, in area: Views.Area, into screen: inout Screen) {
+    let x = area.columns.lowerBound
+    var y = area.rows.lowerBound + 1
+    screen.put("  Calendars", row: y, column: x, width: area.width, style: .accent)
+    y += 2
+    for (index, calendar) in calendars.enumerated() where y < area.rows.upperBound {
+      let isSelected = index == selected
+      let style: Screen.Style = isSelected ? .selected : (calendar.isShown ? .normal : .dim)
+      if isSelected { screen.fill(row: y, column: x, count: area.width, style: .selected) }
+      let name = TextWidth.head(TextSafety.escapingControls(calendar.name), columns: max(1, area.width - 20)).text
+      let line = "  [\(calendar.isShown ? "x" : " ")]   \(name)  \(calendar.isShown ? "" : "(hidden)")"
+      screen.put(line, row: y, column: x, width: area.width, style: style)
+      if area.width > 7 {
+        screen.put(String(calendar.letter), row: y, column: x + 6, style: .calendar(calendar.colorIndex))
+      }
+      y += 1
+    }
+  }
+}
+
 /// The key overlay: exactly the bindings of the key map, then the form's keys and the
 /// question an occurrence of a series asks.
 enum HelpView {
@@ -195,7 +230,7 @@ enum HelpView {
   }
 
   static func draw(_ keyMap: KeyMap, in area: Views.Area, into screen: inout Screen) {
-    var y = area.rows.lowerBound + 1
+    var y = area.rows.lowerBound  // from the first row: every binding fits in 24 rows
     screen.put("  Keys", row: y, column: 0, style: .accent)
     y += 1
     let formKeys = "  In forms: tab/shift+tab fields, enter save, esc discard, ctrl+u clear, ctrl+w word"

@@ -104,7 +104,7 @@ public struct TextField: Equatable, Sendable {
 public struct Form: Equatable, Sendable {
   /// The fields in Tab order.
   public enum Field: Int, CaseIterable, Sendable {
-    case title, start, duration, location, note
+    case title, start, duration, location, note, calendar
 
     public var label: String {
       switch self {
@@ -113,9 +113,17 @@ public struct Form: Equatable, Sendable {
       case .duration: "Duration"
       case .location: "Location"
       case .note: "Note"
+      case .calendar: "Calendar"
       }
     }
   }
+
+  /// The calendars the Calendar field offers (left/right cycle through them); empty when the
+  /// store has one calendar, and the form then has no Calendar field.
+  public var calendarNames: [String] = []
+
+  /// The fields on screen, in Tab order.
+  public var shownFields: [Field] { calendarNames.isEmpty ? Field.allCases.filter { $0 != .calendar } : Field.allCases }
 
   /// What an edit of an occurrence of a series changes (the user's answer to "which?").
   public enum Scope: Equatable, Sendable {
@@ -134,9 +142,14 @@ public struct Form: Equatable, Sendable {
     public var end: Date
     public var note: String
     public var location: String
+    /// The calendar's name as the store spells it; nil without a Calendar field.
+    public var calendar: String?
   }
 
+  /// The text fields from Title to Note, in `Field` order.
   public var fields: [TextField]
+  /// The Calendar field (shown only with `calendarNames`).
+  public var calendarField = TextField()
   public var focus: Field = .title
   public var errors: [Field: String] = [:]
   /// The appointment being edited, at the revision the edit is based on; nil when adding.
@@ -151,17 +164,31 @@ public struct Form: Equatable, Sendable {
 
   /// A form for a new appointment on `day`: Start holds the day, ready for a time; Duration
   /// holds `duration` (`[ui] default_duration`, 1h unless set).
-  public init(day: Date, formatter: AppointmentFormatter, duration: TimeInterval = 3600) {
+  public init(
+    day: Date,
+    formatter: AppointmentFormatter,
+    duration: TimeInterval = 3600,
+    calendars: [String] = [],
+    calendar: String? = nil
+  ) {
     fields = [
       TextField(), TextField(formatter.isoDay(day) + " "), TextField(DurationParser.format(duration)), TextField(),
       TextField(),
     ]
+    calendarField = TextField(calendar ?? calendars.first ?? "")
+    calendarNames = calendars
   }
 
   /// A form holding `appointment`'s fields, to edit it. A title or note longer than a field
   /// may hold (stored before the limits, or by another program) is not loaded whole: the
   /// field holds its start, and the notice says so and what Enter then saves.
-  public init(editing appointment: Appointment, formatter: AppointmentFormatter, scope: Scope? = nil) {
+  public init(
+    editing appointment: Appointment,
+    formatter: AppointmentFormatter,
+    scope: Scope? = nil,
+    calendars: [String] = [],
+    calendar: String? = nil
+  ) {
     let title = Self.start(of: appointment.title, limit: CommandParser.maximumTitleLength)
     let location = Self.start(of: appointment.location, limit: CommandParser.maximumLocationLength)
     let note = Self.start(of: appointment.note, limit: CommandParser.maximumNoteLength)
@@ -172,6 +199,8 @@ public struct Form: Equatable, Sendable {
       TextField(location.text),
       TextField(note.text),
     ]
+    calendarField = TextField(calendar ?? "")
+    calendarNames = calendars
     editing = appointment
     self.scope = appointment.occurrence == nil ? nil : (scope ?? .occurrence)
     for (field, cut, limit) in [
@@ -196,13 +225,31 @@ public struct Form: Equatable, Sendable {
   }
 
   public subscript(field: Field) -> TextField {
-    get { fields[field.rawValue] }
-    set { fields[field.rawValue] = newValue }
+    get { field == .calendar ? calendarField : fields[field.rawValue] }
+    set {
+      if field == .calendar { calendarField = newValue } else { fields[field.rawValue] = newValue }
+    }
   }
 
   /// Applies an editing key to the focused field, in place; a paste into the note keeps its
   /// line breaks. Returns false when the key is not an editing key.
   mutating func apply(_ key: Key) -> Bool {
+    if focus == .calendar, key == .left || key == .right, !calendarNames.isEmpty {
+      // Left/right cycle through the calendars, from the one typed (or the first).
+      let typed = CalendarRules.folded(self[.calendar].trimmedText)
+      let count = calendarNames.count
+      let current = calendarNames.firstIndex { CalendarRules.folded($0) == typed }
+      let next = current.map { ($0 + (key == .right ? 1 : count - 1)) % count } ?? (key == .right ? 0 : count - 1)
+      self[.calendar] = TextField(calendarNames[next])
+      return true
+    }
+    if focus == .calendar {
+      if case .paste(let text) = key {
+        calendarField.insert(TextField.pasted(text, keepingLineBreaks: false))
+        return true
+      }
+      return calendarField.apply(key)
+    }
     if case .paste(let text) = key {
       fields[focus.rawValue].insert(TextField.pasted(text, keepingLineBreaks: focus == .note))
       return true
@@ -214,11 +261,28 @@ public struct Form: Equatable, Sendable {
   /// duration is this long, and parsing on every key would make typing into one quadratic.
   static let maximumWhenLength = 100
 
-  mutating func focusNext() { focus = Field(rawValue: (focus.rawValue + 1) % Field.allCases.count) ?? .title }
+  mutating func focusNext() {
+    let fields = shownFields
+    focus = fields[((fields.firstIndex(of: focus) ?? -1) + 1) % fields.count]
+  }
 
   mutating func focusPrevious() {
-    let count = Field.allCases.count
-    focus = Field(rawValue: (focus.rawValue + count - 1) % count) ?? .title
+    let fields = shownFields
+    focus = fields[((fields.firstIndex(of: focus) ?? 0) + fields.count - 1) % fields.count]
+  }
+
+  /// The calendar the field names, as the store spells it (case ignored), or nil with the
+  /// error to show when it names none.
+  func chosenCalendar() -> (name: String?, error: String?) {
+    guard !calendarNames.isEmpty else { return (nil, nil) }
+    let typed = self[.calendar].trimmedText
+    if let name = calendarNames.first(where: { CalendarRules.folded($0) == CalendarRules.folded(typed) }) {
+      return (name, nil)
+    }
+    if typed.isEmpty { return (nil, "a calendar is needed (left/right choose one)") }
+    var message = "no calendar \"\(TextSafety.escapingControls(typed))\""
+    if let near = CalendarRules.suggestion(for: typed, among: calendarNames) { message += "; did you mean \(near)?" }
+    return (nil, message + " (left/right choose)")
   }
 
   /// Parses every field; each problem is recorded in `errors`. `requireAll` also reports the
@@ -274,6 +338,8 @@ public struct Form: Equatable, Sendable {
         errors[error.field == .start ? .start : .duration] = error.message
       }
     }
+    let calendar = chosenCalendar()
+    if let error = calendar.error, requireAll || !self[.calendar].trimmedText.isEmpty { errors[.calendar] = error }
     if requireAll, let first = Field.allCases.first(where: { errors[$0] != nil }) { focus = first }
     guard requireAll, !titleRange.isEmpty, let start, let duration, errors.isEmpty else { return nil }
     return Values(
@@ -281,7 +347,8 @@ public struct Form: Equatable, Sendable {
       start: start,
       end: start.addingTimeInterval(duration),
       note: self[.note].text,
-      location: self[.location].trimmedText
+      location: self[.location].trimmedText,
+      calendar: calendar.name
     )
   }
 

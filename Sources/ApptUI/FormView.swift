@@ -15,7 +15,7 @@ enum FormView {
     screen.put("  " + title(of: form), row: row, column: x, style: .accent)
     row += 2
     let width = fieldWidth(area)
-    for field in Form.Field.allCases where row < area.rows.upperBound {
+    for field in form.shownFields where row < area.rows.upperBound {
       let focused = field == form.focus
       screen.put("  \(field.label)", row: row, column: x, style: focused ? .accent : .normal)
       screen.fill(row: row, column: x + labelWidth, count: width, style: focused ? .focusedField : .field)
@@ -93,7 +93,7 @@ enum FormView {
 
   static func cursorPosition(_ form: Form, in area: Views.Area) -> (row: Int, column: Int)? {
     var row = area.rows.lowerBound + 3
-    for field in Form.Field.allCases {
+    for field in form.shownFields {
       if field == form.focus { break }
       row += form.errors[field] == nil ? 1 : 2
     }

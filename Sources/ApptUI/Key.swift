@@ -78,7 +78,7 @@ public enum Action: String, Hashable, Sendable, CaseIterable {
   case nextAppointment, previousAppointment, firstAppointment, lastAppointment
   case nextDay, previousDay, nextWeek, previousWeek, today
   case addAppointment, editAppointment, cancelAppointment, restoreAppointment, deleteAppointment
-  case undo, search, toggleCancelled, commandLine, help, quit
+  case undo, search, toggleCancelled, calendars, commandLine, help, quit
 
   /// The name `[keys]` in the settings file uses: `next_appointment`.
   public var settingsName: String {
@@ -107,6 +107,7 @@ public enum Action: String, Hashable, Sendable, CaseIterable {
     case .undo: "undo the last add, edit, cancel, restore or delete"
     case .search: "filter the day as you type (enter keeps, esc clears)"
     case .toggleCancelled: "show or hide cancelled appointments"
+    case .calendars: "the calendars: j/k choose, space shows or hides one, esc closes"
     case .commandLine: "run a command (the script grammar)"
     case .help: "show this help"
     case .quit: "quit"
@@ -142,6 +143,7 @@ public struct KeyMap: Sendable, Equatable {
     Binding(keys: [.character("u")], action: .undo),
     Binding(keys: [.character("/")], action: .search),
     Binding(keys: [.character("v")], action: .toggleCancelled),
+    Binding(keys: [.character("C")], action: .calendars),
     Binding(keys: [.character(":")], action: .commandLine),
     Binding(keys: [.character("?")], action: .help),
     Binding(keys: [.character("q"), .control("c")], action: .quit),

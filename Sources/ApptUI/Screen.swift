@@ -22,6 +22,9 @@ public struct Screen: Equatable, Sendable {
     case normal, header, status, selected, dim, error, accent, field, focusedField
     /// The month panel: today, and days that have appointments.
     case today, marked
+    /// A calendar's marker in its colour (0-7, curses' order): a block of colour where the
+    /// terminal has colours, the cell's letter (the calendar's first) where it has none.
+    case calendar(Int)
   }
 
   public struct Cell: Equatable, Sendable {

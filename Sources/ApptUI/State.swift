@@ -18,6 +18,8 @@ public struct State: Equatable, Sendable {
     case command(TextField)
     /// The key overlay (`?`); any key closes it.
     case help
+    /// The list of calendars (`C`), the one at this index selected: space shows or hides it.
+    case calendars(Int)
   }
 
   public enum Confirmation: Equatable, Sendable {
@@ -107,6 +109,8 @@ public struct State: Equatable, Sendable {
   /// The first day of the month in the panel, and its busy days (`Clock.dayNumber` -> count).
   public var month: Date
   public var busyDays: [Int: Int] = [:]
+  /// The store's calendars, live (`calendarsArrived`): their colours mark the rows.
+  public var calendars: [CalendarInfo] = []
 
   public init(size: Screen.Size, selectedDay: Date, now: Date, month: Date) {
     self.size = size
@@ -129,6 +133,24 @@ public struct State: Equatable, Sendable {
   }
 
   public var selectedAppointment: Appointment? { selectedIndex.map { visible[$0] } }
+
+  /// The calendar an appointment is in, when known.
+  public func calendar(of appointment: Appointment) -> CalendarInfo? {
+    calendars.first { $0.id == appointment.calendarID }
+  }
+
+  /// Whether rows carry their calendar's marker: only when there is more than one calendar
+  /// to tell apart.
+  public var marksCalendars: Bool { calendars.count > 1 }
+
+  /// The calendar names the form offers (none when there is only one: the form then has no
+  /// Calendar field), and the one a new appointment goes in.
+  var formCalendars: [String] { marksCalendars ? calendars.map(\.name) : [] }
+  var defaultCalendarName: String? {
+    guard marksCalendars else { return nil }
+    let personal = calendars.first { CalendarRules.folded($0.name) == CalendarRules.defaultName }
+    return (personal ?? calendars.first)?.name
+  }
 
   // MARK: - Helpers shared by update (mutations, not extra messages)
 
@@ -221,6 +243,10 @@ public enum Message: Sendable, Equatable {
   )
   /// The busy days of the month starting at `month`.
   case busyDaysArrived(month: Date, days: [Int: Int])
+  /// The store's calendars, as they are now.
+  case calendarsArrived([CalendarInfo])
+  /// A calendar was shown or hidden (`C`, space).
+  case calendarShown(CalendarInfo)
   case terminalResized(Screen.Size)
   case clockTicked(Date)
   case appointmentAdded(Appointment)
@@ -268,6 +294,8 @@ public enum Effect: Equatable, Sendable {
   case lookUpSeries([AppointmentID])
   /// Run one line of the script grammar.
   case runCommand(String)
+  /// Show or hide a calendar (kept in the store).
+  case setCalendarShown(name: String, shown: Bool)
   /// Stop: the one way the calendar ends (q, ctrl+c, a signal, the terminal hanging up).
   case quit
 }

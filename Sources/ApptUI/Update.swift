@@ -42,6 +42,16 @@ public enum UI {
       if month == state.month { state.busyDays = days }
       return []
 
+    case .calendarsArrived(let calendars):
+      state.calendars = calendars
+      if case .calendars(let index) = state.mode { state.mode = .calendars(min(index, max(0, calendars.count - 1))) }
+      return []
+
+    case .calendarShown(let calendar):
+      let name = TextSafety.escapingControls(calendar.name)
+      state.report(calendar.isShown ? "Showing calendar \(name)" : "Hiding calendar \(name)")
+      return []
+
     case .terminalResized(let size):
       state.size = size
       return []
@@ -185,7 +195,32 @@ public enum UI {
     case .help:
       state.mode = .browsing
       return key == .control("c") ? quit(&state) : []
+    case .calendars(let index):
+      return handleCalendarsKey(key, index: index, state: &state)
     }
+  }
+
+  /// The list of calendars: j/k (or arrows) choose, space shows or hides the chosen one (in
+  /// the store: it stays so across restarts), esc (or C, q) closes.
+  private static func handleCalendarsKey(_ key: Key, index: Int, state: inout State) -> [Effect] {
+    let count = state.calendars.count
+    switch key {
+    case .control("c"):
+      return quit(&state)
+    case .character("j"), .down:
+      state.mode = .calendars(min(index + 1, max(0, count - 1)))
+    case .character("k"), .up:
+      state.mode = .calendars(max(index - 1, 0))
+    case .character(" "), .enter:
+      guard index < count else { return [] }
+      let calendar = state.calendars[index]
+      return [.setCalendarShown(name: calendar.name, shown: !calendar.isShown)]
+    case .escape, .character("C"), .character("q"):
+      state.mode = .browsing
+    default:
+      state.report("\(key) does nothing here; j/k choose, space shows or hides, esc closes")
+    }
+    return []
   }
 
   /// The one way to stop: the runtime ends the loop when it carries out `.quit`.
@@ -236,7 +271,9 @@ public enum UI {
         Form(
           day: state.selectedDay,
           formatter: environment.formatter,
-          duration: environment.settings.ui.defaultDuration.value
+          duration: environment.settings.ui.defaultDuration.value,
+          calendars: state.formCalendars,
+          calendar: state.defaultCalendarName
         )
       )
     case .editAppointment:
@@ -244,7 +281,14 @@ public enum UI {
       if appointment.occurrence != nil {
         state.mode = .chooseScope(.init(.edit, appointment))
       } else {
-        state.mode = .form(Form(editing: appointment, formatter: environment.formatter))
+        state.mode = .form(
+          Form(
+            editing: appointment,
+            formatter: environment.formatter,
+            calendars: state.formCalendars,
+            calendar: state.calendar(of: appointment)?.name
+          )
+        )
       }
     case .cancelAppointment:
       guard let appointment = selected(&state, for: "cancel") else { return [] }
@@ -277,6 +321,8 @@ public enum UI {
       state.showsCancelled.toggle()
       state.clampSelection(previousIndex: previous)
       state.report(state.showsCancelled ? "Showing cancelled appointments" : "Hiding cancelled appointments")
+    case .calendars:
+      state.mode = .calendars(0)
     case .commandLine:
       state.mode = .command(TextField())
     case .help:
@@ -341,7 +387,15 @@ public enum UI {
     }
     switch question.purpose {
     case .edit:
-      state.mode = .form(Form(editing: occurrence, formatter: environment.formatter, scope: scope))
+      state.mode = .form(
+        Form(
+          editing: occurrence,
+          formatter: environment.formatter,
+          scope: scope,
+          calendars: state.formCalendars,
+          calendar: state.calendar(of: occurrence)?.name
+        )
+      )
       return []
     case .cancel:
       let day = occurrence.occurrence.map(environment.clock.startOfDay)
@@ -378,22 +432,20 @@ public enum UI {
       guard let values = form.check(clock: environment.clock, requireAll: true) else { return [] }
       form.isSaving = true
       guard let old = form.editing else {
-        return [
-          .addAppointment(
-            AddRequest(
-              title: values.title,
-              start: values.start,
-              end: values.end,
-              note: values.note,
-              location: values.location
-            )
-          )
-        ]
+        var request = AddRequest(
+          title: values.title,
+          start: values.start,
+          end: values.end,
+          note: values.note,
+          location: values.location
+        )
+        request.calendar = values.calendar
+        return [.addAppointment(request)]
       }
       // An occurrence: the day names it, unless the whole series is edited (the runtime then
       // moves the series' start by as much as this occurrence's moved).
       let day = form.scope == .series ? nil : old.occurrence.map(environment.clock.startOfDay)
-      let request = EditRequest(
+      var request = EditRequest(
         id: old.id.description,
         title: values.title,
         start: values.start,
@@ -404,6 +456,8 @@ public enum UI {
         andFollowing: day != nil && form.scope == .andFollowing,
         ifRevision: old.revision
       )
+      // A changed Calendar moves it (the whole series; the store refuses one occurrence).
+      if let calendar = values.calendar, calendar != state.calendar(of: old)?.name { request.calendar = calendar }
       return [.editAppointment(old: old, request: request)]
     default:
       if form.apply(key) { _ = form.check(clock: environment.clock, requireAll: false) }

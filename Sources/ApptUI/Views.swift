@@ -30,12 +30,15 @@ public enum Views {
       FormView.draw(form, state: state, environment: environment, in: layout.agenda, into: &screen)
     case .help:
       HelpView.draw(environment.keyMap, in: layout.body, into: &screen)
+    case .calendars(let index):
+      CalendarListView.draw(state.calendars, selected: index, in: layout.agenda, into: &screen)
     default:
       AgendaView.draw(state, environment: environment, in: layout.agenda, into: &screen)
       if let detail = layout.detail {
         AgendaView.drawDetail(
           state.selectedAppointment,
           seriesTitle: AgendaView.seriesTitle(of: state.selectedAppointment, state: state),
+          calendar: state.selectedAppointment.flatMap(state.calendar(of:)),
           environment: environment,
           in: detail,
           into: &screen
@@ -127,6 +130,8 @@ public enum Views {
       return (" :" + FormView.visibleText(of: field, width: lineFieldWidth(state.size)), .status)
     case .help:
       return (" any key closes the help", .status)
+    case .calendars where state.status == nil:
+      return (" j/k choose  space show/hide  esc close", .status)
     case .form(let form) where form.isSaving:
       return (" Saving…", .status)
     default:

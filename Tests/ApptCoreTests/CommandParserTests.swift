@@ -391,7 +391,10 @@ struct CommandParserTests {
   @Test("edit errors")
   func editErrors() {
     #expect(failure("edit") == .usage("edit: missing ID"))
-    #expect(failure("edit abcd") == .usage("edit: nothing to change; give --title, --at, --for, --note or --location"))
+    #expect(
+      failure("edit abcd")
+        == .usage("edit: nothing to change; give --title, --at, --for, --note, --location or --calendar")
+    )
     #expect(failure("edit abcd --until 3pm") == .usage("edit: unknown option --until"))
     #expect(failure("edit abcd ef01 --title x") == .usage(#"edit: unexpected argument "ef01""#))
     #expect(failure("edit abcd --title ''") == .invalid("edit: the title is empty"))

@@ -773,7 +773,7 @@ struct ICalendarTests {
     #expect(commandError { () throws(CommandError) in try parser.parse(line: "export a b") }?.kind == .usage)
     #expect(commandError { () throws(CommandError) in try parser.parse(line: "import a --all") }?.kind == .usage)
     #expect(try parser.parse(line: "help import") == .help(topic: "import"))
-    #expect(CommandHelp.summary.contains("  export [--from WHEN] [--to WHEN] [FILE]\n"))
+    #expect(CommandHelp.summary.contains("  export [--from WHEN] [--to WHEN] [--calendar NAME] [FILE]\n"))
   }
 
   @Test("export's range: one-offs that overlap it, series whose span reaches it")

@@ -13,10 +13,12 @@ import Testing
 /// (v3's file opened by v4, and "Straße ÉTÉ" added), from v5 on the calendar model (v4's
 /// file opened by v5, and added: "Site visit" with a location, a SEQUENCE and extras, "Open
 /// days" with RDATEs only, one of each kind, "Two rules" with two RRULEs, and an override of
-/// the weekly sync's Monday 14 December moved to Tuesday 11:00, "Weekly sync (moved)").
+/// the weekly sync's Monday 14 December moved to Tuesday 11:00, "Weekly sync (moved)"), from v6
+/// on calendars (v5's file opened by v6, and added: a calendar "work", green and hidden, holding
+/// "Team lunch").
 @Suite struct SchemaFixtureTests {
   static let fixtures: [Int: String] = [
-    1: "schema-v1", 2: "schema-v2", 3: "schema-v3", 4: "schema-v4", 5: "schema-v5",
+    1: "schema-v1", 2: "schema-v2", 3: "schema-v3", 4: "schema-v4", 5: "schema-v5", 6: "schema-v6",
   ]
 
   @Test(arguments: fixtures.keys.sorted())
@@ -101,6 +103,23 @@ import Testing
         .filter { $0.title == "Open days" }
       #expect(openDays.count == 5, "DTSTART and four RDATEs")
       #expect(openDays.map(\.duration) == [3600, 3600, 7200, 3600, 3600])
+    }
+    // Calendars: every row of an older file is in `personal`, the one calendar it has.
+    let calendars = try await dao.calendars(counts: true)
+    let personal = try #require(calendars.first { $0.name == "personal" })
+    #expect(personal.id == Schema.personalCalendarID)
+    #expect(personal.isShown && personal.color == "blue" && personal.source == "local")
+    if version >= 6 {
+      let work = try #require(calendars.first { $0.name == "work" })
+      #expect(work.color == "green" && !work.isShown)
+      #expect(calendars.map(\.name) == ["personal", "work"])
+      #expect(all.filter { $0.calendarID == work.id }.map(\.title) == ["Team lunch"])
+      #expect(all.filter { $0.calendarID != work.id }.allSatisfy { $0.calendarID == personal.id })
+      #expect(work.count == 1 && personal.count == all.count - 1)
+    } else {
+      #expect(calendars.map(\.name) == ["personal"])
+      #expect(all.allSatisfy { $0.calendarID == personal.id }, "every row moved into personal")
+      #expect(personal.count == all.count)
     }
     #expect(try await dao.database.integrityCheck() == ["ok"])
     let current = try await dao.database.read { connection throws(StoreError) in
