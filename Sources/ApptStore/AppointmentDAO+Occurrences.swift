@@ -52,7 +52,7 @@ extension AppointmentDAO {
         row.updated = now
         row.revision += 1
         row.sequence += 1
-        try connection.run(Appointment.table.upsertSQL, row.databaseValues)
+        try Appointment.upsert(row, in: connection)
         try Self.touchSeries(of: row, at: now, in: connection)
         return row
       case .slot(var occurrence):
@@ -68,7 +68,7 @@ extension AppointmentDAO {
         series.updated = now
         series.revision += 1
         series.sequence += 1
-        try connection.run(Appointment.table.upsertSQL, series.databaseValues)
+        try Appointment.upsert(series, in: connection)
         occurrence.revision = series.revision
         return occurrence
       }
@@ -120,8 +120,8 @@ extension AppointmentDAO {
       try Self.checkRules(override)
       series.updated = now
       series.revision += 1
-      try connection.run(Appointment.table.upsertSQL, series.databaseValues)
-      try connection.run(Appointment.table.upsertSQL, override.databaseValues)
+      try Appointment.upsert(series, in: connection)
+      try Appointment.upsert(override, in: connection)
       return override
     }
   }
@@ -156,7 +156,7 @@ extension AppointmentDAO {
         series.updated = now
         series.revision += 1
         series.sequence += 1
-        try connection.run(Appointment.table.upsertSQL, series.databaseValues)
+        try Appointment.upsert(series, in: connection)
         return series
       }
       let zone = series.zone(fallback: clock.timeZone)
@@ -181,8 +181,8 @@ extension AppointmentDAO {
       series.revision += 1
       series.sequence += 1
       try Self.checkRules(series)
-      try connection.run(Appointment.table.upsertSQL, series.databaseValues)
-      try connection.run(Appointment.table.upsertSQL, rest.databaseValues)
+      try Appointment.upsert(series, in: connection)
+      try Appointment.upsert(rest, in: connection)
       let moving = try DatabaseQuery<Appointment>(
         where: "series_id = ? AND recurrence_ms >= ?",
         bindings: [.text(series.id.description), .integer(split.millisecondsSince1970)],
@@ -193,7 +193,7 @@ extension AppointmentDAO {
         override.uid = rest.uid
         override.updated = now
         override.revision += 1
-        try connection.run(Appointment.table.upsertSQL, override.databaseValues)
+        try Appointment.upsert(override, in: connection)
       }
       return rest
     }
@@ -214,7 +214,7 @@ extension AppointmentDAO {
       series.updated = now
       series.revision += 1
       series.sequence += 1
-      try connection.run(Appointment.table.upsertSQL, series.databaseValues)
+      try Appointment.upsert(series, in: connection)
       let cancelled = try DatabaseQuery<Appointment>(
         where: "series_id = ? AND recurrence_ms >= ? AND status = 'cancelled'",
         bindings: [.text(series.id.description), .integer(from.millisecondsSince1970)],
@@ -225,7 +225,7 @@ extension AppointmentDAO {
         override.updated = now
         override.revision += 1
         override.sequence += 1
-        try connection.run(Appointment.table.upsertSQL, override.databaseValues)
+        try Appointment.upsert(override, in: connection)
       }
       return series
     }

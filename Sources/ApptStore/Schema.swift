@@ -145,5 +145,13 @@ public enum Schema {
       try connection.execute(engine == .sqlite ? Schema.calendarModelSQLite : Schema.calendarModelPostgres)
       try Schema.migrateDetachedOccurrences(connection)
     },
+    // Rows in the order of their start on SQLite (StartOrder.swift), and which weeks each
+    // series has an instance in, so a window reads only those series (SeriesWeeks.swift).
+    // A later step that rebuilds `appointment` must keep its rowids (`INSERT ... SELECT
+    // rowid, ...`) and create its triggers again (StartOrder.rebuild does both).
+    Migration(name: "start order, series weeks") { engine, connection throws(StoreError) in
+      if engine == .sqlite { try StartOrder.rebuild(connection) }
+      try SeriesWeeks.migrate(engine: engine, connection: connection)
+    },
   ]
 }
