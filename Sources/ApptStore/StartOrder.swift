@@ -11,15 +11,22 @@ import ApptCore
 // millisecond, and the rows of a window are neighbours in the file. A write that moves an
 // appointment's start moves its row (its rowid changes; nothing refers to rowids: ids are the
 // keys). When every slot of a millisecond is taken, SQLite picks a rowid (after the last),
-// which is only slower. PostgreSQL's heap has no such order to keep: it upserts as before.
+// which is only slower. Series have rowids of their own, above every one-off's
+// (`seriesBase`): a window reads the series that reach it, which are neighbours in their start
+// order, and their rows then share pages instead of each sitting among a day's one-offs.
+// PostgreSQL's heap has no such order to keep: it upserts as before.
 enum StartOrder {
   /// Rowids per millisecond of start. 4096 keeps every supported start (years 1900-9999)
   /// within a rowid's 63 bits: 2.5e14 ms * 4096 ≈ 1.0e18 < 9.2e18.
   static let slots: Int64 = 4096
 
-  /// The rowids of the rows starting at `start` (milliseconds).
-  static func rowids(startingAt start: Int64) -> (first: Int64, last: Int64) {
-    (start * slots, start * slots + slots - 1)
+  /// Where the series' rowids begin: above every one-off's, and still within 63 bits with them.
+  static let seriesBase: Int64 = 4_000_000_000_000_000_000
+
+  /// The rowids of the rows starting at `start` (milliseconds), series or not.
+  static func rowids(startingAt start: Int64, series: Bool) -> (first: Int64, last: Int64) {
+    let first = (series ? seriesBase : 0) + start * slots
+    return (first, first + slots - 1)
   }
 
   /// Appointment's upsert on SQLite: the rowid is the row's own when it already starts in this
@@ -73,10 +80,11 @@ enum StartOrder {
       """
       CREATE TABLE \(table)_in_start_order \(definition[open...]);
       CREATE TEMPORARY TABLE appt_start_slots AS
-        SELECT id, row_number() OVER (PARTITION BY start_ms ORDER BY id) - 1 AS slot FROM \(table);
+        SELECT id, CASE WHEN \(Schema.isSeries) THEN \(seriesBase) ELSE 0 END AS base,
+          row_number() OVER (PARTITION BY \(Schema.isSeries), start_ms ORDER BY id) - 1 AS slot FROM \(table);
       INSERT INTO \(table)_in_start_order (rowid, \(columns))
-        SELECT start_ms * \(slots) + slot, \(columns) FROM \(table) JOIN appt_start_slots USING (id)
-        WHERE slot < \(slots) ORDER BY start_ms, slot;
+        SELECT base + start_ms * \(slots) + slot, \(columns) FROM \(table) JOIN appt_start_slots USING (id)
+        WHERE slot < \(slots) ORDER BY 1;
       INSERT INTO \(table)_in_start_order (\(columns))
         SELECT \(columns) FROM \(table) JOIN appt_start_slots USING (id) WHERE slot >= \(slots) ORDER BY start_ms, slot;
       DROP TABLE appt_start_slots;
@@ -92,7 +100,10 @@ extension Appointment {
   /// Writes the row (kept in start order on SQLite) and its series weeks.
   public static func upsert(_ appointment: Appointment, in connection: any Connection) throws(StoreError) {
     if connection is SQLiteConnection {
-      let range = StartOrder.rowids(startingAt: appointment.start.millisecondsSince1970)
+      let range = StartOrder.rowids(
+        startingAt: appointment.start.millisecondsSince1970,
+        series: appointment.recurrence != nil
+      )
       try connection.run(
         StartOrder.upsertSQL,
         appointment.databaseValues + [.integer(range.first), .integer(range.last)]

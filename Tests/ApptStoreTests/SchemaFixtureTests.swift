@@ -124,12 +124,15 @@ import Testing
       )?.int64
     }
     #expect(unlisted == 0)
-    // The rows are in start order in the file (the migration rebuilt the table that way).
+    // The rows are in start order in the file, the series after the one-offs (the migration
+    // rebuilt the table that way).
     let outOfOrder = try await dao.database.read { connection throws(StoreError) in
       try connection.scalar(
         """
-        SELECT count(*) FROM (SELECT start_ms, lag(start_ms) OVER (ORDER BY rowid) AS previous FROM appointment)
-        WHERE start_ms < previous
+        SELECT count(*) FROM (SELECT start_ms, \(Schema.isSeries) AS series,
+          lag(start_ms) OVER (ORDER BY rowid) AS previous, lag(\(Schema.isSeries)) OVER (ORDER BY rowid) AS previous_series
+          FROM appointment)
+        WHERE series < previous_series OR (series = previous_series AND start_ms < previous)
         """
       )?.int64
     }

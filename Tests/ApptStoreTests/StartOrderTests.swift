@@ -43,6 +43,21 @@ import Testing
       _ = try await dao.saveAppointment(third)
       #expect(try await stored(dao) == ["h0", "h2", "h3", "h4", "h5", "h1", "h6"])
       #expect(try await dao.getAppointment(id: third.id).note == "changed")
+      // Series are kept after every one-off, in start order among themselves; a one-off that
+      // becomes a series moves there.
+      var series = try #require(all.first { $0.title == "h4" })
+      series.recurrence = Recurrence(frequency: .daily, count: 3)
+      _ = try await dao.saveAppointment(series)
+      _ = try await dao.saveAppointment(
+        Appointment(
+          title: "s0",
+          start: december(6, 9),
+          end: december(6, 10),
+          created: TestClock.now,
+          recurrence: Recurrence(frequency: .weekly, count: 2)
+        )
+      )
+      #expect(try await stored(dao) == ["h0", "h2", "h3", "h5", "h1", "h6", "s0", "h4"])
       #expect(try await dao.database.integrityCheck() == ["ok"])
     }
   }
