@@ -189,17 +189,22 @@ extension Clock {
 /// Which appointments overlap another one (the agenda's conflict marker).
 public enum Conflicts {
   /// The ids of scheduled appointments that overlap at least one other scheduled one.
-  /// One pass over the list sorted by start, tracking the latest end seen so far.
+  /// One pass over the list in order of start, tracking the latest end seen so far. A day's
+  /// list comes in display order already: it is sorted (by index) only when it is not.
   public static func overlapping(_ appointments: [Appointment]) -> Set<AppointmentID> {
-    let scheduled = appointments.filter { !$0.isCancelled }.sorted(by: Appointment.displayOrder)
+    var order = appointments.indices.filter { !appointments[$0].isCancelled }
+    if zip(order, order.dropFirst()).contains(where: { appointments[$0].start > appointments[$1].start }) {
+      order.sort { appointments[$0].start < appointments[$1].start }
+    }
     var result: Set<AppointmentID> = []
-    var latest: Appointment?
-    for appointment in scheduled {
-      if let previous = latest, appointment.start < previous.end {
+    var latest: Int?
+    for index in order {
+      let appointment = appointments[index]
+      if let previous = latest, appointment.start < appointments[previous].end {
         result.insert(appointment.id)
-        result.insert(previous.id)
+        result.insert(appointments[previous].id)
       }
-      if latest.map({ appointment.end > $0.end }) ?? true { latest = appointment }
+      if latest.map({ appointment.end > appointments[$0].end }) ?? true { latest = index }
     }
     return result
   }

@@ -52,7 +52,7 @@ extension AppointmentDAO {
         row.updated = now
         row.revision += 1
         row.sequence += 1
-        try connection.run(Appointment.table.upsertSQL, row.databaseValues)
+        try Appointment.upsert(row, in: connection)
         try Self.touchSeries(of: row, at: now, in: connection)
         return row
       case .slot(var occurrence):
@@ -68,7 +68,7 @@ extension AppointmentDAO {
         series.updated = now
         series.revision += 1
         series.sequence += 1
-        try connection.run(Appointment.table.upsertSQL, series.databaseValues)
+        try Appointment.upsert(series, in: connection)
         occurrence.revision = series.revision
         return occurrence
       }
@@ -121,8 +121,8 @@ extension AppointmentDAO {
       series.updated = now
       series.revision += 1
       override.calendarID = series.calendarID  // an override is in its series' calendar
-      try connection.run(Appointment.table.upsertSQL, series.databaseValues)
-      try connection.run(Appointment.table.upsertSQL, override.databaseValues)
+      try Appointment.upsert(series, in: connection)
+      try Appointment.upsert(override, in: connection)
       return override
     }
   }
@@ -158,7 +158,7 @@ extension AppointmentDAO {
         series.revision += 1
         series.sequence += 1
         try Self.place(&series, in: connection)
-        try connection.run(Appointment.table.upsertSQL, series.databaseValues)
+        try Appointment.upsert(series, in: connection)
         try Self.moveOverrides(of: series, in: connection)
         return series
       }
@@ -185,8 +185,8 @@ extension AppointmentDAO {
       series.sequence += 1
       try Self.checkRules(series)
       try Self.place(&rest, in: connection)
-      try connection.run(Appointment.table.upsertSQL, series.databaseValues)
-      try connection.run(Appointment.table.upsertSQL, rest.databaseValues)
+      try Appointment.upsert(series, in: connection)
+      try Appointment.upsert(rest, in: connection)
       let moving = try DatabaseQuery<Appointment>(
         where: "series_id = ? AND recurrence_ms >= ?",
         bindings: [.text(series.id.description), .integer(split.millisecondsSince1970)],
@@ -198,7 +198,7 @@ extension AppointmentDAO {
         override.calendarID = rest.calendarID
         override.updated = now
         override.revision += 1
-        try connection.run(Appointment.table.upsertSQL, override.databaseValues)
+        try Appointment.upsert(override, in: connection)
       }
       return rest
     }
@@ -219,7 +219,7 @@ extension AppointmentDAO {
       series.updated = now
       series.revision += 1
       series.sequence += 1
-      try connection.run(Appointment.table.upsertSQL, series.databaseValues)
+      try Appointment.upsert(series, in: connection)
       let cancelled = try DatabaseQuery<Appointment>(
         where: "series_id = ? AND recurrence_ms >= ? AND status = 'cancelled'",
         bindings: [.text(series.id.description), .integer(from.millisecondsSince1970)],
@@ -230,7 +230,7 @@ extension AppointmentDAO {
         override.updated = now
         override.revision += 1
         override.sequence += 1
-        try connection.run(Appointment.table.upsertSQL, override.databaseValues)
+        try Appointment.upsert(override, in: connection)
       }
       return series
     }

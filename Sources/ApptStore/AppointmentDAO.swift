@@ -59,8 +59,18 @@ public final class AppointmentDAO: Sendable {
   }
 
   /// A DAO over a database (a file, or a PostgreSQL server) with appt's schema.
-  public convenience init(location: DatabaseConfiguration.Location, readOnly: Bool = false, clock: Clock = .system) {
-    let configuration = DatabaseConfiguration(location: location, migrations: Schema.migrations, readOnly: readOnly)
+  public convenience init(
+    location: DatabaseConfiguration.Location,
+    readOnly: Bool = false,
+    pageCacheKiB: Int? = nil,
+    clock: Clock = .system
+  ) {
+    let configuration = DatabaseConfiguration(
+      location: location,
+      migrations: Schema.migrations,
+      readOnly: readOnly,
+      pageCacheKiB: pageCacheKiB
+    )
     self.init(service: DatabaseService(database: AsyncDatabase(configuration: configuration)), clock: clock)
   }
 
@@ -130,7 +140,7 @@ extension AppointmentDAO {
       }
       saved.revision = appointment.revision + 1
       try Self.place(&saved, in: connection)
-      try connection.run(Appointment.table.upsertSQL, saved.databaseValues)
+      try Appointment.upsert(saved, in: connection)
       try Self.moveOverrides(of: saved, in: connection)
       try Self.touchSeries(of: saved, at: now, in: connection)
       return saved
@@ -220,7 +230,7 @@ extension AppointmentDAO {
       appointment.revision = stored.revision + 1
       appointment.sequence = stored.sequence + 1
       try Self.place(&appointment, in: connection)
-      try connection.run(Appointment.table.upsertSQL, appointment.databaseValues)
+      try Appointment.upsert(appointment, in: connection)
       try Self.moveOverrides(of: appointment, in: connection)
       try Self.touchSeries(of: appointment, at: now, in: connection)
       return appointment
@@ -332,7 +342,7 @@ extension AppointmentDAO {
           counts.added += 1
           try Self.place(&incoming, in: connection)
         }
-        try connection.run(Appointment.table.upsertSQL, incoming.databaseValues)
+        try Appointment.upsert(incoming, in: connection)
         try Self.moveOverrides(of: incoming, in: connection)
         if incoming.override == nil, incoming.recurrence != nil, let uid = incoming.uid {
           try Self.linkOrphans(uid: uid, to: incoming.id, at: now, in: connection)
@@ -426,7 +436,7 @@ extension AppointmentDAO {
       try place(&orphan, in: connection)
       orphan.updated = now
       orphan.revision += 1
-      try connection.run(Appointment.table.upsertSQL, orphan.databaseValues)
+      try Appointment.upsert(orphan, in: connection)
     }
   }
 
@@ -525,7 +535,7 @@ extension AppointmentDAO {
       appointment.updated = now
       appointment.revision += 1
       appointment.sequence += 1
-      try connection.run(Appointment.table.upsertSQL, appointment.databaseValues)
+      try Appointment.upsert(appointment, in: connection)
       try Self.touchSeries(of: appointment, at: now, in: connection)
       return appointment
     }
@@ -710,7 +720,9 @@ extension AppointmentDAO {
     "\(Schema.isSeries) AND start_ms < ? AND (series_end_ms IS NULL OR series_end_ms > ?)"
 
   /// The occurrences in `range` of the series that reach it (and match `conditions`), each
-  /// expanded with its overrides.
+  /// expanded with its overrides. Only the series `series_week` lists in the window's weeks
+  /// are read (those with an instance there, and the wide ones), widened by as far as a
+  /// THISANDFUTURE override moves later occurrences.
   static func seriesOccurrences(
     in range: DateInterval,
     conditions: [String],
@@ -720,20 +732,21 @@ extension AppointmentDAO {
     fallbackZone: TimeZone,
     connection: any Connection
   ) throws(StoreError) -> [Appointment] {
+    let overrides = try Self.overrides(for: range, longest: longest, connection: connection)
+    let weeks = SeriesWeeks.condition(from: overrides.lower, to: overrides.upper)
     let series = try DatabaseQuery<Appointment>(
-      where: ([seriesReaching] + conditions)
+      where: ([seriesReaching, weeks.sql] + conditions)
         .joined(separator: " AND "),
-      bindings: [.integer(range.end.millisecondsSince1970), .integer(range.start.millisecondsSince1970)] + bindings,
+      bindings: [.integer(range.end.millisecondsSince1970), .integer(range.start.millisecondsSince1970)]
+        + weeks.bindings + bindings,
       order: displayOrder
     ).fetch(connection)
-    guard !series.isEmpty else { return [] }
-    let overrides = try Self.overrides(for: range, longest: longest, connection: connection)
     return series.flatMap {
       $0.occurrences(
         in: range,
         fallbackZone: fallbackZone,
         includeCancelled: includeCancelled,
-        overrides: overrides[$0.id] ?? []
+        overrides: overrides.bySeries[$0.id] ?? []
       )
     }
   }
@@ -741,10 +754,11 @@ extension AppointmentDAO {
   /// The stored overrides a window's expansion needs, by series: the THISANDFUTURE ones
   /// before the window's end (a partial index), and those whose original start is within
   /// the window, from `longest` before it (another partial index), widened by as far as a
-  /// THISANDFUTURE override moves later occurrences. Whatever their status: an overridden
+  /// THISANDFUTURE override moves later occurrences (`lower`, `upper`: the original starts
+  /// that may land in the window, in milliseconds). Whatever their status: an overridden
   /// occurrence is replaced even by a cancelled override.
   static func overrides(for range: DateInterval, longest: Int64, connection: any Connection) throws(StoreError)
-    -> [AppointmentID: [Appointment]]
+    -> (bySeries: [AppointmentID: [Appointment]], lower: Int64, upper: Int64)
   {
     let future = try DatabaseQuery<Appointment>(
       where: "range_future = 1 AND series_id IS NOT NULL AND recurrence_ms < ?",
@@ -770,7 +784,7 @@ extension AppointmentDAO {
       guard let seriesID = value.override?.seriesID else { continue }
       grouped[seriesID, default: []].append(value)
     }
-    return grouped
+    return (grouped, lower, upper)
   }
 
   /// Marks cancelled the overrides in `rows` whose series is cancelled (one query).

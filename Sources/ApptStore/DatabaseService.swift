@@ -41,14 +41,14 @@ extension DatabaseService {
   /// Inserts `value`, or replaces the stored row with the same id.
   public func save<Model: Persistable>(_ value: Model) throws(StoreError) {
     try database.write { connection throws(StoreError) in
-      try connection.run(Model.table.upsertSQL, value.databaseValues)
+      try Model.upsert(value, in: connection)
     }
   }
 
   /// Saves many values in one transaction.
   public func save<Model: Persistable>(all values: [Model]) throws(StoreError) {
     try database.write { connection throws(StoreError) in
-      for value in values { try connection.run(Model.table.upsertSQL, value.databaseValues) }
+      for value in values { try Model.upsert(value, in: connection) }
     }
   }
 

@@ -10,6 +10,15 @@ public protocol Persistable: Sendable, Identifiable, Equatable where ID: Sendabl
   init(row: Row) throws(StoreError)
   /// The values of `table.columns`, in order (the primary key first).
   var databaseValues: [SQLValue] { get }
+  /// Inserts `value`'s row or replaces the stored one with the same key, with whatever is
+  /// derived from it: every write of a row goes through here.
+  static func upsert(_ value: Self, in connection: any Connection) throws(StoreError)
+}
+
+extension Persistable {
+  public static func upsert(_ value: Self, in connection: any Connection) throws(StoreError) {
+    try connection.run(table.upsertSQL, value.databaseValues)
+  }
 }
 
 /// A table's name and columns; the first column is the primary key. Builds the CRUD SQL once.

@@ -152,5 +152,13 @@ public enum Schema {
       sqlite: Schema.calendarsSQLite,
       postgres: Schema.calendarsPostgres
     ),
+    // Rows in the order of their start on SQLite (StartOrder.swift), and which weeks each
+    // series has an instance in, so a window reads only those series (SeriesWeeks.swift).
+    // A later step that rebuilds `appointment` must keep its rowids (`INSERT ... SELECT
+    // rowid, ...`) and create its triggers again (StartOrder.rebuild does both).
+    Migration(name: "start order, series weeks") { engine, connection throws(StoreError) in
+      if engine == .sqlite { try StartOrder.rebuild(connection) }
+      try SeriesWeeks.migrate(engine: engine, connection: connection)
+    },
   ]
 }

@@ -50,13 +50,18 @@ struct Appt {
       Output.error("appt: \(error.message)")
       exit(ExitStatus.usage.rawValue)
     }
-    let dao = AppointmentDAO(location: options.database, clock: clock)
+    let fullScreen = options.commandWords == nil && isatty(0) == 1 && isatty(1) == 1
+    let dao = AppointmentDAO(
+      location: options.database,
+      pageCacheKiB: fullScreen ? DatabaseConfiguration.calendarPageCacheKiB : nil,
+      clock: clock
+    )
     let executor = CommandExecutor(dao: dao, clock: clock, json: options.json, settings: settings)
 
     let status: ExitStatus
     if let words = options.commandWords {
       status = await runOneShot(words, executor: executor)
-    } else if isatty(0) == 1, isatty(1) == 1 {
+    } else if fullScreen {
       status = await runFullScreen(dao: dao, clock: clock, settings: settings, environment: environment)
     } else {
       status = await ScriptMode(executor: executor, bail: options.bail).run()

@@ -15,10 +15,13 @@ import Testing
 /// days" with RDATEs only, one of each kind, "Two rules" with two RRULEs, and an override of
 /// the weekly sync's Monday 14 December moved to Tuesday 11:00, "Weekly sync (moved)"), from v6
 /// on calendars (v5's file opened by v6, and added: a calendar "work", green and hidden, holding
-/// "Team lunch").
+/// "Team lunch"), from v7 on start order and series weeks (v6's file opened by v7, and added:
+/// "Anniversary", yearly three times from 15 June 2026 at 18:00 UTC, and "Standup", daily at
+/// 09:00 UTC from 1 December 2026 for ever).
 @Suite struct SchemaFixtureTests {
   static let fixtures: [Int: String] = [
     1: "schema-v1", 2: "schema-v2", 3: "schema-v3", 4: "schema-v4", 5: "schema-v5", 6: "schema-v6",
+    7: "schema-v7",
   ]
 
   @Test(arguments: fixtures.keys.sorted())
@@ -121,6 +124,37 @@ import Testing
       #expect(all.allSatisfy { $0.calendarID == personal.id }, "every row moved into personal")
       #expect(personal.count == all.count)
     }
+    if version >= 7 {
+      // The series weeks: a yearly series is found in its third year and not between its
+      // occurrences, and a series without end far ahead (a "wide" one, every window reads it).
+      let titles = { (from: Date, days: Double) async throws in
+        try await dao.appointments(matching: AppointmentQuery(range: DateInterval(start: from, duration: days * 86400)))
+          .map(\.title).filter { $0 == "Anniversary" || $0 == "Standup" }
+      }
+      #expect(try await titles(TestClock.date(2028, 6, 15), 1) == ["Standup", "Anniversary"])
+      #expect(try await titles(TestClock.date(2027, 12, 15), 7).filter { $0 == "Anniversary" }.isEmpty)
+      #expect(try await titles(TestClock.date(2041, 3, 1), 1) == ["Standup"])
+    }
+    // Every stored series has its weeks (the migration wrote them for older files).
+    let unlisted = try await dao.database.read { connection throws(StoreError) in
+      try connection.scalar(
+        "SELECT count(*) FROM appointment WHERE \(Schema.isSeries) AND id NOT IN (SELECT series_id FROM series_week)"
+      )?.int64
+    }
+    #expect(unlisted == 0)
+    // The rows are in start order in the file, the series after the one-offs (the migration
+    // rebuilt the table that way).
+    let outOfOrder = try await dao.database.read { connection throws(StoreError) in
+      try connection.scalar(
+        """
+        SELECT count(*) FROM (SELECT start_ms, \(Schema.isSeries) AS series,
+          lag(start_ms) OVER (ORDER BY rowid) AS previous, lag(\(Schema.isSeries)) OVER (ORDER BY rowid) AS previous_series
+          FROM appointment)
+        WHERE series < previous_series OR (series = previous_series AND start_ms < previous)
+        """
+      )?.int64
+    }
+    #expect(outOfOrder == 0)
     #expect(try await dao.database.integrityCheck() == ["ok"])
     let current = try await dao.database.read { connection throws(StoreError) in
       try connection.scalar("PRAGMA user_version")?.int64

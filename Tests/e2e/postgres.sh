@@ -388,6 +388,11 @@ server_down_at_start() {
     check_contains "$ERR" "postgresql:// URL" "the message says what to give instead"
     check_not_contains "$ERR" "SECRET" "the refusal hides the password"
     check_eq "home" "$(ls)" "no file named after the connection string (only the scenario's HOME)"
+    run_appt --db "sslmode =require dbname = appt" list
+    check_status 2 "a key=value string with spaces around ="
+    run_appt --db "ghost=1.sqlite3" list
+    check_status 0 "a file name that only contains a keyword is a file"
+    rm -f ghost=1.sqlite3*
 
     run_appt --db "$url" list
     check_status 3 "list with no server"

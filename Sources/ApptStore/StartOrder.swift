@@ -1,0 +1,116 @@
+import ApptCore
+
+// Schema step 6 (SQLite): the appointment rows are kept in the order of their start.
+//
+// SQLite stores a rowid table in rowid order, and a window query reads its rows through the
+// start index. With rowids given in insertion order, the rows of one day are scattered over
+// the whole file (an import, a sync and a lifetime of adds are in no order of start): at 1M
+// appointments a week's 6,700 rows sat on about as many pages, each read from the OS on its
+// own, and copying those pages was a third of `list`'s time. So a row's rowid is its start:
+// `start_ms * slots + n`, n the first slot free among the rows starting in the same
+// millisecond, and the rows of a window are neighbours in the file. A write that moves an
+// appointment's start moves its row (its rowid changes; nothing refers to rowids: ids are the
+// keys). When every slot of a millisecond is taken, SQLite picks a rowid (after the last),
+// which is only slower. Series have rowids of their own, above every one-off's
+// (`seriesBase`): a window reads the series that reach it, which are neighbours in their start
+// order, and their rows then share pages instead of each sitting among a day's one-offs.
+// PostgreSQL's heap has no such order to keep: it upserts as before.
+enum StartOrder {
+  /// Rowids per millisecond of start. 4096 keeps every supported start (years 1900-9999)
+  /// within a rowid's 63 bits: 2.5e14 ms * 4096 ≈ 1.0e18 < 9.2e18.
+  static let slots: Int64 = 4096
+
+  /// Where the series' rowids begin: above every one-off's, and still within 63 bits with them.
+  static let seriesBase: Int64 = 4_000_000_000_000_000_000
+
+  /// The rowids of the rows starting at `start` (milliseconds), series or not.
+  static func rowids(startingAt start: Int64, series: Bool) -> (first: Int64, last: Int64) {
+    let first = (series ? seriesBase : 0) + start * slots
+    return (first, first + slots - 1)
+  }
+
+  /// Appointment's upsert on SQLite: the rowid is the row's own when it already starts in this
+  /// millisecond, else the first free one after the highest in the millisecond's range (or its
+  /// first, when none), else SQLite's choice (NULL). The columns are bound as `?1...`, then the
+  /// range's first and last rowid.
+  static let upsertSQL: String = {
+    let table = Appointment.table
+    let count = table.columns.count
+    let placeholders = (1...count).map { "?\($0)" }.joined(separator: ", ")
+    let first = "?\(count + 1)"
+    let last = "?\(count + 2)"
+    let rowid = """
+      (SELECT CASE WHEN own IS NOT NULL THEN own WHEN top IS NULL THEN \(first) \
+      WHEN top < \(last) THEN top + 1 ELSE NULL END \
+      FROM (SELECT (SELECT rowid FROM \(table.name) WHERE \(table.primaryKey) = ?1 \
+      AND rowid BETWEEN \(first) AND \(last)) AS own, \
+      (SELECT max(rowid) FROM \(table.name) WHERE rowid BETWEEN \(first) AND \(last)) AS top))
+      """
+    let updates = (["rowid = excluded.rowid"] + table.columns.dropFirst().map { "\($0) = excluded.\($0)" })
+      .joined(separator: ", ")
+    return """
+      INSERT INTO \(table.name) (rowid, \(table.columnList)) VALUES (\(rowid), \(placeholders)) \
+      ON CONFLICT (\(table.primaryKey)) DO UPDATE SET \(updates)
+      """
+  }()
+
+  /// Rebuilds the table with every row at its start's rowid, the way SQLite documents a
+  /// table rebuild (sqlite.org/lang_altertable.html: create the new table, copy, drop the old,
+  /// rename the new, create the indexes and triggers again), inside the migration's
+  /// transaction. The definitions are read back from `sqlite_master`, so the table stays as
+  /// the earlier steps made it.
+  static func rebuild(_ connection: any Connection) throws(StoreError) {
+    let table = Appointment.table.name
+    guard
+      let definition = try connection.scalar(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
+        [.text(table)]
+      )?.string,
+      let open = definition.firstIndex(of: "(")
+    else {
+      throw .corrupt(path: connection.path, reason: "no definition of the table \(table)")
+    }
+    var dependents: [String] = []
+    try connection.query(
+      "SELECT sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('index', 'trigger') AND sql IS NOT NULL",
+      [.text(table)]
+    ) { row throws(StoreError) in dependents.append(row.string(at: 0)) }
+    let columns = Appointment.table.columnList
+    try connection.execute(
+      """
+      CREATE TABLE \(table)_in_start_order \(definition[open...]);
+      CREATE TEMPORARY TABLE appt_start_slots AS
+        SELECT id, CASE WHEN \(Schema.isSeries) THEN \(seriesBase) ELSE 0 END AS base,
+          row_number() OVER (PARTITION BY \(Schema.isSeries), start_ms ORDER BY id) - 1 AS slot FROM \(table);
+      INSERT INTO \(table)_in_start_order (rowid, \(columns))
+        SELECT base + start_ms * \(slots) + slot, \(columns) FROM \(table) JOIN appt_start_slots USING (id)
+        WHERE slot < \(slots) ORDER BY 1;
+      INSERT INTO \(table)_in_start_order (\(columns))
+        SELECT \(columns) FROM \(table) JOIN appt_start_slots USING (id) WHERE slot >= \(slots) ORDER BY start_ms, slot;
+      DROP TABLE appt_start_slots;
+      DROP TABLE \(table);
+      ALTER TABLE \(table)_in_start_order RENAME TO \(table);
+      """
+    )
+    for sql in dependents { try connection.execute(sql) }
+  }
+}
+
+extension Appointment {
+  /// Writes the row (kept in start order on SQLite) and its series weeks.
+  public static func upsert(_ appointment: Appointment, in connection: any Connection) throws(StoreError) {
+    if connection is SQLiteConnection {
+      let range = StartOrder.rowids(
+        startingAt: appointment.start.millisecondsSince1970,
+        series: appointment.recurrence != nil
+      )
+      try connection.run(
+        StartOrder.upsertSQL,
+        appointment.databaseValues + [.integer(range.first), .integer(range.last)]
+      )
+    } else {
+      try connection.run(table.upsertSQL, appointment.databaseValues)
+    }
+    try SeriesWeeks.refresh(appointment, in: connection)
+  }
+}
