@@ -85,6 +85,9 @@ public struct Setting<Value: Sendable & Equatable>: Sendable, Equatable {
     self.value = value
     self.origin = origin
   }
+
+  /// The value when the settings file set it; nil when it is the default.
+  public var configured: Value? { origin == .standard ? nil : value }
 }
 
 /// The settings file appt reads, and why that one.

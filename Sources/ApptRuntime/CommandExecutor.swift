@@ -87,7 +87,8 @@ public struct CommandExecutor: Sendable {
     guard case .importFile(let path, let partial, let calendar) = command else {
       return Outcome(output: try await output(command), notes: [])
     }
-    do throws(StoreError) { return try await importFile(path, partial: partial, calendar: calendar) } catch {
+    let into = calendar ?? settings.ui.defaultCalendar.configured
+    do throws(StoreError) { return try await importFile(path, partial: partial, calendar: into) } catch {
       throw Failure(error)
     }
   }
@@ -103,7 +104,9 @@ public struct CommandExecutor: Sendable {
   private func output(_ command: Command) async throws(Failure) -> String {
     do throws(StoreError) {
       switch command {
-      case .add(let request):
+      case .add(var request):
+        // Without --calendar, `[ui] default_calendar` when set, else the store's default.
+        if request.calendar == nil { request.calendar = settings.ui.defaultCalendar.configured }
         return try await render(try await dao.addAppointment(request), verb: "added")
 
       case .list(let request):
@@ -154,7 +157,8 @@ public struct CommandExecutor: Sendable {
         return try await render(try await dao.deleteAppointment(id: id, ifRevision: ifRevision), verb: "deleted")
 
       case .importFile(let path, let partial, let calendar):
-        return try await importFile(path, partial: partial, calendar: calendar).output
+        let into = calendar ?? settings.ui.defaultCalendar.configured
+        return try await importFile(path, partial: partial, calendar: into).output
 
       case .export(let range, let path, let calendar):
         return try await export(range: range, to: path, calendar: calendar)

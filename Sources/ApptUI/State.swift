@@ -146,10 +146,12 @@ public struct State: Equatable, Sendable {
   /// The calendar names the form offers (none when there is only one: the form then has no
   /// Calendar field), and the one a new appointment goes in.
   var formCalendars: [String] { marksCalendars ? calendars.map(\.name) : [] }
-  var defaultCalendarName: String? {
+  /// `preferred` is `[ui] default_calendar` when the settings file sets it.
+  func defaultCalendarName(preferring preferred: String?) -> String? {
     guard marksCalendars else { return nil }
-    let personal = calendars.first { CalendarRules.folded($0.name) == CalendarRules.defaultName }
-    return (personal ?? calendars.first)?.name
+    let wanted = preferred.map(CalendarRules.folded) ?? CalendarRules.defaultName
+    let found = calendars.first { CalendarRules.folded($0.name) == wanted }
+    return (found ?? calendars.first)?.name
   }
 
   // MARK: - Helpers shared by update (mutations, not extra messages)

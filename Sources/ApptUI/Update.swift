@@ -273,7 +273,7 @@ public enum UI {
           formatter: environment.formatter,
           duration: environment.settings.ui.defaultDuration.value,
           calendars: state.formCalendars,
-          calendar: state.defaultCalendarName
+          calendar: state.defaultCalendarName(preferring: environment.settings.ui.defaultCalendar.configured)
         )
       )
     case .editAppointment:

@@ -75,6 +75,30 @@ calendars" --db "$STORE"
     check_contains "$OUT" "X-WR-CALNAME:work" "export of one calendar names it"
 }
 
+# `[ui] default_calendar` is where add and import put what has no --calendar; a name that
+# is not a calendar makes add fail, naming it.
+default_calendar_setting() {
+    use_store "$1" || return
+    local today
+    today=$(e2e_date 0)
+    a calendar add work
+    printf '[ui]\ndefault_calendar = work\n' > "$T/settings.ini"
+    APPT_CONFIG=$T/settings.ini a --json add Standup --at "$today 09:00"
+    check_contains "$OUT" '"calendar":"work"' "add without -c goes to default_calendar"
+    APPT_CONFIG=$T/settings.ini a --json add Dentist --at "$today 10:00" -c personal
+    check_contains "$OUT" '"calendar":"personal"' "-c wins over the setting"
+    printf 'BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x1@example.com\r\nDTSTART:20270105T100000Z\r\nDTEND:20270105T110000Z\r\nSUMMARY:Imported\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n' > "$T/one.ics"
+    APPT_CONFIG=$T/settings.ini a import "$T/one.ics"
+    check_status 0 "import"
+    check_contains "$OUT" "1 added" "import added it"
+    a --json list --all
+    check_contains "$(grep '"title":"Imported"' <<<"$OUT")" '"calendar":"work"' "import without -c goes to default_calendar"
+    printf '[ui]\ndefault_calendar = wrok\n' > "$T/settings.ini"
+    APPT_CONFIG=$T/settings.ini a add Other --at "$today 11:00"
+    check_status 1 "default_calendar names no calendar"
+    check_contains "$ERR" 'no calendar "wrok"; did you mean "work"?' "the message names it"
+}
+
 # The markers under tmux: each row a block of its calendar's colour (red work, blue
 # personal); C hides work; with NO_COLOR the calendar's letter stands for it.
 tui_colours_and_hiding() {
@@ -123,7 +147,7 @@ PY
 engines=(sqlite)
 [[ -n ${APPT_TEST_PG:-} ]] && engines+=(postgres)
 for engine in "${engines[@]}"; do
-    for s in cli_add_list_move_hide tui_colours_and_hiding; do
+    for s in cli_add_list_move_hide default_calendar_setting tui_colours_and_hiding; do
         eval "${s}_$engine() { $s $engine; }"
         run_scenario "${s}_$engine"
     done
