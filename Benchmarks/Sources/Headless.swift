@@ -102,11 +102,7 @@ struct RunningCalendar {
 
   /// Creates the loop, starts it and waits for the first frame showing `today`'s appointments.
   static func start(database: String, clock: Clock) async -> (RunningCalendar, firstFrame: UInt64) {
-    let dao = AppointmentDAO(
-      location: .named(database),
-      pageCacheKiB: DatabaseConfiguration.calendarPageCacheKiB,
-      clock: clock
-    )
+    let dao = AppointmentDAO(location: .named(database), clock: clock)
     let terminal = BenchTerminal()
     let loop = RenderLoop(dao: dao, terminal: terminal, environment: Environment(clock: clock))
     terminal.loop = loop

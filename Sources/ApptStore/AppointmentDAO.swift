@@ -59,18 +59,8 @@ public final class AppointmentDAO: Sendable {
   }
 
   /// A DAO over a database (a file, or a PostgreSQL server) with appt's schema.
-  public convenience init(
-    location: DatabaseConfiguration.Location,
-    readOnly: Bool = false,
-    pageCacheKiB: Int? = nil,
-    clock: Clock = .system
-  ) {
-    let configuration = DatabaseConfiguration(
-      location: location,
-      migrations: Schema.migrations,
-      readOnly: readOnly,
-      pageCacheKiB: pageCacheKiB
-    )
+  public convenience init(location: DatabaseConfiguration.Location, readOnly: Bool = false, clock: Clock = .system) {
+    let configuration = DatabaseConfiguration(location: location, migrations: Schema.migrations, readOnly: readOnly)
     self.init(service: DatabaseService(database: AsyncDatabase(configuration: configuration)), clock: clock)
   }
 

@@ -26,16 +26,6 @@ public struct DatabaseConfiguration: Sendable {
   public var readOnly: Bool
   /// How long a writer waits for another process's lock before giving up (milliseconds).
   public var busyTimeout: Int32
-  /// SQLite's page cache for this connection, in KiB (nil: SQLite's default, 2 MiB). Pages
-  /// are held only once read, so a large cap costs memory only as a long-lived process
-  /// reads more of the file.
-  public var pageCacheKiB: Int?
-
-  /// The calendar's page cache: it reads the same series rows and the neighbouring days
-  /// again with every key, and with SQLite's 2 MiB those pages were read from the OS again
-  /// each time (a fifth of the next-day key's time at 1M appointments). One-shot commands
-  /// read each page once and keep the default (their peak memory is a goal of its own).
-  public static let calendarPageCacheKiB = 32 * 1024
   /// How often observed windows check for other clients' commits (SQLite's
   /// `PRAGMA data_version`, PostgreSQL's notifications) and, on PostgreSQL, retry a lost
   /// connection.
@@ -46,14 +36,12 @@ public struct DatabaseConfiguration: Sendable {
     migrations: [Migration],
     readOnly: Bool = false,
     busyTimeout: Int32 = 10_000,
-    externalChangePollInterval: Duration? = nil,
-    pageCacheKiB: Int? = nil
+    externalChangePollInterval: Duration? = nil
   ) {
     self.location = location
     self.migrations = migrations
     self.readOnly = readOnly
     self.busyTimeout = busyTimeout
-    self.pageCacheKiB = pageCacheKiB
     // A server pushes notifications, so reading them often costs one non-blocking recv.
     let defaultInterval: Duration = if case .postgres = location { .milliseconds(100) } else { .milliseconds(250) }
     self.externalChangePollInterval = externalChangePollInterval ?? defaultInterval

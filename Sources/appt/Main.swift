@@ -51,11 +51,7 @@ struct Appt {
       exit(ExitStatus.usage.rawValue)
     }
     let fullScreen = options.commandWords == nil && isatty(0) == 1 && isatty(1) == 1
-    let dao = AppointmentDAO(
-      location: options.database,
-      pageCacheKiB: fullScreen ? DatabaseConfiguration.calendarPageCacheKiB : nil,
-      clock: clock
-    )
+    let dao = AppointmentDAO(location: options.database, clock: clock)
     let executor = CommandExecutor(dao: dao, clock: clock, json: options.json, settings: settings)
 
     let status: ExitStatus

@@ -115,24 +115,3 @@ import Testing
     }
   }
 }
-
-@Suite struct PageCacheTests {
-  @Test("the calendar's connection gets its larger page cache; others keep SQLite's")
-  func calendarPageCache() async throws {
-    let directory = TemporaryDirectory()
-    let file = directory.file("cache.sqlite3")
-    let calendar = AppointmentDAO(
-      location: .file(file),
-      pageCacheKiB: DatabaseConfiguration.calendarPageCacheKiB,
-      clock: TestClock.clock
-    )
-    let oneShot = AppointmentDAO(location: .file(file), clock: TestClock.clock)
-    let sizes = { (dao: AppointmentDAO) async throws in
-      try await dao.database.read { connection throws(StoreError) in try connection.scalar("PRAGMA cache_size")?.int64 }
-    }
-    #expect(try await sizes(calendar) == -Int64(DatabaseConfiguration.calendarPageCacheKiB))
-    #expect(try await sizes(oneShot) == -2000, "SQLite's default")
-    await calendar.database.close()
-    await oneShot.database.close()
-  }
-}
