@@ -28,6 +28,9 @@ let package = Package(
       dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal"],
       swiftSettings: strict
     ),
+    // CalDAV (RFC 4791, 6578): HTTP through FoundationNetworking and libcurl, so it is kept out of
+    // the `appt` executable (PLATFORM.md: start-up cost); the sync runs as its own executable.
+    .target(name: "ApptCalDAV", dependencies: ["ApptCore"], swiftSettings: strict),
     .executableTarget(
       name: "appt",
       dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal", "ApptRuntime"],
@@ -71,6 +74,12 @@ let package = Package(
     .testTarget(
       name: "ApptTerminalTests",
       dependencies: ["ApptUI", "ApptTerminal", "CNCursesW"],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "ApptCalDAVTests",
+      dependencies: ["ApptCalDAV"],
+      exclude: ["Fixtures"],  // recorded server answers, read through #filePath
       swiftSettings: strict
     ),
     .testTarget(
