@@ -116,12 +116,19 @@ public struct CalDAVClient: Sendable {
     for candidate in [wellKnownURL, baseURL].compactMap({ $0 }) {
       let response: HTTPResponse
       do {
-        response = try await request("PROPFIND", candidate, depth: "0", body: WebDAVRequests.propfind(Self.discoveryProperties))
+        response = try await request(
+          "PROPFIND",
+          candidate,
+          depth: "0",
+          body: WebDAVRequests.propfind(Self.discoveryProperties)
+        )
       } catch .notFound, .unexpectedStatus, .malformedResponse, .serverError, .forbidden {
         continue  // no well-known URL here (404, 405, an HTML page): the next candidate
       }
-      guard response.status == 207, let status = try? multiStatus(response) else { continue }  // ok: not WebDAV here, try the next
-      guard let first = status.responses.first else { continue }
+      // Not WebDAV here (another status, a body that is no multistatus): the next candidate.
+      let status = response.status == 207 ? try? multiStatus(response) : nil  // ok: see above
+      guard let first = status?.responses.first else { continue }
+
       if let href = first.hrefs(.currentUserPrincipal).first {
         principal = resolve(href, against: response.url)
       }
@@ -130,7 +137,11 @@ public struct CalDAVClient: Sendable {
     }
     if homes.isEmpty, let principal {
       let response = try await request(
-        "PROPFIND", principal, depth: "0", body: WebDAVRequests.propfind([.calendarHomeSet]))
+        "PROPFIND",
+        principal,
+        depth: "0",
+        body: WebDAVRequests.propfind([.calendarHomeSet])
+      )
       let status = try multiStatus(response)
       homes = status.responses.first?.hrefs(.calendarHomeSet).compactMap { resolve($0, against: response.url) } ?? []
     }
@@ -150,27 +161,49 @@ public struct CalDAVClient: Sendable {
 
   /// The calendars (collections that take VEVENT) directly in `home`.
   public func calendars(in home: URL) async throws(CalDAVError) -> [RemoteCalendar] {
-    let response = try await request("PROPFIND", home, depth: "1", body: WebDAVRequests.propfind(Self.calendarProperties))
+    let response = try await request(
+      "PROPFIND",
+      home,
+      depth: "1",
+      body: WebDAVRequests.propfind(Self.calendarProperties)
+    )
     let status = try multiStatus(response)
     return status.responses.compactMap { item in
       guard item.isCalendar, let url = resolve(item.href, against: response.url) else { return nil }
       if let components = item.supportedComponents, !components.contains("VEVENT") { return nil }
       return RemoteCalendar(
-        url: url, href: path(of: url), displayName: item.displayName, color: item.calendarColor, ctag: item.ctag,
-        syncToken: item.syncToken, components: item.supportedComponents)
+        url: url,
+        href: path(of: url),
+        displayName: item.displayName,
+        color: item.calendarColor,
+        ctag: item.ctag,
+        syncToken: item.syncToken,
+        components: item.supportedComponents
+      )
     }
   }
 
   /// The calendar's properties now (ctag, sync-token, name, colour).
   public func calendar(at url: URL) async throws(CalDAVError) -> RemoteCalendar {
-    let response = try await request("PROPFIND", url, depth: "0", body: WebDAVRequests.propfind(Self.calendarProperties))
+    let response = try await request(
+      "PROPFIND",
+      url,
+      depth: "0",
+      body: WebDAVRequests.propfind(Self.calendarProperties)
+    )
     let status = try multiStatus(response)
     guard let item = status.responses.first else {
       throw .malformedResponse(url: displayURL(url), reason: "the multistatus has no response")
     }
     return RemoteCalendar(
-      url: url, href: path(of: url), displayName: item.displayName, color: item.calendarColor, ctag: item.ctag,
-      syncToken: item.syncToken, components: item.supportedComponents)
+      url: url,
+      href: path(of: url),
+      displayName: item.displayName,
+      color: item.calendarColor,
+      ctag: item.ctag,
+      syncToken: item.syncToken,
+      components: item.supportedComponents
+    )
   }
 
   // MARK: - Reading
@@ -179,7 +212,11 @@ public struct CalDAVClient: Sendable {
   /// server refuses throws `.invalidSyncToken`: fall back to `list`.
   public func changes(in calendar: URL, since token: String?) async throws(CalDAVError) -> SyncChanges {
     let response = try await request(
-      "REPORT", calendar, depth: "0", body: WebDAVRequests.syncCollection(since: token))
+      "REPORT",
+      calendar,
+      depth: "0",
+      body: WebDAVRequests.syncCollection(since: token)
+    )
     let status = try multiStatus(response)
     guard let newToken = status.syncToken else {
       throw .malformedResponse(url: displayURL(calendar), reason: "the sync-collection answer has no sync-token")
@@ -206,7 +243,11 @@ public struct CalDAVClient: Sendable {
   /// Every item of `calendar` with its ETag (PROPFIND Depth 1).
   public func list(_ calendar: URL) async throws(CalDAVError) -> [RemoteItem] {
     let response = try await request(
-      "PROPFIND", calendar, depth: "1", body: WebDAVRequests.propfind([.getETag, .resourceType]))
+      "PROPFIND",
+      calendar,
+      depth: "1",
+      body: WebDAVRequests.propfind([.getETag, .resourceType])
+    )
     let status = try multiStatus(response)
     let collection = path(of: calendar)
     return status.responses.compactMap { item in
@@ -225,7 +266,11 @@ public struct CalDAVClient: Sendable {
       let chunk = Array(hrefs[start..<min(start + max(1, multigetChunk), hrefs.count)])
       start += chunk.count
       let response = try await request(
-        "REPORT", calendar, depth: "1", body: WebDAVRequests.calendarMultiget(chunk))
+        "REPORT",
+        calendar,
+        depth: "1",
+        body: WebDAVRequests.calendarMultiget(chunk)
+      )
       let status = try multiStatus(response)
       for item in status.responses {
         let href = normalize(item.href, against: response.url)
@@ -244,7 +289,10 @@ public struct CalDAVClient: Sendable {
     let url = try itemURL(href)
     let response = try await request("GET", url, expecting: [200])
     return RemoteObject(
-      href: path(of: url), etag: response.header("etag"), ics: String(decoding: response.body, as: UTF8.self))
+      href: path(of: url),
+      etag: response.header("etag"),
+      ics: String(decoding: response.body, as: UTF8.self)
+    )
   }
 
   // MARK: - Writing
@@ -325,7 +373,11 @@ public struct CalDAVClient: Sendable {
   /// Sends one request (redirects followed, credentials added) and turns a failure status into
   /// the matching error. WebDAV requests expect 207.
   func request(
-    _ method: String, _ url: URL, depth: String? = nil, headers: [HTTPHeader] = [], body: Data? = nil,
+    _ method: String,
+    _ url: URL,
+    depth: String? = nil,
+    headers: [HTTPHeader] = [],
+    body: Data? = nil,
     expecting expected: Set<Int> = [207]
   ) async throws(CalDAVError) -> HTTPResponse {
     var all = headers
@@ -336,8 +388,10 @@ public struct CalDAVClient: Sendable {
     let response: HTTPResponse
     do {
       response = try await followingRedirects(
-        HTTPRequest(method: method, url: url, headers: all, body: body), credentials: credentials,
-        through: transport)
+        HTTPRequest(method: method, url: url, headers: all, body: body),
+        credentials: credentials,
+        through: transport
+      )
     } catch {
       throw CalDAVError(error)
     }
@@ -354,7 +408,8 @@ public struct CalDAVClient: Sendable {
     case 403:
       // A 403 on a collection (discovery, listing, a report) is the account refused; on an
       // item it is that item's rights.
-      return method == "PROPFIND" || method == "REPORT" ? .credentialsRefused(url: url, status: 403) : .forbidden(url: url)
+      return method == "PROPFIND" || method == "REPORT"
+        ? .credentialsRefused(url: url, status: 403) : .forbidden(url: url)
     case 404, 410: return .notFound(url: url)
     case 412: return .preconditionFailed(url: url)
     case 500..<600: return .serverError(url: url, status: response.status)

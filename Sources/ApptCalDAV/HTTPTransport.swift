@@ -134,17 +134,25 @@ public func followingRedirects(
     else { return response }
     guard let next = URL(string: location, relativeTo: current.url)?.absoluteURL else {
       throw .redirectRefused(
-        url: displayURL(current.url), location: location, reason: "the Location header is not a URL")
+        url: displayURL(current.url),
+        location: location,
+        reason: "the Location header is not a URL"
+      )
     }
     guard next.scheme?.lowercased() == current.url.scheme?.lowercased() else {
       throw .redirectRefused(
-        url: displayURL(current.url), location: displayURL(next),
-        reason: "it changes the scheme (\(current.url.scheme ?? "?") to \(next.scheme ?? "?")); check the account's url")
+        url: displayURL(current.url),
+        location: displayURL(next),
+        reason: "it changes the scheme (\(current.url.scheme ?? "?") to \(next.scheme ?? "?")); check the account's url"
+      )
     }
     hops += 1
     if hops > maxRedirects {
       throw .redirectRefused(
-        url: displayURL(request.url), location: displayURL(next), reason: "more than \(maxRedirects) redirects")
+        url: displayURL(request.url),
+        location: displayURL(next),
+        reason: "more than \(maxRedirects) redirects"
+      )
     }
     current.url = next
   }

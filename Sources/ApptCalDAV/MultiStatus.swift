@@ -115,7 +115,12 @@ public struct MultiStatus: Sendable, Equatable {
     }
     let status = node.child(.dav("status")).flatMap { statusCode($0.trimmedText) }
     return DAVResponse(
-      href: href, otherHrefs: Array(hrefs.dropFirst()), status: status, properties: properties, missing: missing)
+      href: href,
+      otherHrefs: Array(hrefs.dropFirst()),
+      status: status,
+      properties: properties,
+      missing: missing
+    )
   }
 
   /// "HTTP/1.1 404 Not Found" -> 404.
@@ -133,9 +138,9 @@ public struct DAVErrorBody: Sendable, Equatable {
 
   /// nil when `data` is not a DAV:error document.
   public init?(parsing data: Data) {
-    guard !data.isEmpty, let root = try? DAVXMLTree.parse(data), root.name == .dav("error") else {  // ok: any other body is not an error body
-      return nil
-    }
+    // Any other body (HTML, text, empty) is simply not an error body.
+    let root = try? DAVXMLTree.parse(data)  // ok: see above
+    guard let root, root.name == .dav("error") else { return nil }
     conditions = Set(root.children.map(\.name))
     description = root.child(.dav("responsedescription"))?.trimmedText
   }
@@ -173,7 +178,10 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
   var error: DAVParseError?
 
   func parser(
-    _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+    _ parser: XMLParser,
+    didStartElement elementName: String,
+    namespaceURI: String?,
+    qualifiedName: String?,
     attributes: [String: String] = [:]
   ) {
     guard stack.count < maxDepth else {

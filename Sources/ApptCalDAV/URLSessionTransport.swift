@@ -8,6 +8,7 @@
 // account with a `ca_file` goes through `CurlTransport`, which sets CURLOPT_CAINFO itself.
 
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -27,7 +28,7 @@ public final class URLSessionTransport: HTTPTransport {
     configuration.urlCache = nil
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
     configuration.urlCredentialStorage = nil
-    session = URLSession(configuration: configuration, delegate: RedirectsReturned(), delegateQueue: nil)
+    session = URLSession(configuration: configuration)
   }
 
   deinit { session.finishTasksAndInvalidate() }
@@ -40,6 +41,7 @@ public final class URLSessionTransport: HTTPTransport {
     }
     urlRequest.httpBody = request.body
     let url = displayURL(request.url)
+    let delegate = RequestDelegate()
     let result: Result<(Data, URLResponse), any Error> = await withCheckedContinuation { continuation in
       let task = session.dataTask(with: urlRequest) { data, response, error in
         if let error {
@@ -50,6 +52,7 @@ public final class URLSessionTransport: HTTPTransport {
           continuation.resume(returning: .failure(URLError(.badServerResponse)))
         }
       }
+      task.delegate = delegate
       task.resume()
     }
     switch result {
@@ -57,14 +60,31 @@ public final class URLSessionTransport: HTTPTransport {
       guard let http = response as? HTTPURLResponse else {
         throw .invalidRequest(url: url, reason: "the answer is not HTTP")
       }
-      var headers: [String: String] = [:]
-      for (name, value) in http.allHeaderFields {
-        if let name = name as? String, let value = value as? String { headers[name] = value }
-      }
-      return HTTPResponse(status: http.statusCode, headers: headers, body: data, url: http.url ?? request.url)
+      return HTTPResponse(
+        status: http.statusCode,
+        headers: Self.headers(http),
+        body: data,
+        url: http.url ?? request.url
+      )
     case .failure(let error):
+      if let refused = delegate.refused.withLock({ $0 }) {
+        return HTTPResponse(
+          status: refused.statusCode,
+          headers: Self.headers(refused),
+          body: Data(),
+          url: refused.url ?? request.url
+        )
+      }
       throw Self.transportError(error, url: url, timeout: timeout)
     }
+  }
+
+  static func headers(_ response: HTTPURLResponse) -> [String: String] {
+    var headers: [String: String] = [:]
+    for (name, value) in response.allHeaderFields {
+      if let name = name as? String, let value = value as? String { headers[name] = value }
+    }
+    return headers
   }
 
   static func transportError(_ error: any Error, url: String, timeout: Double) -> TransportError {
@@ -89,12 +109,33 @@ public final class URLSessionTransport: HTTPTransport {
   }
 }
 
-/// Hands every 3xx back as the answer: `followingRedirects` decides where to go.
-private final class RedirectsReturned: NSObject, URLSessionTaskDelegate, Sendable {
+/// One request's delegate (set on its task): hands every 3xx back as the answer
+/// (`followingRedirects` decides where to go), and every 401 too. Credentials are sent up front
+/// by `followingRedirects`, never from a store; and swift-corelibs-foundation never completes a
+/// task that got a 401 with WWW-Authenticate when the challenge is handled by default (seen
+/// against Radicale: the request hung). So the challenge is cancelled and its failure
+/// response kept, to be returned as the answer.
+private final class RequestDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+  let refused = Mutex<HTTPURLResponse?>(nil)
+
   func urlSession(
-    _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    _ session: URLSession,
+    task: URLSessionTask,
+    willPerformHTTPRedirection response: HTTPURLResponse,
+    newRequest request: URLRequest,
+    completionHandler: @escaping @Sendable (URLRequest?) -> Void
   ) {
     completionHandler(nil)
+  }
+
+  func urlSession(
+    _ session: URLSession,
+    task: URLSessionTask,
+    didReceive challenge: URLAuthenticationChallenge,
+    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+  ) {
+    let response = challenge.failureResponse as? HTTPURLResponse
+    refused.withLock { $0 = response }
+    completionHandler(.cancelAuthenticationChallenge, nil)
   }
 }

@@ -55,7 +55,7 @@ UID:{uid}
 DTSTAMP:20261201T120000Z
 DTSTART;TZID=Europe/Berlin:20261207T100000
 DTEND;TZID=Europe/Berlin:20261207T113000
-SUMMARY:Dentist, with \\; a semicolon
+SUMMARY:Dentist\\, with \\; a semicolon
 LOCATION:Praxis Dr. Weiß\\, Hauptstr. 1
 DESCRIPTION:Bring the forms.\\nSecond line.
 CATEGORIES:health,errands
