@@ -30,7 +30,9 @@ let package = Package(
     ),
     // CalDAV (RFC 4791, 6578): HTTP through FoundationNetworking and libcurl, so it is kept out of
     // the `appt` executable (PLATFORM.md: start-up cost); the sync runs as its own executable.
-    .target(name: "ApptCalDAV", dependencies: ["ApptCore"], swiftSettings: strict),
+    // libcurl, loaded when first used, for CalDAV requests with a private CA (`ca_file`).
+    .target(name: "CurlLoader", path: "Sources/CurlLoader"),
+    .target(name: "ApptCalDAV", dependencies: ["ApptCore", "CurlLoader"], swiftSettings: strict),
     .executableTarget(
       name: "appt",
       dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal", "ApptRuntime"],

@@ -34,7 +34,7 @@ func event(_ uid: String, summary: String) -> String {
   """
 }
 
-@Suite("CalDAV against real servers", .enabled(if: TestServer.plain.count == 2), .serialized)
+@Suite("CalDAV against real servers", .enabled(if: TestServer.plain.count == 4), .serialized)
 struct ServerTests {
   @Test("discovery finds the seeded calendar with its name, colour and tokens", arguments: TestServer.plain)
   func discovery(server: TestServer) async throws {
@@ -184,22 +184,20 @@ struct ServerTests {
   @Test("a server that is not running is unreachable, with its URL and what to do")
   func stoppedServer() async throws {
     let url = testURL("http://127.0.0.1:\(try closedPort())/")
-    let client = CalDAVClient(
-      baseURL: url,
-      credentials: TestServer.credentials,
-      transport: URLSessionTransport(timeout: 5)
-    )
-    do {
-      _ = try await client.discover()
-      Issue.record("discovery on a closed port succeeded")
-    } catch {
-      guard case .unreachable(let where_, _) = error else {
-        Issue.record("expected unreachable, got \(error)")
-        return
+    for transport in [CurlTransport(timeout: 5), URLSessionTransport(timeout: 5)] as [any HTTPTransport] {
+      let client = CalDAVClient(baseURL: url, credentials: TestServer.credentials, transport: transport)
+      do {
+        _ = try await client.discover()
+        Issue.record("\(transport): discovery on a closed port succeeded")
+      } catch {
+        guard case .unreachable(let where_, _) = error else {
+          Issue.record("\(transport): expected unreachable, got \(error)")
+          continue
+        }
+        #expect(where_.hasPrefix("http://127.0.0.1:"))
+        #expect(error.isUnavailable)
+        #expect("\(error)".contains("check the account's url"))
       }
-      #expect(where_.hasPrefix("http://127.0.0.1:"))
-      #expect(error.isUnavailable)
-      #expect("\(error)".contains("check the account's url"))
     }
   }
 }
@@ -210,18 +208,99 @@ struct CredentialTests {
   func wrongPassword() async throws {
     let radicale = try #require(TestServer.plain.first { $0.name == "Radicale" })
     let wrong = Credentials(username: "appt", password: "wrong-\(UUID().uuidString)")
-    let client = CalDAVClient(baseURL: radicale.url, credentials: wrong, transport: URLSessionTransport(timeout: 20))
-    do {
-      _ = try await client.discover()
-      Issue.record("a wrong password was accepted")
-    } catch {
-      guard case .credentialsRefused(_, let status) = error else {
-        Issue.record("expected credentialsRefused, got \(error)")
-        return
+    for transport in [CurlTransport(timeout: 20), URLSessionTransport(timeout: 20)] as [any HTTPTransport] {
+      let client = CalDAVClient(baseURL: radicale.url, credentials: wrong, transport: transport)
+      do {
+        _ = try await client.discover()
+        Issue.record("\(transport): a wrong password was accepted")
+      } catch {
+        guard case .credentialsRefused(_, let status) = error else {
+          Issue.record("\(transport): expected credentialsRefused, got \(error)")
+          continue
+        }
+        #expect(status == 401)
+        #expect(!"\(error)".contains("wrong-"))
+        #expect("\(error)".contains("password_command"))
       }
-      #expect(status == 401)
-      #expect(!"\(error)".contains("wrong-"))
-      #expect("\(error)".contains("password_command"))
+    }
+  }
+}
+
+@Suite("CalDAV over https with a private CA", .enabled(if: TestServer.https != nil && TestServer.caFile != nil))
+struct HTTPSTests {
+  @Test("with the CA file, discovery and a round trip work (libcurl, CURLOPT_CAINFO)")
+  func withCAFile() async throws {
+    let server = try #require(TestServer.https)
+    let client = CalDAVClient(
+      baseURL: server.url,
+      credentials: server.credentials,
+      transport: CurlTransport(caFile: TestServer.caFile, timeout: 20)
+    )
+    let work = try await server.workCalendar(client)
+    #expect(work.url.scheme == "https" && work.colorHex == "#ff8800")
+    let uid = "appt-\(UUID().uuidString)"
+    try await client.put(work.href + uid + ".ics", ics: event(uid, summary: "Over TLS"), .create)
+    #expect(try await client.get(work.href + uid + ".ics").ics.contains("SUMMARY:Over TLS"))
+    try await client.delete(work.href + uid + ".ics", ifMatch: nil)
+  }
+
+  @Test("without it, the certificate is refused with a clear message, on both transports")
+  func withoutCAFile() async throws {
+    let server = try #require(TestServer.https)
+    for transport in [CurlTransport(timeout: 20), URLSessionTransport(timeout: 20)] as [any HTTPTransport] {
+      let client = CalDAVClient(baseURL: server.url, credentials: server.credentials, transport: transport)
+      do {
+        _ = try await client.discover()
+        Issue.record("\(transport): an untrusted certificate was accepted")
+      } catch {
+        guard case .certificateRejected(let url, let reason) = error else {
+          Issue.record("\(transport): expected certificateRejected, got \(error)")
+          continue
+        }
+        #expect(url.hasPrefix("https://localhost:"))
+        #expect(reason.lowercased().contains("certificate"), "\(reason)")
+        #expect("\(error)".contains("set ca_file"))
+        #expect(error.isUnavailable)
+      }
+    }
+  }
+
+  @Test("a CA file that cannot be read is named in the error")
+  func unreadableCAFile() async throws {
+    let server = try #require(TestServer.https)
+    let missing = "/nonexistent/appt-ca-\(UUID().uuidString).pem"
+    let client = CalDAVClient(
+      baseURL: server.url,
+      credentials: server.credentials,
+      transport: CurlTransport(caFile: missing)
+    )
+    await #expect(
+      throws: CalDAVError.certificateRejected(
+        url: displayURL(server.url.appendingPathComponent(".well-known/caldav")),
+        reason: "the CA file \(missing) cannot be read"
+      )
+    ) {
+      _ = try await client.discover()
+    }
+  }
+}
+
+@Suite("CalDAV timeouts")
+struct TimeoutTests {
+  @Test("a server that accepts and never answers times out, on both transports")
+  func silent() async throws {
+    let (port, process) = try silentServer()
+    defer { process.terminate() }
+    let url = testURL("http://127.0.0.1:\(port)/cal/")
+    for transport in [CurlTransport(timeout: 1), URLSessionTransport(timeout: 1)] as [any HTTPTransport] {
+      let client = CalDAVClient(baseURL: url, credentials: nil, transport: transport)
+      do {
+        _ = try await client.list(url)
+        Issue.record("\(transport): a silent server answered")
+      } catch {
+        #expect(error == .timedOut(url: "http://127.0.0.1:\(port)/cal/", seconds: 1), "\(transport)")
+        #expect("\(error)".contains("did not answer within 1 s"))
+      }
     }
   }
 }

@@ -31,12 +31,14 @@ actor ScriptedTransport: HTTPTransport {
   }
 }
 
-/// One of the throwaway servers.
+/// One of the throwaway servers, reached through one of the transports.
 struct TestServer: Sendable, CustomTestStringConvertible {
+  enum Transport: String, Sendable { case urlSession = "URLSession", curl = "libcurl" }
   let name: String
   let url: URL
   let credentials: Credentials?
-  var testDescription: String { name }
+  var transport = Transport.urlSession
+  var testDescription: String { "\(name) via \(transport.rawValue)" }
 
   static let environment = ProcessInfo.processInfo.environment
 
@@ -55,7 +57,13 @@ struct TestServer: Sendable, CustomTestStringConvertible {
     if let url = environment["APPT_TEST_XANDIKOS_URL"].flatMap(URL.init(string:)) {
       servers.append(TestServer(name: "Xandikos", url: url, credentials: nil))
     }
-    return servers
+    return servers.flatMap { server in
+      [Transport.urlSession, .curl].map { transport in
+        var copy = server
+        copy.transport = transport
+        return copy
+      }
+    }
   }
 
   static var https: TestServer? {
@@ -65,10 +73,15 @@ struct TestServer: Sendable, CustomTestStringConvertible {
   }
 
   static var caFile: String? { environment["APPT_TEST_CA_FILE"] }
-  static var available: Bool { plain.count == 2 && https != nil && caFile != nil }
+  static var available: Bool { plain.count == 4 && https != nil && caFile != nil }
 
-  func client(_ transport: any HTTPTransport = URLSessionTransport(timeout: 20)) -> CalDAVClient {
-    CalDAVClient(baseURL: url, credentials: credentials, transport: transport)
+  func client() -> CalDAVClient {
+    let http: any HTTPTransport =
+      switch transport {
+      case .urlSession: URLSessionTransport(timeout: 20)
+      case .curl: CurlTransport(timeout: 20)
+      }
+    return CalDAVClient(baseURL: url, credentials: credentials, transport: http)
   }
 
   /// The seeded calendar "work".
@@ -120,4 +133,24 @@ func pythonClient(_ arguments: [String], credentials: Credentials?) throws -> St
 /// A URL the test spells out (a typo shows as a failed request to /invalid).
 func testURL(_ string: String) -> URL {
   URL(string: string) ?? URL(fileURLWithPath: "/invalid")
+}
+
+/// A TCP port on 127.0.0.1 that accepts connections and never answers (a hung server), for as
+/// long as the returned process runs.
+func silentServer() throws -> (port: Int, process: Process) {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+  process.arguments = [
+    "python3", "-c",
+    "import socket, time\ns = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(8)\nprint(s.getsockname()[1], flush=True)\ntime.sleep(60)",
+  ]
+  let pipe = Pipe()
+  process.standardOutput = pipe
+  try process.run()
+  var line = Data()
+  while let byte = try pipe.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+    line += byte
+  }
+  let port = try #require(Int(String(decoding: line, as: UTF8.self)), "the silent server printed no port")
+  return (port, process)
 }
