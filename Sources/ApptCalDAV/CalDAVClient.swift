@@ -124,6 +124,8 @@ public struct CalDAVClient: Sendable {
         )
       } catch .notFound, .unexpectedStatus, .malformedResponse, .serverError, .forbidden {
         continue  // no well-known URL here (404, 405, an HTML page): the next candidate
+      } catch .credentialsRefused(_, 403) where candidate != baseURL {
+        continue  // some servers forbid the well-known path itself; the account's URL decides
       }
       // Not WebDAV here (another status, a body that is no multistatus): the next candidate.
       let status = response.status == 207 ? try? multiStatus(response) : nil  // ok: see above

@@ -5,7 +5,9 @@
 // A transport never follows a redirect on its own: `followingRedirects` does, the same way for
 // every transport, re-sending the same method and body (WebDAV needs PROPFIND to stay
 // PROPFIND, RFC 6764 section 5), on the same scheme only (an https account never goes to http),
-// and sending the credentials only to the origin they were given for.
+// and sending the credentials to the origin they were given for, or to another host only over
+// verified https (a well-known URL on example.com may send its users to dav.provider.net; over
+// plain http the password is never sent anywhere it was not asked for).
 
 public import Foundation
 
@@ -112,8 +114,8 @@ public let defaultMaxRedirects = 5
 
 /// Sends `request` through `transport`, following redirects (301, 302, 303, 307, 308) with the
 /// same method and body: at most `maxRedirects`, on the same scheme only. `credentials` are sent
-/// to the origin (scheme, host, port) of the first request only, never to another host a
-/// redirect names.
+/// to the origin (scheme, host, port) of the first request, and to another origin a redirect
+/// names only when both are https (verified TLS); over http never to another host.
 public func followingRedirects(
   _ request: HTTPRequest,
   credentials: Credentials?,
@@ -126,7 +128,7 @@ public func followingRedirects(
   while true {
     var sent = current
     sent.headers.removeAll { $0.name.lowercased() == "authorization" }
-    if let credentials, Origin(sent.url) == origin {
+    if let credentials, Origin(sent.url) == origin || (origin.scheme == "https" && Origin(sent.url).scheme == "https") {
       sent.headers.append(HTTPHeader("Authorization", credentials.basicAuthorization))
     }
     let response = try await transport.send(sent)

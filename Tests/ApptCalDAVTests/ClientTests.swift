@@ -28,20 +28,21 @@ struct ClientTests {
     #expect(error?.isUnavailable == true)
   }
 
-  @Test("Basic auth goes to the account's origin only, never to a host a redirect names")
+  @Test("Basic auth over http goes to the account's host only, never to a host a redirect names")
   func credentialsStayHome() async throws {
+    let plain = testURL("http://dav.example.com/dav/")
     let transport = ScriptedTransport { request in
       if request.url.host == "dav.example.com" {
         return ScriptedTransport.respond(
           status: 301,
-          headers: ["Location": "https://other.example.net/x/"],
+          headers: ["Location": "http://other.example.net/x/"],
           url: request.url
         )
       }
       return ScriptedTransport.respond(status: 207, body: "<multistatus xmlns='DAV:'/>", url: request.url)
     }
-    let client = CalDAVClient(baseURL: base, credentials: secret, transport: transport)
-    _ = try await client.list(base)
+    let client = CalDAVClient(baseURL: plain, credentials: secret, transport: transport)
+    _ = try await client.list(plain)
     let sent = await transport.sent
     #expect(sent.count == 2)
     let auth = sent.map { $0.headers.first { $0.name == "Authorization" }?.value }
@@ -49,6 +50,24 @@ struct ClientTests {
     #expect(auth[1] == nil)
     #expect(sent[1].method == "PROPFIND" && sent[1].body == sent[0].body)
     #expect(sent.allSatisfy { !$0.url.absoluteString.contains("s3cret") })
+  }
+
+  @Test("over https, a redirect to another https host (well-known to the provider) keeps the credentials")
+  func credentialsFollowHTTPS() async throws {
+    let transport = ScriptedTransport { request in
+      if request.url.host == "dav.example.com" {
+        return ScriptedTransport.respond(
+          status: 301,
+          headers: ["Location": "https://dav.provider.net/x/"],
+          url: request.url
+        )
+      }
+      return ScriptedTransport.respond(status: 207, body: "<multistatus xmlns='DAV:'/>", url: request.url)
+    }
+    _ = try await CalDAVClient(baseURL: base, credentials: secret, transport: transport).list(base)
+    let sent = await transport.sent
+    #expect(sent.map(\.url.host) == ["dav.example.com", "dav.provider.net"])
+    #expect(sent.allSatisfy { $0.headers.contains { $0.name == "Authorization" } })
   }
 
   @Test("a redirect from https to http is refused; a relative one is followed")
