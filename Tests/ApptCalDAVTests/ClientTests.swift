@@ -252,3 +252,14 @@ struct ClientTests {
     #expect(displayURL(url) == "https://dav.example.com:8443/cal/")
   }
 }
+
+@Suite("libcurl transport")
+struct CurlTransportTests {
+  @Test("the header block: the last response's fields, names lower-cased, repeats joined")
+  func headers() {
+    let block =
+      "HTTP/1.1 100 Continue\r\nX-Early: 1\r\n\r\nHTTP/1.1 201 Created\r\nETag: \"abc\"\r\nDAV: 1, 2\r\nDAV: calendar-access\r\nLocation:  /x \r\n\r\n"
+    let headers = CurlTransport.parseHeaders(block)
+    #expect(headers == ["etag": "\"abc\"", "dav": "1, 2, calendar-access", "location": "/x"])
+  }
+}
