@@ -94,11 +94,20 @@ public struct CalDAVClient: Sendable {
   public var multigetChunk = 100
 
   /// `baseURL`: the account's url (a server root, a principal, or a calendar home); must carry
-  /// no user or password (they are refused: they would show in messages and logs).
+  /// no user or password (every request to such a URL is refused with `.invalidRequest`: the
+  /// password would show in messages and logs).
   public init(baseURL: URL, credentials: Credentials?, transport: any HTTPTransport) {
     self.baseURL = baseURL
     self.credentials = credentials
     self.transport = transport
+  }
+
+  /// An account's client as the settings give it: `password` is what password_command printed
+  /// (or password_env held), `caFile` the account's ca_file. Requests go through libcurl
+  /// (`CurlTransport`), which alone can trust a private CA on Linux.
+  public init(url: URL, username: String?, password: String?, caFile: String?, timeout: Double = 30) {
+    let credentials = username.map { Credentials(username: $0, password: password ?? "") }
+    self.init(baseURL: url, credentials: credentials, transport: CurlTransport(caFile: caFile, timeout: timeout))
   }
 
   // MARK: - Discovery
@@ -382,6 +391,12 @@ public struct CalDAVClient: Sendable {
     body: Data? = nil,
     expecting expected: Set<Int> = [207]
   ) async throws(CalDAVError) -> HTTPResponse {
+    if url.user != nil || url.password != nil {
+      throw .invalidRequest(
+        url: displayURL(url),
+        reason: "the URL holds a user name or password; give them as the account's username and password_command"
+      )
+    }
     var all = headers
     if let depth { all.append(HTTPHeader("Depth", depth)) }
     if body != nil, method == "PROPFIND" || method == "REPORT" {

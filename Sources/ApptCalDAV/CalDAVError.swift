@@ -95,6 +95,7 @@ public enum CalDAVError: Error, Sendable, Equatable, CustomStringConvertible {
     case .redirectRefused(let url, let location, let reason):
       self = .redirectRefused(url: url, location: location, reason: reason)
     case .invalidRequest(let url, let reason): self = .invalidRequest(url: url, reason: reason)
+    case .answerTooLarge(let url, let reason): self = .malformedResponse(url: url, reason: reason)
     }
   }
 }

@@ -99,6 +99,8 @@ public final class CurlTransport: HTTPTransport {
       return .failure(.certificateRejected(url: url, reason: message))
     case APPT_CURL_UNREACHABLE:
       return .failure(.unreachable(url: url, reason: message))
+    case APPT_CURL_TOO_LARGE:
+      return .failure(.answerTooLarge(url: url, reason: message))
     default:
       return .failure(.invalidRequest(url: url, reason: message))
     }

@@ -87,6 +87,8 @@ public enum TransportError: Error, Sendable, Equatable {
   case certificateRejected(url: String, reason: String)
   /// A redirect to another scheme (https -> http), or more than `maxRedirects` of them.
   case redirectRefused(url: String, location: String, reason: String)
+  /// The answer was refused for its size (it is not held in memory).
+  case answerTooLarge(url: String, reason: String)
   /// The request itself could not be made (a bad URL, a transport that is not available).
   case invalidRequest(url: String, reason: String)
 }

@@ -63,14 +63,23 @@ int appt_curl_load(const char **error) {
   return curl_loaded;
 }
 
+// An answer larger than this is refused rather than held in memory (a multiget of 100 events
+// is well under 1 MiB; a server sending without end must not take the machine's memory).
+#define APPT_CURL_MAX_ANSWER ((size_t)256 << 20)
+
 typedef struct {
   char *data;
   size_t length;
   size_t capacity;
-  int failed;
+  int failed;     // out of memory
+  int too_large;  // over APPT_CURL_MAX_ANSWER
 } buffer;
 
 static size_t append(buffer *into, const char *data, size_t length) {
+  if (into->length + length > APPT_CURL_MAX_ANSWER) {
+    into->too_large = 1;
+    return 0;  // curl stops the transfer (CURLE_WRITE_ERROR)
+  }
   if (into->length + length + 1 > into->capacity) {
     size_t capacity = into->capacity ? into->capacity : 16384;
     while (capacity < into->length + length + 1) capacity *= 2;
@@ -179,9 +188,15 @@ void appt_curl_perform(const appt_curl_request *request, appt_curl_response *res
   }
   if (body.failed || headers.failed) code = CURLE_OUT_OF_MEMORY;
   response->outcome = outcome_of(code);
-  if (code != CURLE_OK) {
+  if (body.too_large || headers.too_large) {
+    response->outcome = APPT_CURL_TOO_LARGE;
+    snprintf(response->message, sizeof response->message, "the answer is larger than %zu MiB",
+             APPT_CURL_MAX_ANSWER >> 20);
+  } else if (code != CURLE_OK) {
     snprintf(response->message, sizeof response->message, "%s",
              error_buffer[0] ? error_buffer : curl.easy_strerror(code));
+  }
+  if (code != CURLE_OK || body.too_large || headers.too_large) {
     free(body.data);
     free(headers.data);
   } else {

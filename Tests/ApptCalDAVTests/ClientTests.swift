@@ -246,6 +246,17 @@ struct ClientTests {
     #expect(hex("red") == nil && hex("#12345") == nil && hex(nil) == nil)
   }
 
+  @Test("a URL with a password in it is refused before anything is sent, without the password")
+  func passwordInURL() async {
+    let transport = ScriptedTransport { request in ScriptedTransport.respond(status: 207, url: request.url) }
+    let url = testURL("https://alice:s3cret@dav.example.com/dav/")
+    let client = CalDAVClient(baseURL: url, credentials: nil, transport: transport)
+    let error = await #expect(throws: CalDAVError.self) { try await client.list(url) }
+    #expect(error.map { "\($0)" }?.contains("s3cret") == false)
+    #expect(error.map { "\($0)" }?.contains("password_command") == true)
+    #expect(await transport.sent.isEmpty)
+  }
+
   @Test("URLs in messages carry no user, password or query")
   func displayURLs() {
     let url = testURL("https://bob:pw@dav.example.com:8443/cal/?token=abc#x")

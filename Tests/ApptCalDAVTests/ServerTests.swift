@@ -232,9 +232,11 @@ struct HTTPSTests {
   func withCAFile() async throws {
     let server = try #require(TestServer.https)
     let client = CalDAVClient(
-      baseURL: server.url,
-      credentials: server.credentials,
-      transport: CurlTransport(caFile: TestServer.caFile, timeout: 20)
+      url: server.url,
+      username: TestServer.environment["APPT_TEST_CALDAV_USER"],
+      password: TestServer.environment["APPT_TEST_CALDAV_PASSWORD"],
+      caFile: TestServer.caFile,
+      timeout: 20
     )
     let work = try await server.workCalendar(client)
     #expect(work.url.scheme == "https" && work.colorHex == "#ff8800")

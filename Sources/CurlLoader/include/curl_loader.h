@@ -28,6 +28,7 @@ typedef enum {
   APPT_CURL_TIMED_OUT,
   APPT_CURL_CERTIFICATE,       // the peer's certificate was refused, or the CA file unusable
   APPT_CURL_INVALID,           // a bad URL or protocol, or out of memory
+  APPT_CURL_TOO_LARGE,         // the answer is over 256 MiB (refused, not held)
 } appt_curl_outcome;
 
 typedef struct {
