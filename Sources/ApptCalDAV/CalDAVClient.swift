@@ -220,7 +220,8 @@ public struct CalDAVClient: Sendable {
   // MARK: - Reading
 
   /// What changed in `calendar` since `token` (nil: everything, the initial sync). A token the
-  /// server refuses throws `.invalidSyncToken`: fall back to `list`.
+  /// server refuses throws `.invalidSyncToken`: fall back to `list`. One page: when `truncated`
+  /// (Google pages a few hundred at a time), apply it, keep its token, and ask again with it.
   public func changes(in calendar: URL, since token: String?) async throws(CalDAVError) -> SyncChanges {
     let response = try await request(
       "REPORT",
@@ -242,6 +243,8 @@ public struct CalDAVClient: Sendable {
         if item.status == 507 { truncated = true }
         continue
       }
+      // A collection is never an item (iCloud lists the calendar itself among the changes).
+      if href.hasSuffix("/") || item.isCollection { continue }
       if item.status == 404 {
         removed.append(href)
       } else if item.status == nil || (200..<300).contains(item.status ?? 200) {
@@ -365,8 +368,12 @@ public struct CalDAVClient: Sendable {
     URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPath ?? url.path
   }
 
+  /// The same path, whatever the trailing slash and percent-encoding (`%40` or `@`).
   func sameCollection(_ a: String, _ b: String) -> Bool {
-    func trimmed(_ path: String) -> String { path.hasSuffix("/") ? String(path.dropLast()) : path }
+    func trimmed(_ path: String) -> String {
+      let decoded = path.removingPercentEncoding ?? path
+      return decoded.hasSuffix("/") ? String(decoded.dropLast()) : decoded
+    }
     return trimmed(a) == trimmed(b)
   }
 

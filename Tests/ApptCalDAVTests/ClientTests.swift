@@ -179,6 +179,24 @@ struct ClientTests {
     #expect(await transport.sent.first?.headers.contains(HTTPHeader("Depth", "0")) == true)
   }
 
+  @Test("sync-collection: the calendar itself (iCloud lists it, encoded differently) and sub-collections are no items")
+  func changesSkipCollections() async throws {
+    let calendar = testURL("https://p42-caldav.icloud.com/123/calendars/a%40b/")
+    let body = """
+      <multistatus xmlns="DAV:"><sync-token>t2</sync-token>\
+      <response><href>/123/calendars/a@b/</href><propstat><prop><getetag>"c1"</getetag></prop><status>HTTP/1.1 200 OK</status></propstat></response>\
+      <response><href>/123/calendars/a%40b/inner/</href><propstat><prop><getetag>"c2"</getetag></prop><status>HTTP/1.1 200 OK</status></propstat></response>\
+      <response><href>/123/calendars/a%40b/e1.ics</href><propstat><prop><getetag>"e1"</getetag></prop><status>HTTP/1.1 200 OK</status></propstat></response>\
+      </multistatus>
+      """
+    let transport = ScriptedTransport { request in ScriptedTransport.respond(status: 207, body: body, url: request.url)
+    }
+    let changes = try await CalDAVClient(baseURL: calendar, credentials: nil, transport: transport)
+      .changes(in: calendar, since: "t1")
+    #expect(changes.changed == [RemoteItem(href: "/123/calendars/a%40b/e1.ics", etag: "\"e1\"")])
+    #expect(changes.removed.isEmpty && !changes.truncated && changes.token == "t2")
+  }
+
   @Test("a body that is not a multistatus is a malformed answer naming the URL")
   func malformedBody() async {
     let transport = ScriptedTransport { request in
