@@ -1,6 +1,7 @@
 # appt: `make run` to use it, `make test` to check it. Both install what is missing first.
-# `make test` runs `make check` under a throwaway PostgreSQL server (Tests/pg/with-server.sh);
-# `make check` alone runs the same checks without one (tests that need PostgreSQL skip).
+# `make test` runs `make check` under a throwaway PostgreSQL server (Tests/pg/with-server.sh)
+# and throwaway CalDAV servers (Tests/caldav/with-servers.sh); `make check` alone runs the same
+# checks without them (tests that need PostgreSQL or a CalDAV server skip).
 
 SHELL := /bin/bash
 export PATH := $(PATH):/opt/swift/usr/bin
@@ -8,13 +9,14 @@ export SWIFT_BACKTRACE := interactive=no
 
 SWIFT ?= swift
 # Debian packages appt needs to build (the -dev packages), run (tzdata) and test (tmux, and
-# postgresql for the throwaway server of `make test`).
-PACKAGES := libncurses-dev libsqlite3-dev libpq-dev tzdata tmux postgresql
+# postgresql for the throwaway server of `make test`; openssl for the CalDAV tests' private CA).
+# libcurl4-openssl-dev: curl's headers for CurlLoader (CalDAV with a private CA).
+PACKAGES := libncurses-dev libsqlite3-dev libpq-dev libcurl4-openssl-dev tzdata tmux postgresql openssl
 DEMO_DB ?= $(CURDIR)/.build/demo.sqlite3
 
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps test-tools build release run demo test check pg-shell unit-tests e2e-tests corpus-tests e2e-tui-hours e2e-hours tsan asan fuzz fuzz-smoke bench lint format clean
+.PHONY: all deps test-tools build release run demo test check pg-shell caldav-shell unit-tests e2e-tests corpus-tests e2e-tui-hours e2e-hours tsan asan fuzz fuzz-smoke bench lint format clean
 
 all: build
 
@@ -40,21 +42,31 @@ deps:
 	fi
 
 ## test-tools: Python's icalendar (6 or later) and dateutil, the corpus' reference
-## (Tests/corpus), from PyPI, and only when `import` fails; pip itself from Debian if missing.
+## (Tests/corpus), and the CalDAV servers and client of Tests/caldav (Radicale 3, Xandikos,
+## caldav), from PyPI, and only when `import` fails; pip itself from Debian if missing.
 ## Debian's own Python refuses pip installs (externally managed): then --break-system-packages.
 TEST_TOOLS_CHECK := import icalendar, dateutil, sys; sys.exit(int(icalendar.__version__.split(".")[0]) < 6)
+CALDAV_TOOLS_CHECK := import radicale, xandikos, caldav, sys; sys.exit(int(radicale.VERSION.split(".")[0]) < 3)
 PIP_INSTALL := python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore
+# $(call PIP_INSTALL_ANY,PACKAGES): with --break-system-packages only where pip refuses without it
+PIP_INSTALL_ANY = $(PIP_INSTALL) $(1) 2>/dev/null || $(PIP_INSTALL) --break-system-packages $(1)
 test-tools:
-	@if ! python3 -c '$(TEST_TOOLS_CHECK)' 2>/dev/null; then \
-	  echo "Installing icalendar and python-dateutil (PyPI)"; \
+	@if ! python3 -c '$(TEST_TOOLS_CHECK)' 2>/dev/null || ! python3 -c '$(CALDAV_TOOLS_CHECK)' 2>/dev/null; then \
 	  if ! python3 -m pip --version >/dev/null 2>&1; then \
 	    sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; \
 	    $$sudo apt-get update -qq && \
 	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends python3-pip; \
 	  fi; \
-	  $(PIP_INSTALL) 'icalendar>=6' python-dateutil 2>/dev/null || \
-	    $(PIP_INSTALL) --break-system-packages 'icalendar>=6' python-dateutil; \
+	fi
+	@if ! python3 -c '$(TEST_TOOLS_CHECK)' 2>/dev/null; then \
+	  echo "Installing icalendar and python-dateutil (PyPI)"; \
+	  $(call PIP_INSTALL_ANY,'icalendar>=6' python-dateutil); \
 	  python3 -c '$(TEST_TOOLS_CHECK)' || { echo "test-tools: icalendar >= 6 and dateutil still missing" >&2; exit 1; }; \
+	fi
+	@if ! python3 -c '$(CALDAV_TOOLS_CHECK)' 2>/dev/null; then \
+	  echo "Installing radicale, xandikos and caldav (PyPI)"; \
+	  $(call PIP_INSTALL_ANY,'radicale>=3' xandikos caldav); \
+	  python3 -c '$(CALDAV_TOOLS_CHECK)' || { echo "test-tools: radicale >= 3, xandikos and caldav still missing" >&2; exit 1; }; \
 	fi
 
 build: deps
@@ -77,11 +89,13 @@ demo: release
 	.build/release/appt --db $(DEMO_DB) < Resources/sample-week.appt
 	.build/release/appt --db $(DEMO_DB)
 
-## test: `check` with a throwaway PostgreSQL server (Tests/pg/server.sh) spanning all of it,
-## stopped and removed afterwards; the tests get APPT_TEST_PG... and APPT_REQUIRE_PG=1, so a
-## PostgreSQL test fails rather than skips. No server, no run: with-server.sh fails first.
-test: deps
-	bash Tests/pg/with-server.sh $(MAKE) --no-print-directory check
+## test: `check` with a throwaway PostgreSQL server (Tests/pg/server.sh) and throwaway CalDAV
+## servers (Tests/caldav/with-servers.sh: Radicale, Xandikos, Radicale over https with a private
+## CA) spanning all of it, stopped and removed afterwards; the tests get APPT_TEST_PG...,
+## APPT_TEST_RADICALE_URL... and APPT_REQUIRE_PG=1, APPT_REQUIRE_CALDAV=1, so such a test fails
+## rather than skips. No server, no run: the with-server scripts fail first.
+test: deps test-tools
+	bash Tests/pg/with-server.sh bash Tests/caldav/with-servers.sh $(MAKE) --no-print-directory check
 
 ## check: formatting, zero warnings, every unit/integration/e2e test, the iCalendar corpus, the
 ## suite under TSan and ASan, and a short run of each fuzzer (PostgreSQL tests run only under
@@ -91,6 +105,10 @@ check: lint unit-tests e2e-tests corpus-tests e2e-tui-hours tsan asan fuzz-smoke
 ## pg-shell: a shell with a throwaway PostgreSQL server (e.g. for `swift test --filter ...`)
 pg-shell: deps
 	bash Tests/pg/with-server.sh bash
+
+## caldav-shell: a shell with the throwaway CalDAV servers running (APPT_TEST_RADICALE_URL, ...)
+caldav-shell: deps test-tools
+	bash Tests/caldav/with-servers.sh bash
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Benchmarks/Sources

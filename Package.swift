@@ -28,6 +28,11 @@ let package = Package(
       dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal"],
       swiftSettings: strict
     ),
+    // CalDAV (RFC 4791, 6578): HTTP through FoundationNetworking and libcurl, so it is kept out of
+    // the `appt` executable (PLATFORM.md: start-up cost); the sync runs as its own executable.
+    // libcurl, loaded when first used, for CalDAV requests with a private CA (`ca_file`).
+    .target(name: "CurlLoader", path: "Sources/CurlLoader"),
+    .target(name: "ApptCalDAV", dependencies: ["ApptCore", "CurlLoader"], swiftSettings: strict),
     .executableTarget(
       name: "appt",
       dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal", "ApptRuntime"],
@@ -71,6 +76,12 @@ let package = Package(
     .testTarget(
       name: "ApptTerminalTests",
       dependencies: ["ApptUI", "ApptTerminal", "CNCursesW"],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "ApptCalDAVTests",
+      dependencies: ["ApptCalDAV"],
+      exclude: ["Fixtures"],  // recorded server answers, read through #filePath
       swiftSettings: strict
     ),
     .testTarget(
