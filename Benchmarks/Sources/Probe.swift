@@ -82,7 +82,7 @@ func probeCommand(_ arguments: Arguments) async {
   var weekSingles: [Double] = []
   var weekSeriesRows: [Double] = []
   var weekSeriesExpand: [Double] = []
-  var seriesCounts = (scanned: 0, read: 0, occurrences: 0)
+  var seriesCounts = (scanned: 0, reaching: 0, read: 0, occurrences: 0)
   if let weekText = arguments.string("week") {
     let week = DateInterval(start: utcDay(weekText), duration: 7 * 86_400)
     let weekFrom = Int64(week.start.timeIntervalSince1970 * 1_000)
@@ -96,10 +96,13 @@ func probeCommand(_ arguments: Arguments) async {
           on: database
         )
         let singles = monotonicNanos()
+        // As the DAO reads them: the series listed in the week's `series_week` rows (schema 7).
+        let weeks = SeriesWeeks.condition(from: weekFrom - 5_400_000, to: weekTo)
         let series = try await ProbeQueries.decode(
           "SELECT \(ProbeQueries.columns) FROM appointment WHERE \(ProbeQueries.isSeries) AND start_ms < ? "
-            + "AND (series_end_ms IS NULL OR series_end_ms > ?) AND status = 'scheduled' ORDER BY start_ms",
-          [.integer(weekTo), .integer(weekFrom)],
+            + "AND (series_end_ms IS NULL OR series_end_ms > ?) AND status = 'scheduled' AND \(weeks.sql) "
+            + "ORDER BY start_ms",
+          [.integer(weekTo), .integer(weekFrom)] + weeks.bindings,
           on: database
         )
         let read = monotonicNanos()
@@ -110,6 +113,14 @@ func probeCommand(_ arguments: Arguments) async {
         weekSeriesExpand.append(milliseconds(from: read, to: expanded))
         seriesCounts.read = series.count
         seriesCounts.occurrences = occurrences.count
+        seriesCounts.reaching = Int(
+          try await ProbeQueries.count(
+            "SELECT count(*) FROM appointment WHERE \(ProbeQueries.isSeries) AND start_ms < ? "
+              + "AND (series_end_ms IS NULL OR series_end_ms > ?) AND status = 'scheduled'",
+            [.integer(weekTo), .integer(weekFrom)],
+            on: database
+          )
+        )
         seriesCounts.scanned = Int(
           try await ProbeQueries.count(
             "SELECT count(*) FROM appointment WHERE \(ProbeQueries.isSeries) AND start_ms < ?",
@@ -168,6 +179,7 @@ func probeCommand(_ arguments: Arguments) async {
     "week_series_expand_ms": rounded(median(weekSeriesExpand) ?? 0),
     "week_series_scanned": seriesCounts.scanned,
     "week_series_read": seriesCounts.read,
+    "week_series_reaching": seriesCounts.reaching,
     "week_series_occurrences": seriesCounts.occurrences,
   ])
 }

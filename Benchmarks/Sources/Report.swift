@@ -527,7 +527,8 @@ func reportCommand(_ arguments: Arguments) {
       (
         "week_series_rows_ms",
         "… the series rows: \(Int(number(probe, "week_series_scanned") ?? 0)) series start before the week's end, "
-          + "\(Int(number(probe, "week_series_read") ?? 0)) reach it, read and decoded"
+          + "\(Int(number(probe, "week_series_reaching") ?? 0)) reach it, "
+          + "\(Int(number(probe, "week_series_read") ?? 0)) listed in its weeks (`series_week`): read and decoded"
       ),
       (
         "week_series_expand_ms",
@@ -995,7 +996,7 @@ private struct ModelReport {
         ("month_busy_days_ms", "the month panel's markers (31 days)"),
         ("week_fetch_ms", "`list`'s week: `appointments(matching:)`"),
         ("week_singles_ms", "… the one-offs (and overrides): read and decoded"),
-        ("week_series_rows_ms", "… the series that reach the week: read and decoded"),
+        ("week_series_rows_ms", "… the series listed in the week's `series_week` rows: read and decoded"),
         ("week_series_expand_ms", "… expanding them into their occurrences"),
         ("week_format_ms", "`list`'s week: the text lines"),
       ]
@@ -1004,11 +1005,12 @@ private struct ModelReport {
       }
       func counts(_ object: [String: Any]?) -> String {
         guard let object else { return "n/a" }
-        return "\(Int(number(object, "week_series_scanned") ?? 0)) / \(Int(number(object, "week_series_read") ?? 0)) / "
-          + "\(Int(number(object, "week_series_occurrences") ?? 0))"
+        return
+          "\(Int(number(object, "week_series_scanned") ?? 0)) / \(Int(number(object, "week_series_reaching") ?? 0)) / "
+          + "\(Int(number(object, "week_series_read") ?? 0)) / \(Int(number(object, "week_series_occurrences") ?? 0))"
       }
       line(
-        "| the week's series: starting before its end / reaching it (read) / their occurrences in it | "
+        "| the week's series: starting before its end / reaching it / listed in its weeks (read) / their occurrences in it | "
           + "\(counts(plainProbe)) | \(counts(probe)) |"
       )
     }

@@ -21,7 +21,7 @@ import Foundation
 // removed with it by a trigger on both engines (any delete path: one id, a series' overrides,
 // a calendar's). A WITHOUT ROWID table on SQLite: the update hook that drives observation is
 // silent for it, which is right, since every change to it comes with a change to its series.
-enum SeriesWeeks {
+public enum SeriesWeeks {
   /// One bucket: seven days of UTC milliseconds from the epoch.
   static let weekMS: Int64 = 7 * 86_400_000
   /// The `week` of a wide series' single row: below every real week.
@@ -126,7 +126,7 @@ enum SeriesWeeks {
 
   /// The SQL condition on `appointment.id` that keeps the series with an instance in the
   /// weeks of `[from, to)` (milliseconds), wide ones included, and its bindings.
-  static func condition(from: Int64, to: Int64) -> (sql: String, bindings: [SQLValue]) {
+  public static func condition(from: Int64, to: Int64) -> (sql: String, bindings: [SQLValue]) {
     (
       "id IN (SELECT series_id FROM series_week WHERE week = ? OR (week >= ? AND week <= ?))",
       [.integer(wide), .integer(week(of: from)), .integer(week(of: max(from, to - 1)))]
