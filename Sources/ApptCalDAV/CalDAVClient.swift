@@ -182,16 +182,21 @@ public struct CalDAVClient: Sendable {
     return status.responses.compactMap { item in
       guard item.isCalendar, let url = resolve(item.href, against: response.url) else { return nil }
       if let components = item.supportedComponents, !components.contains("VEVENT") { return nil }
-      return RemoteCalendar(
-        url: url,
-        href: path(of: url),
-        displayName: item.displayName,
-        color: item.calendarColor,
-        ctag: item.ctag,
-        syncToken: item.syncToken,
-        components: item.supportedComponents
-      )
+      return remoteCalendar(item, at: url)
     }
+  }
+
+  /// The calendar a PROPFIND response describes, at `url`.
+  private func remoteCalendar(_ item: DAVResponse, at url: URL) -> RemoteCalendar {
+    RemoteCalendar(
+      url: url,
+      href: path(of: url),
+      displayName: item.displayName,
+      color: item.calendarColor,
+      ctag: item.ctag,
+      syncToken: item.syncToken,
+      components: item.supportedComponents
+    )
   }
 
   /// The calendar's properties now (ctag, sync-token, name, colour).
@@ -206,15 +211,7 @@ public struct CalDAVClient: Sendable {
     guard let item = status.responses.first else {
       throw .malformedResponse(url: displayURL(url), reason: "the multistatus has no response")
     }
-    return RemoteCalendar(
-      url: url,
-      href: path(of: url),
-      displayName: item.displayName,
-      color: item.calendarColor,
-      ctag: item.ctag,
-      syncToken: item.syncToken,
-      components: item.supportedComponents
-    )
+    return remoteCalendar(item, at: url)
   }
 
   // MARK: - Reading
