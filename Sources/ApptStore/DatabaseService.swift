@@ -48,7 +48,7 @@ extension DatabaseService {
   /// Saves many values in one transaction.
   public func save<Model: Persistable>(all values: [Model]) throws(StoreError) {
     try database.write { connection throws(StoreError) in
-      for value in values { try Model.upsert(value, in: connection) }
+      for value in Model.storageOrder(values) { try Model.upsert(value, in: connection) }
     }
   }
 

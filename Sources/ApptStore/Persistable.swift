@@ -13,9 +13,14 @@ public protocol Persistable: Sendable, Identifiable, Equatable where ID: Sendabl
   /// Inserts `value`'s row or replaces the stored one with the same key, with whatever is
   /// derived from it: every write of a row goes through here.
   static func upsert(_ value: Self, in connection: any Connection) throws(StoreError)
+  /// `values` in the order a batch is best written in; the result is the same either way.
+  /// As given by default.
+  static func storageOrder(_ values: [Self]) -> [Self]
 }
 
 extension Persistable {
+  public static func storageOrder(_ values: [Self]) -> [Self] { values }
+
   public static func upsert(_ value: Self, in connection: any Connection) throws(StoreError) {
     try connection.run(table.upsertSQL, value.databaseValues)
   }

@@ -159,6 +159,7 @@ public enum Schema {
     Migration(name: "start order, series weeks") { engine, connection throws(StoreError) in
       if engine == .sqlite { try StartOrder.rebuild(connection) }
       try SeriesWeeks.migrate(engine: engine, connection: connection)
+      try connection.execute(SeriesWeeks.seriesIndex)
     },
   ]
 }

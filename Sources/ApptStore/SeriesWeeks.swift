@@ -124,11 +124,22 @@ public enum SeriesWeeks {
     }
   }
 
+  /// `appointment_series` holds the id beside the two times, so the membership below is
+  /// tested on the index before a row is read.
+  static let seriesIndex = """
+    DROP INDEX appointment_series;
+    CREATE INDEX appointment_series ON appointment (start_ms, series_end_ms, id) WHERE recurrence IS NOT NULL OR rdates <> '';
+    """
+
   /// The SQL condition on `appointment.id` that keeps the series with an instance in the
-  /// weeks of `[from, to)` (milliseconds), wide ones included, and its bindings.
+  /// weeks of `[from, to)` (milliseconds), wide ones included, and its bindings. `id || ''`
+  /// on purpose: a bare `id IN (...)` lets the planner look each listed id up in the id
+  /// index, one random read per series before its row; this way the window's range of
+  /// `appointment_series` is read in order and each entry tested where it lies (20 -> 14 ms
+  /// for a week's series at 1M in the sqlite3 CLI).
   public static func condition(from: Int64, to: Int64) -> (sql: String, bindings: [SQLValue]) {
     (
-      "id IN (SELECT series_id FROM series_week WHERE week = ? OR (week >= ? AND week <= ?))",
+      "id || '' IN (SELECT series_id FROM series_week WHERE week = ? OR (week >= ? AND week <= ?))",
       [.integer(wide), .integer(week(of: from)), .integer(week(of: max(from, to - 1)))]
     )
   }

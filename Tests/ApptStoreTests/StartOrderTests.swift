@@ -62,6 +62,25 @@ import Testing
     }
   }
 
+  @Test("a batch is written in start order, and an id given twice keeps its later copy")
+  func batchesAreWrittenInStartOrder() async throws {
+    let shuffled = (0..<200).map {
+      oneOff("r\($0)", at: december(7).addingTimeInterval(Double(($0 * 7919) % 200) * 600))
+    }
+    let ordered = Appointment.storageOrder(shuffled)
+    #expect(ordered.map(\.start) == shuffled.map(\.start).sorted())
+    var later = shuffled[0]
+    later.title = "later copy"
+    later.start = december(6)
+    later.end = december(6, 1)
+    let twice = [shuffled[0], later]
+    #expect(Appointment.storageOrder(twice).map(\.title) == ["r0", "later copy"], "as given")
+    try await withStore(.memory) { dao in
+      try await dao.service.save(all: twice)
+      #expect(try await dao.getAppointment(id: later.id).title == "later copy")
+    }
+  }
+
   @Test("more rows than a millisecond has slots are all stored, the rest after the last")
   func aFullMillisecondOverflows() async throws {
     try await withStore(.memory) { dao in

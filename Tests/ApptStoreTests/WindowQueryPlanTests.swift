@@ -46,6 +46,29 @@ import Testing
     }
   }
 
+  @Test("the series listed in a window's weeks are found through appointment_series, not one id at a time")
+  func seriesWeeksQueryUsesTheSeriesIndex() async throws {
+    try await withStore(.file) { dao in
+      let weeks = SeriesWeeks.condition(from: 1_780_444_800_000, to: 1_781_049_600_000)
+      var condition = weeks.sql
+      for case .integer(let value) in weeks.bindings {
+        condition = condition.replacingOccurrences(
+          of: "?",
+          with: String(value),
+          options: [],
+          range: condition.range(of: "?")
+        )
+      }
+      let plan = try await Self.plan(
+        "SELECT \(Appointment.table.columnList) FROM appointment WHERE \(Self.condition) AND \(condition)",
+        on: dao,
+        kind: .file
+      )
+      #expect(plan.contains("SEARCH appointment USING INDEX appointment_series"), "\(plan)")
+      #expect(!plan.contains("sqlite_autoindex_appointment_1"), "\(plan)")
+    }
+  }
+
   @Test("appointment_series holds the series' end beside the start", arguments: StoreKind.allCases)
   func indexHoldsTheSeriesEnd(kind: StoreKind) async throws {
     try await withStore(kind) { dao in
@@ -67,7 +90,7 @@ import Testing
           }
           return names
         }
-        #expect(columns == ["start_ms", "series_end_ms"])
+        #expect(columns == ["start_ms", "series_end_ms", "id"])
       }
     }
   }
