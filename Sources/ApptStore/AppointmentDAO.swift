@@ -628,7 +628,7 @@ extension AppointmentDAO {
   /// The window query: one-offs and overrides through the start index (bounded below by the
   /// longest appointment, one lookup in the length index, so nothing scans the table), and
   /// the series that reach the window (a partial index) expanded to their occurrences in it,
-  /// with their overrides (`overrides(for:longest:connection:)`: two more indexed queries,
+  /// with their overrides (`overrideBounds` and `overrides(within:)`: two more indexed queries,
   /// however many series there are). Without a range (`list --all`) series and overrides are
   /// listed once each, as stored.
   func fetch(_ query: AppointmentQuery, in connection: any Connection) throws(StoreError) -> [Appointment] {
@@ -722,8 +722,8 @@ extension AppointmentDAO {
     fallbackZone: TimeZone,
     connection: any Connection
   ) throws(StoreError) -> [Appointment] {
-    let overrides = try Self.overrides(for: range, longest: longest, connection: connection)
-    let weeks = SeriesWeeks.condition(from: overrides.lower, to: overrides.upper)
+    let bounds = try Self.overrideBounds(for: range, longest: longest, connection: connection)
+    let weeks = SeriesWeeks.condition(from: bounds.lower, to: bounds.upper)
     let series = try DatabaseQuery<Appointment>(
       where: ([seriesReaching, weeks.sql] + conditions)
         .joined(separator: " AND "),
@@ -731,24 +731,25 @@ extension AppointmentDAO {
         + weeks.bindings + bindings,
       order: displayOrder
     ).fetch(connection)
+    // No series in the window: no override can matter, so the plain ones are not read.
+    guard !series.isEmpty else { return [] }
+    let overrides = try Self.overrides(within: bounds, connection: connection)
     return series.flatMap {
       $0.occurrences(
         in: range,
         fallbackZone: fallbackZone,
         includeCancelled: includeCancelled,
-        overrides: overrides.bySeries[$0.id] ?? []
+        overrides: overrides[$0.id] ?? []
       )
     }
   }
 
-  /// The stored overrides a window's expansion needs, by series: the THISANDFUTURE ones
-  /// before the window's end (a partial index), and those whose original start is within
-  /// the window, from `longest` before it (another partial index), widened by as far as a
-  /// THISANDFUTURE override moves later occurrences (`lower`, `upper`: the original starts
-  /// that may land in the window, in milliseconds). Whatever their status: an overridden
-  /// occurrence is replaced even by a cancelled override.
-  static func overrides(for range: DateInterval, longest: Int64, connection: any Connection) throws(StoreError)
-    -> (bySeries: [AppointmentID: [Appointment]], lower: Int64, upper: Int64)
+  /// The THISANDFUTURE overrides before a window's end (a partial index), and how far they
+  /// widen the original starts that may land in the window (`lower`, `upper`, in
+  /// milliseconds; without them: the window, from `longest` before it). Read before the
+  /// series, because those bounds choose the weeks whose series are read.
+  static func overrideBounds(for range: DateInterval, longest: Int64, connection: any Connection)
+    throws(StoreError) -> (future: [Appointment], lower: Int64, upper: Int64)
   {
     let future = try DatabaseQuery<Appointment>(
       where: "range_future = 1 AND series_id IS NOT NULL AND recurrence_ms < ?",
@@ -763,18 +764,28 @@ extension AppointmentDAO {
       lower = min(lower, range.start.millisecondsSince1970 - longest - max(0, shift))
       upper = max(upper, range.end.millisecondsSince1970 + max(0, -shift))
     }
+    return (future, lower, upper)
+  }
+
+  /// The stored overrides a window's expansion needs, by series: the THISANDFUTURE ones of
+  /// `bounds`, and those whose original start is within its bounds (another partial index).
+  /// Whatever their status: an overridden occurrence is replaced even by a cancelled override.
+  static func overrides(
+    within bounds: (future: [Appointment], lower: Int64, upper: Int64),
+    connection: any Connection
+  ) throws(StoreError) -> [AppointmentID: [Appointment]] {
     let plain = try DatabaseQuery<Appointment>(
       where: "series_id IS NOT NULL AND recurrence_ms >= ? AND recurrence_ms < ?",
-      bindings: [.integer(lower), .integer(upper)],
+      bindings: [.integer(bounds.lower), .integer(bounds.upper)],
       order: "recurrence_ms, id"
     ).fetch(connection)
     var seen: Set<AppointmentID> = []
     var grouped: [AppointmentID: [Appointment]] = [:]
-    for value in future + plain where seen.insert(value.id).inserted {
+    for value in bounds.future + plain where seen.insert(value.id).inserted {
       guard let seriesID = value.override?.seriesID else { continue }
       grouped[seriesID, default: []].append(value)
     }
-    return (grouped, lower, upper)
+    return grouped
   }
 
   /// Marks cancelled the overrides in `rows` whose series is cancelled (one query).
