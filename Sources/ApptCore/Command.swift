@@ -117,12 +117,21 @@ public struct ListRequest: Equatable, Sendable {
   public var search: String?
   /// `--calendar NAME` (repeatable): only these calendars; nil for all of them.
   public var calendars: [String]?
+  /// `--format TEMPLATE`: each line as the template says, instead of the standard line.
+  public var format: ListTemplate?
 
-  public init(range: DateInterval?, includeCancelled: Bool = false, search: String? = nil, calendars: [String]? = nil) {
+  public init(
+    range: DateInterval?,
+    includeCancelled: Bool = false,
+    search: String? = nil,
+    calendars: [String]? = nil,
+    format: ListTemplate? = nil
+  ) {
     self.range = range
     self.includeCancelled = includeCancelled
     self.search = search
     self.calendars = calendars
+    self.format = format
   }
 }
 

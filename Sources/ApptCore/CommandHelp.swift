@@ -29,15 +29,19 @@ public enum CommandHelp {
     ),
     (
       "list",
-      "list [--from WHEN] [--to WHEN | --days N] [--all] [--include-cancelled] [--search TEXT]"
-        + " [--calendar NAME...]",
+      "list [--from WHEN] [--to WHEN | --days N | --week | --month] [--all] [--include-cancelled]"
+        + " [--search TEXT] [--calendar NAME...] [--format TEMPLATE]",
       [
         "Lists appointments in start order. Without a range: today and the next 6 days.",
         "--from starts at that day's midnight (or at the time given); --to DATE includes",
         "that whole day, --to with a time ends there; --days N counts N days from --from.",
-        "--all lists everything. Cancelled appointments are hidden unless",
+        "--week and --month list the week (from week_start) or the month holding --from",
+        "(else today). --all lists everything. Cancelled appointments are hidden unless",
         "--include-cancelled. --search keeps only those matching TEXT. --calendar (-c)",
         "NAME keeps only that calendar's; repeat it for several (-c work -c home).",
+        "--format prints each line as TEMPLATE says: {start} {end} (or {start:%H:%M},",
+        "with the date_format fields), {duration} {title} {location} {calendar} {id}",
+        "{short_id} {status} {note}; \\t and \\n are a tab and a newline, {{ and }} a brace.",
       ]
     ),
     ("show", "show ID", ["Prints every field of one appointment, its revision included."]),

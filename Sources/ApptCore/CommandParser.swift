@@ -396,15 +396,25 @@ public struct CommandParser: Sendable {
     let options: [String: OptionKind] = [
       "--from": .when, "--to": .when, "--days": .text, "--all": .flag,
       "--include-cancelled": .flag, "--search": .text, "--calendar": .repeatable,
+      "--week": .flag, "--month": .flag, "--format": .text,
     ]
     let scan = try scanOptions("list", options, words)
     if scan.help { return .help(topic: "list") }
     if let extra = scan.positional.first {
       throw .usage("list: unexpected argument \(WhenParser.quoted(extra))")
     }
-    if scan.given.contains("--all"), !scan.given.isDisjoint(with: ["--from", "--to", "--days"]) {
-      throw .usage("list: --all cannot be combined with --from, --to or --days")
+    if scan.given.contains("--all"), !scan.given.isDisjoint(with: ["--from", "--to", "--days", "--week", "--month"]) {
+      throw .usage("list: --all cannot be combined with --from, --to, --days, --week or --month")
     }
+    if scan.given.contains("--week"), scan.given.contains("--month") {
+      throw .usage("list: give --week or --month, not both")
+    }
+    for span in ["--week", "--month"] where scan.given.contains(span) {
+      for other in ["--to", "--days"] where scan.given.contains(other) {
+        throw .usage("list: \(span) is a whole range; give it or \(other), not both")
+      }
+    }
+    let format = try scan.texts["--format"].map { text throws(CommandError) in try ListTemplate(parsing: text) }
     if scan.given.contains("--to"), scan.given.contains("--days") {
       throw .usage("list: give --to or --days, not both")
     }
@@ -427,13 +437,39 @@ public struct CommandParser: Sendable {
       for name in names { calendars?.append(try Self.calendarName("list", name) ?? name) }
     }
     if scan.flags.contains("--all") {
-      return .list(ListRequest(range: nil, includeCancelled: includeCancelled, search: search, calendars: calendars))
+      return .list(
+        ListRequest(
+          range: nil,
+          includeCancelled: includeCancelled,
+          search: search,
+          calendars: calendars,
+          format: format
+        )
+      )
     }
 
     let calendar = clock.calendar
-    let start = from.map { instant(of: $0.parts) } ?? clock.today
+    var start = from.map { instant(of: $0.parts) } ?? clock.today
     var end: Date
-    if let to {
+    if scan.flags.contains("--week") || scan.flags.contains("--month") {
+      // The week (from `week_start`) or the calendar month holding --from, else today.
+      let day = clock.dayNumber(of: start)
+      let first: Int
+      let next: Int
+      if scan.flags.contains("--week") {
+        first = day - ((CivilDate.weekday(ofDayNumber: day) - defaults.weekStart.rawValue) % 7 + 7) % 7
+        next = first + 7
+      } else {
+        let date = CivilDate(dayNumber: day)
+        first = CivilDate.dayNumber(year: date.year, month: date.month, day: 1)
+        next =
+          date.month == 12
+          ? CivilDate.dayNumber(year: date.year + 1, month: 1, day: 1)
+          : CivilDate.dayNumber(year: date.year, month: date.month + 1, day: 1)
+      }
+      end = clock.day(next - day, after: start)
+      start = clock.day(first - day, after: start)
+    } else if let to {
       if let day = to.parts.day, to.parts.minutes == nil {
         end = clock.day(1, after: day)  // a bare date is inclusive: up to the next midnight
       } else {
@@ -468,7 +504,8 @@ public struct CommandParser: Sendable {
         range: DateInterval(start: start, end: end),
         includeCancelled: includeCancelled,
         search: search,
-        calendars: calendars
+        calendars: calendars,
+        format: format
       )
     )
   }

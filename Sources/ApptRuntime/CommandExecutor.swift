@@ -102,6 +102,9 @@ public struct CommandExecutor: Sendable {
 
   /// The result of `command` (an import's notes are `perform`'s).
   private func output(_ command: Command) async throws(Failure) -> String {
+    if json, case .list(let request) = command, request.format != nil {
+      throw Failure(.usage("list: --format writes text lines; give --format or --json, not both"))
+    }
     do throws(StoreError) {
       switch command {
       case .add(var request):
@@ -117,6 +120,10 @@ public struct CommandExecutor: Sendable {
           calendars: request.calendars
         )
         let appointments = try await dao.appointments(matching: query)
+        if let template = request.format {
+          let names = try await calendarNames()
+          return appointments.map { formatter.line($0, as: template, calendar: names[$0.calendarID]) + "\n" }.joined()
+        }
         guard json else { return appointments.map { formatter.textLine($0) + "\n" }.joined() }
         let names = try await calendarNames()
         return appointments.map { formatter.jsonObject($0, calendar: names[$0.calendarID]) + "\n" }.joined()

@@ -202,10 +202,30 @@ a_bad_file_keeps_the_terminal() {
     [[ ! -e $T/db.sqlite3 ]] || fail "the calendar created its store despite the bad settings file"
 }
 
+list_format_week_and_month() {
+    write_config $'[ui]\nweek_start = sunday'
+    run_appt --db "$DB" calendar add work
+    run_appt --db "$DB" add Standup --at "2026-12-06 09:00" --for 15m --location "Room 1" -c work
+    run_appt --db "$DB" add Review --at "2026-12-12 14:00"
+    run_appt --db "$DB" add Later --at "2026-12-13 14:00"
+    # The week from Sunday 6 to Saturday 12 holds the first two (week_start = sunday).
+    run_appt --db "$DB" list --week --from 2026-12-09 --format '{start:%a %H:%M}-{end:%R}\t{title}\t{calendar}\t{location}'
+    check_status 0 "list --week --format"
+    check_eq $'Sun 09:00-09:15\tStandup\twork\tRoom 1\nSat 14:00-15:00\tReview\tpersonal\t' "$OUT" "the lines"
+    run_script "list --month --from 2026-12-31 --format '{title} {duration}'" --db "$DB"
+    check_eq $'Standup 15m\nReview 1h\nLater 1h' "$OUT" "list --month in a script"
+    run_appt --db "$DB" list --format '{titel}'
+    check_status 2 "a field that does not exist"
+    check_contains "$ERR" "{titel} is not a field appt knows; did you mean {title}?"
+    run_appt --db "$DB" --json list --format '{title}'
+    check_status 2 "--format with --json"
+    check_eq "" "$OUT" "nothing printed"
+}
+
 for s in no_file_means_defaults a_mistake_starts_nothing a_named_file_must_exist \
     the_flag_beats_the_environment_beats_the_default twelve_hour_times_in_text_not_json \
     default_duration_everywhere week_start_counts_weeks_of_a_series json_report_and_no_password \
-    the_calendar_follows_the_file no_color_still_wins a_bad_file_keeps_the_terminal; do
+    the_calendar_follows_the_file no_color_still_wins a_bad_file_keeps_the_terminal list_format_week_and_month; do
     run_scenario "$s"
 done
 e2e_finish "e2e config"
