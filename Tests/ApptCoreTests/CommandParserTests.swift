@@ -207,7 +207,8 @@ struct CommandParserTests {
     #expect(failure("add Dentist --at fooday --colour red") == .usage("add: unknown option --colour"))
     #expect(failure("add --at 2026-02-30 10:00") == .usage("add: missing TITLE"))
     #expect(
-      failure("list --from 2026-13-01 --all") == .usage("list: --all cannot be combined with --from, --to or --days")
+      failure("list --from 2026-13-01 --all")
+        == .usage("list: --all cannot be combined with --from, --to, --days, --week or --month")
     )
     #expect(failure("edit abcd --at fooday --until x") == .usage("edit: unknown option --until"))
   }
@@ -312,8 +313,8 @@ struct CommandParserTests {
     "list usage errors",
     arguments: [
       ("list --to 2026-12-01 --days 3", "list: give --to or --days, not both"),
-      ("list --all --from today", "list: --all cannot be combined with --from, --to or --days"),
-      ("list --all --days 3", "list: --all cannot be combined with --from, --to or --days"),
+      ("list --all --from today", "list: --all cannot be combined with --from, --to, --days, --week or --month"),
+      ("list --all --days 3", "list: --all cannot be combined with --from, --to, --days, --week or --month"),
       ("list --all=yes", "list: --all takes no value"),
       ("list --all --all", "list: --all given more than once"),
       ("list tomorrow", #"list: unexpected argument "tomorrow""#),
