@@ -72,6 +72,13 @@ public struct WhenParser: Sendable {
   /// `["2026-12-01", "10:00", ...]` consumes two words; `["2026-12-01", "--for", ...]` one.
   /// A second word that looks like a time but is not a valid one (`25:00`) is an error, not
   /// left behind to become part of a title.
+  /// Parses `text`, a time alone falling on `day` (a form's day) instead of today; without
+  /// `day`, as `parse(_:)`.
+  public func parse(_ text: String, timeAloneOn day: Date?) throws(CommandError) -> When {
+    let parts = try parseParts(text)
+    return When(day: parts.day ?? day.map(clock.startOfDay) ?? clock.today, minutes: parts.minutes)
+  }
+
   public func parse(words: [String]) throws(CommandError) -> (When, consumed: Int) {
     let (parts, consumed) = try parseParts(words: words)
     return (When(day: parts.day ?? clock.today, minutes: parts.minutes), consumed)

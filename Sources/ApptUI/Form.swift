@@ -9,10 +9,14 @@ public struct TextField: Equatable, Sendable {
 
   public private(set) var characters: [Character]
   public private(set) var cursor: Int
+  /// A prefilled field opens selected, as form fields do elsewhere: typing (or pasting)
+  /// replaces the text, Backspace or Delete clears it, and a cursor key keeps it and moves.
+  public private(set) var isSelected: Bool
 
-  public init(_ text: String = "") {
+  public init(_ text: String = "", selected: Bool = false) {
     characters = Array(text)
     cursor = characters.count
+    isSelected = selected && !characters.isEmpty
   }
 
   public var text: String { String(characters) }
@@ -38,6 +42,19 @@ public struct TextField: Equatable, Sendable {
   /// inserted as one edit, its line breaks and tabs as spaces (one line), its other control
   /// characters left out.
   public mutating func apply(_ key: Key) -> Bool {
+    if isSelected {
+      switch key {
+      case .character, .paste, .backspace, .delete, .control("h"), .control("d"):
+        characters.removeAll()
+        cursor = 0
+        isSelected = false
+        if key == .backspace || key == .delete || key == .control("h") || key == .control("d") { return true }
+      case .left, .right, .home, .end, .control:
+        isSelected = false
+      default:
+        return false
+      }
+    }
     switch key {
     case .character(let c):
       guard characters.count < Self.maximumLength else { return true }
@@ -75,6 +92,11 @@ public struct TextField: Equatable, Sendable {
 
   /// Inserts `pasted` at the cursor, in one edit.
   mutating func insert(_ pasted: [Character]) {
+    if isSelected {
+      characters.removeAll()
+      cursor = 0
+      isSelected = false
+    }
     let room = max(0, Self.maximumLength - characters.count)
     let kept = pasted.count <= room ? pasted[...] : pasted.prefix(room)
     characters.insert(contentsOf: kept, at: cursor)
@@ -161,6 +183,9 @@ public struct Form: Equatable, Sendable {
   public var notice: [String] = []
   /// True between Enter and the store's answer; keys are ignored meanwhile.
   public var isSaving = false
+  /// The day a time typed alone into Start falls on: the day the form was opened on (the
+  /// appointment's own, when editing), not today.
+  public var day: Date?
 
   /// A form for a new appointment on `day`: Start holds the day, ready for a time; Duration
   /// holds `duration` (`[ui] default_duration`, 1h unless set).
@@ -172,11 +197,12 @@ public struct Form: Equatable, Sendable {
     calendar: String? = nil
   ) {
     fields = [
-      TextField(), TextField(formatter.isoDay(day) + " "), TextField(DurationParser.format(duration)), TextField(),
-      TextField(),
+      TextField(), TextField(formatter.isoDay(day) + " ", selected: true),
+      TextField(DurationParser.format(duration), selected: true), TextField(), TextField(),
     ]
-    calendarField = TextField(calendar ?? calendars.first ?? "")
+    calendarField = TextField(calendar ?? calendars.first ?? "", selected: true)
     calendarNames = calendars
+    self.day = day
   }
 
   /// A form holding `appointment`'s fields, to edit it. A title or note longer than a field
@@ -193,15 +219,16 @@ public struct Form: Equatable, Sendable {
     let location = Self.start(of: appointment.location, limit: CommandParser.maximumLocationLength)
     let note = Self.start(of: appointment.note, limit: CommandParser.maximumNoteLength)
     fields = [
-      TextField(title.text),
-      TextField("\(formatter.isoDay(appointment.start)) \(formatter.time24(appointment.start))"),
-      TextField(DurationParser.format(appointment.duration)),
-      TextField(location.text),
-      TextField(note.text),
+      TextField(title.text, selected: true),
+      TextField("\(formatter.isoDay(appointment.start)) \(formatter.time24(appointment.start))", selected: true),
+      TextField(DurationParser.format(appointment.duration), selected: true),
+      TextField(location.text, selected: true),
+      TextField(note.text, selected: true),
     ]
-    calendarField = TextField(calendar ?? "")
+    calendarField = TextField(calendar ?? "", selected: true)
     calendarNames = calendars
     editing = appointment
+    day = appointment.start
     self.scope = appointment.occurrence == nil ? nil : (scope ?? .occurrence)
     for (field, cut, limit) in [
       ("title", title.isCut, CommandParser.maximumTitleLength),
@@ -311,7 +338,7 @@ public struct Form: Equatable, Sendable {
     var start: Date?
     if errors[.start] == nil {
       do {
-        let when = try WhenParser(clock: clock).parse(startText)
+        let when = try WhenParser(clock: clock).parse(startText, timeAloneOn: day)
         if when.minutes == nil {
           if requireAll { errors[.start] = "add a time, e.g. \(startText) 10:00" }
         } else {
@@ -367,7 +394,7 @@ public struct Form: Equatable, Sendable {
       unchangedStart(self[.start].trimmedText, clock: clock) == nil
     else { return nil }
     do {
-      return try WhenParser(clock: clock).parse(self[.start].trimmedText).resolved(in: clock).notice
+      return try WhenParser(clock: clock).parse(self[.start].trimmedText, timeAloneOn: day).resolved(in: clock).notice
     } catch {
       return nil  // the field's own error is shown under it
     }
@@ -393,7 +420,7 @@ public struct Form: Equatable, Sendable {
       self[.duration].characters.count <= Self.maximumWhenLength
     else { return nil }
     do {
-      let when = try WhenParser(clock: clock).parse(self[.start].trimmedText)
+      let when = try WhenParser(clock: clock).parse(self[.start].trimmedText, timeAloneOn: day)
       let duration = try DurationParser.parse(self[.duration].trimmedText)
       guard when.minutes != nil else { return nil }
       let start = unchangedStart(self[.start].trimmedText, clock: clock) ?? when.instant(in: clock)

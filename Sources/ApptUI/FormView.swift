@@ -19,17 +19,22 @@ enum FormView {
       let focused = field == form.focus
       screen.put("  \(field.label)", row: row, column: x, style: focused ? .accent : .normal)
       screen.fill(row: row, column: x + labelWidth, count: width, style: focused ? .focusedField : .field)
+      // The focused field's selection (a prefilled field, which typing replaces) shows as such.
+      let selectedText = focused && form[field].isSelected
       screen.put(
         visibleText(of: form[field], width: width),
         row: row,
         column: x + labelWidth,
         width: width,
-        style: focused ? .focusedField : .field
+        style: selectedText ? .selected : focused ? .focusedField : .field
       )
       row += 1
-      if let error = form.errors[field], row < area.rows.upperBound {
-        screen.put(error, row: row, column: x + labelWidth, width: area.width - labelWidth, style: .error)
-        row += 1
+      if let error = form.errors[field] {
+        // An error wraps under its field rather than being cut.
+        for line in errorLines(error, width: area.width - labelWidth) where row < area.rows.upperBound {
+          screen.put(line, row: row, column: x + labelWidth, width: area.width - labelWidth, style: .error)
+          row += 1
+        }
       }
     }
     row += 1
@@ -91,11 +96,53 @@ enum FormView {
     return String(field.characters[start..<end])
   }
 
+  /// `error` in lines of at most `width` columns, broken at spaces where it can be (a word
+  /// longer than a line is broken where the line ends).
+  static func errorLines(_ error: String, width: Int) -> [String] {
+    let width = max(1, width)
+    var lines: [String] = []
+    var line = ""
+    var used = 0
+    for word in error.split(separator: " ", omittingEmptySubsequences: false) {
+      var word = Substring(word)
+      var wordWidth = TextWidth.of(String(word))
+      if used > 0, used + 1 + wordWidth <= width {
+        line += " " + word
+        used += 1 + wordWidth
+        continue
+      }
+      if used > 0 {
+        lines.append(line)
+        line = ""
+        used = 0
+      }
+      while wordWidth > width {
+        var piece = ""
+        var pieceWidth = 0
+        while let next = word.first, pieceWidth + TextWidth.of(next) <= width {
+          piece.append(next)
+          pieceWidth += TextWidth.of(next)
+          word.removeFirst()
+        }
+        if piece.isEmpty, let next = word.first {  // wider than the line itself
+          piece.append(next)
+          word.removeFirst()
+        }
+        lines.append(piece)
+        wordWidth = TextWidth.of(String(word))
+      }
+      line = String(word)
+      used = wordWidth
+    }
+    if used > 0 || lines.isEmpty { lines.append(line) }
+    return lines
+  }
+
   static func cursorPosition(_ form: Form, in area: Views.Area) -> (row: Int, column: Int)? {
     var row = area.rows.lowerBound + 3
     for field in form.shownFields {
       if field == form.focus { break }
-      row += form.errors[field] == nil ? 1 : 2
+      row += 1 + (form.errors[field].map { errorLines($0, width: area.width - labelWidth).count } ?? 0)
     }
     guard row < area.rows.upperBound else { return nil }
     let field = form[form.focus]

@@ -150,6 +150,45 @@ import Testing
     #expect(press("x", on: &state) == [], "keys wait while saving")
   }
 
+  /// Issue 16: the prefilled Start was appended to (`2026-12-01 fri 3pm`, an error) until
+  /// the user thought of Ctrl-U. It opens selected: typing replaces it, and a time typed
+  /// alone falls on the form's day, not today; a cursor key keeps the text.
+  @Test func aPrefilledFieldIsReplacedByTypingAndKeptByACursorKey() {
+    var state = loaded([])
+    _ = press("l", on: &state)
+    _ = UI.update(&state, .snapshotArrived(day: state.selectedDay, appointments: []), environment: environment)
+    _ = press("a", "tab", on: &state)  // tomorrow's form
+    for character in "fri 3pm" { _ = UI.update(&state, .keyPressed(.character(character)), environment: environment) }
+    guard case .form(let replaced) = state.mode else {
+      Issue.record("a did not open the form")
+      return
+    }
+    #expect(replaced[.start].text == "fri 3pm")
+    #expect(replaced.errors[.start] == nil)
+    _ = press("ctrl+u", on: &state)
+    for character in "10:00" { _ = UI.update(&state, .keyPressed(.character(character)), environment: environment) }
+    _ = press("tab", "backspace", on: &state)  // Duration's prefilled 1h: Backspace clears it
+    for character in "30m" { _ = UI.update(&state, .keyPressed(.character(character)), environment: environment) }
+    _ = press("shift+tab", "shift+tab", on: &state)
+    for character in "Tea" { _ = UI.update(&state, .keyPressed(.character(character)), environment: environment) }
+    let start = TestClock.date(2026, 11, 30, 10)
+    #expect(
+      press("enter", on: &state)
+        == [.addAppointment(AddRequest(title: "Tea", start: start, end: start.addingTimeInterval(30 * 60)))],
+      "a time alone is on the form's day (tomorrow), not today"
+    )
+
+    var kept = loaded([])
+    _ = press("a", "tab", "end", on: &kept)
+    for character in "09:15" { _ = UI.update(&kept, .keyPressed(.character(character)), environment: environment) }
+    guard case .form(let form) = kept.mode else {
+      Issue.record("a did not open the form")
+      return
+    }
+    #expect(form[.start].text == "2026-11-29 09:15", "End kept the day and typing went after it")
+    #expect(!form[.start].isSelected)
+  }
+
   @Test func badFieldsShowErrorsAndKeepWhatWasTyped() {
     var state = loaded([])
     _ = press("a", on: &state)
@@ -162,7 +201,7 @@ import Testing
     }
     #expect(form.errors[.title] == "a title is needed")
     #expect(form.errors[.start] != nil)
-    #expect(form[.start].text == "2026-11-29 25:99")
+    #expect(form[.start].text == "25:99", "typing replaced the prefilled day")
     #expect(form.focus == .title, "focus moves to the first bad field")
   }
 

@@ -68,7 +68,7 @@ import Testing
     pilot.type("25:99")
     pilot.press("enter")
     await pilot.settle()
-    #expect(pilot.shows("Start     2026-11-29 25:99"))
+    #expect(pilot.shows("Start     25:99"))
     #expect(pilot.rows.contains { $0.contains("25:99") && $0.contains("invalid") })
     #expect(try await freshDAO().getAllAppointments().isEmpty)
     pilot.press("esc")

@@ -112,7 +112,7 @@ form_add() {
     tmux_type "$1"
     tmux_keys Tab
     tmux_type "$2"
-    wait_for_text "$(e2e_date) $2" || return 1
+    wait_for_text "$(e2e_date), $2-" || return 1   # the time alone is on the prefilled day
 }
 
 # quit_and_check_restored WHAT: Escape (a form may be open), q, exit 0, terminal restored.

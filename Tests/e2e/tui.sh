@@ -92,8 +92,10 @@ add_via_form() {
     tmux_type "Lunch with Ana"
     wait_for_text "Lunch with Ana" || return
     tmux_keys Tab
+    # The prefilled day is selected: typing replaces it, and a time alone is on that day.
     tmux_type "10:00"
-    wait_for_text "$(e2e_date) 10:00" || return
+    wait_for_text "Start     10:00" || return
+    wait_for_text "$(e2e_date), 10:00-11:00" || return
     tmux_keys Enter
     wait_for_text "10:00-11:00  Lunch with Ana" || return
     wait_for_no_text "New appointment" || return
@@ -120,9 +122,9 @@ form_escape_discards() {
     tmux_keys C-u
     wait_for_no_text "Wrong title" || return
     tmux_type "Right title"
-    tmux_keys Tab
+    tmux_keys Tab End
     tmux_type "11:00"
-    wait_for_text "$(e2e_date) 11:00" || return
+    wait_for_text "$(e2e_date) 11:00" || return   # End kept the prefilled day
     tmux_keys Enter
     wait_for_text "11:00-12:00  Right title" || return
     quit_ok
