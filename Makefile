@@ -10,13 +10,14 @@ export SWIFT_BACKTRACE := interactive=no
 SWIFT ?= swift
 # Debian packages appt needs to build (the -dev packages), run (tzdata) and test (tmux, and
 # postgresql for the throwaway server of `make test`; openssl for the CalDAV tests' private CA).
-# libcurl4-openssl-dev: curl's headers for CurlLoader (CalDAV with a private CA).
-PACKAGES := libncurses-dev libsqlite3-dev libpq-dev libcurl4-openssl-dev tzdata tmux postgresql openssl
+# libcurl4-openssl-dev: curl's headers for CurlLoader (CalDAV with a private CA); zsh and fish
+# to parse the completions `appt completion` writes for them.
+PACKAGES := libncurses-dev libsqlite3-dev libpq-dev libcurl4-openssl-dev tzdata tmux postgresql openssl zsh fish
 DEMO_DB ?= $(CURDIR)/.build/demo.sqlite3
 
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps test-tools build release run demo test check pg-shell caldav-shell unit-tests e2e-tests corpus-tests e2e-tui-hours e2e-hours tsan asan fuzz fuzz-smoke bench lint format clean
+.PHONY: install uninstall all deps test-tools build release run demo test check pg-shell caldav-shell unit-tests e2e-tests corpus-tests e2e-tui-hours e2e-hours tsan asan fuzz fuzz-smoke bench lint format clean
 
 all: build
 
@@ -167,6 +168,19 @@ fuzz: deps
 
 fuzz-smoke: deps
 	bash Fuzz/run.sh 10
+
+## install: the release programs, the man page and the bash, zsh and fish completions under
+## PREFIX (default /usr/local) inside DESTDIR; uninstall removes exactly what install put there.
+## INSTALL_FROM=.build/debug installs a debug build instead (the tests do).
+PREFIX ?= /usr/local
+DESTDIR ?=
+INSTALL_FROM ?= .build/release
+install:
+	@[ "$(INSTALL_FROM)" != .build/release ] || $(MAKE) --no-print-directory release
+	@bash Resources/install.sh install "$(DESTDIR)" "$(PREFIX)" "$(INSTALL_FROM)"
+
+uninstall:
+	@bash Resources/install.sh uninstall "$(DESTDIR)" "$(PREFIX)" "$(INSTALL_FROM)"
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests

@@ -29,6 +29,8 @@ public enum Command: Equatable, Sendable {
   /// Prints the effective settings and where each came from (`--json`: one object), or with
   /// `path` only the settings file's path.
   case config(path: Bool, json: Bool)
+  /// `completion bash|zsh|fish`: the shell's tab completion script.
+  case completion(ShellCompletion)
 }
 
 /// `add TITLE --at WHEN [--for DURATION | --until TIME] [--note TEXT]`, resolved to instants.

@@ -115,6 +115,14 @@ public enum CommandHelp {
       ]
     ),
     (
+      "completion", "completion bash|zsh|fish",
+      [
+        "Prints the shell's tab completion for appt: commands, options, calendar names",
+        "and id prefixes. bash: appt completion bash > ~/.local/share/bash-completion/",
+        "completions/appt (make install puts all three where each shell looks).",
+      ]
+    ),
+    (
       "doctor", "doctor",
       ["Checks the database file (SQLite's integrity_check) and reports what it found."]
     ),
@@ -184,6 +192,9 @@ public enum CommandHelp {
     lines += ["", "'help COMMAND' or 'COMMAND --help' describes one command."]
     return lines.joined(separator: "\n")
   }()
+
+  /// Every command's name and usage line, in the overview's order (for shell completion).
+  public static var usages: [(name: String, usage: String)] { commands.map { ($0.name, $0.usage) } }
 
   /// Every command's name, in the overview's order (for "did you mean").
   public static var names: [String] { commands.map(\.name) }

@@ -73,6 +73,7 @@ public struct CommandParser: Sendable {
     case "backup": return try parseBackup(rest)
     case "help", "--help", "-h": return try parseHelp(rest)
     case "config": return try parseConfig(rest)
+    case "completion": return try parseCompletion(rest)
     default:
       if let near = Suggestion.nearest(to: name, among: CommandHelp.names) {
         throw .usage("unknown command \(WhenParser.quoted(name)); did you mean \(near)?")
@@ -773,6 +774,20 @@ public struct CommandParser: Sendable {
     if let word = scan.positional.first { throw .usage("config: unexpected \(WhenParser.quoted(word))") }
     if let error = scan.deferredError { throw error }
     return .config(path: scan.flags.contains("--path"), json: scan.flags.contains("--json"))
+  }
+
+  private func parseCompletion(_ words: [String]) throws(CommandError) -> Command {
+    let scan = try scanOptions("completion", [:], words)
+    if scan.help { return .help(topic: "completion") }
+    let shells = ShellCompletion.allCases.map(\.rawValue).joined(separator: ", ")
+    guard let name = scan.positional.first else { throw .usage("completion: name a shell: \(shells)") }
+    guard scan.positional.count == 1 else {
+      throw .usage("completion: unexpected argument \(WhenParser.quoted(scan.positional[1]))")
+    }
+    guard let shell = ShellCompletion(rawValue: name) else {
+      throw .usage("completion: appt completes \(shells), not \(WhenParser.quoted(name))")
+    }
+    return .completion(shell)
   }
 
   private func parseHelp(_ words: [String]) throws(CommandError) -> Command {

@@ -187,6 +187,9 @@ public struct CommandExecutor: Sendable {
       case .help(let topic):
         return help(topic)
 
+      case .completion(let shell):
+        return shell.script
+
       case .config(let pathOnly, let asJSON):
         // Settings are read before any command runs; this only shows them (no store opened).
         if pathOnly { return (settings.source?.path ?? "") + "\n" }
