@@ -223,19 +223,33 @@ enum CalendarListView {
 enum HelpView {
   static let scopeKeys = "  On an occurrence, e and c ask: o this one, f this and following, s the series, esc none"
 
-  static func lines(_ keyMap: KeyMap) -> [String] {
+  static let formKeys = "  In forms: tab/shift+tab fields, enter save, esc discard, ctrl+u clear, ctrl+w word"
+
+  static func bindingLines(_ keyMap: KeyMap) -> [String] {
     keyMap.bindings.map { binding in
       TextWidth.pad(binding.keys.map(\.description).joined(separator: " "), to: 14) + binding.action.summary
     }
   }
 
-  static func draw(_ keyMap: KeyMap, in area: Views.Area, into screen: inout Screen) {
-    var y = area.rows.lowerBound  // from the first row: every binding fits in 24 rows
-    screen.put("  Keys", row: y, column: 0, style: .accent)
-    y += 1
-    let formKeys = "  In forms: tab/shift+tab fields, enter save, esc discard, ctrl+u clear, ctrl+w word"
-    for line in lines(keyMap).map({ "  " + $0 }) + ["", formKeys, scopeKeys] where y < area.rows.upperBound {
-      screen.put(line, row: y, column: 0)
+  /// Every line of the overlay, its heading first, the long ones wrapped to `width`.
+  static func lines(_ keyMap: KeyMap, width: Int) -> [String] {
+    let text = ["  Keys"] + bindingLines(keyMap).map { "  " + $0 } + ["", formKeys, scopeKeys]
+    return text.flatMap { line in
+      TextWidth.of(line) <= width || line.isEmpty
+        ? [line]
+        : FormView.errorLines(line, width: width - 4).enumerated()
+          .map { index, piece in (index == 0 ? "" : "    ") + piece }
+    }
+  }
+
+  /// The body rows the overlay has (the header and the status line take the others).
+  static func visibleRows(_ size: Screen.Size) -> Int { max(1, size.rows - 2) }
+
+  static func draw(_ keyMap: KeyMap, scroll: Int, in area: Views.Area, into screen: inout Screen) {
+    var y = area.rows.lowerBound
+    for (index, line) in lines(keyMap, width: area.width).enumerated().dropFirst(scroll) where y < area.rows.upperBound
+    {
+      screen.put(line, row: y, column: 0, style: index == 0 ? .accent : .normal)
       y += 1
     }
   }

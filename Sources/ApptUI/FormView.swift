@@ -8,9 +8,33 @@ enum FormView {
 
   static func fieldWidth(_ area: Views.Area) -> Int { max(1, min(60, area.width - labelWidth - 2)) }
 
+  /// The columns a form needs: a label and a field a time fits in.
+  static let minimumColumns = labelWidth + 18
+
+  /// The rows a form needs: its heading and every field.
+  static func minimumRows(_ form: Form) -> Int { 3 + form.shownFields.count }
+
+  /// Whether the form can be shown in `area`; below, it says so and takes only Esc.
+  static func fits(_ form: Form, in area: Views.Area) -> Bool {
+    area.rows.count >= minimumRows(form) && area.width >= minimumColumns
+  }
+
+  /// Whether the form can be shown on a terminal of `size` (where the layout puts it).
+  static func fits(_ form: Form, on size: Screen.Size) -> Bool {
+    size.rows >= Views.minimumSize.rows && size.columns >= Views.minimumSize.columns
+      && fits(form, in: Views.Layout(size: size).agenda)
+  }
+
   static func draw(_ form: Form, state: State, environment: Environment, in area: Views.Area, into screen: inout Screen)
   {
     let x = area.columns.lowerBound
+    guard fits(form, in: area) else {
+      let message = "Too small for the form (\(minimumColumns)x\(minimumRows(form) + 2)): esc discards"
+      for (index, line) in errorLines(message, width: area.width).enumerated() where index < area.rows.count {
+        screen.put(line, row: area.rows.lowerBound + index, column: x, width: area.width, style: .error)
+      }
+      return
+    }
     var row = area.rows.lowerBound + 1
     screen.put("  " + title(of: form), row: row, column: x, style: .accent)
     row += 2
@@ -139,6 +163,7 @@ enum FormView {
   }
 
   static func cursorPosition(_ form: Form, in area: Views.Area) -> (row: Int, column: Int)? {
+    guard fits(form, in: area) else { return nil }
     var row = area.rows.lowerBound + 3
     for field in form.shownFields {
       if field == form.focus { break }

@@ -111,6 +111,8 @@ public struct State: Equatable, Sendable {
   public var busyDays: [Int: Int] = [:]
   /// The store's calendars, live (`calendarsArrived`): their colours mark the rows.
   public var calendars: [CalendarInfo] = []
+  /// The first line of the help overlay shown, when it is taller than the terminal.
+  public var helpScroll = 0
 
   public init(size: Screen.Size, selectedDay: Date, now: Date, month: Date) {
     self.size = size

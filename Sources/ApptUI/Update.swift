@@ -171,6 +171,21 @@ public enum UI {
 
   // MARK: - Keys
 
+  /// Where a scrolling key moves the help overlay's first line; nil for any other key.
+  private static func helpScroll(_ key: Key, from scroll: Int, page: Int, last: Int) -> Int? {
+    let target: Int
+    switch key {
+    case .character("j"), .down: target = scroll + 1
+    case .character("k"), .up: target = scroll - 1
+    case .pageDown, .character(" "): target = scroll + max(1, page - 1)
+    case .pageUp: target = scroll - max(1, page - 1)
+    case .home: target = 0
+    case .end: target = last
+    default: return nil
+    }
+    return min(max(0, target), last)
+  }
+
   private static func handleKey(_ key: Key, state: inout State, environment: Environment) -> [Effect] {
     switch state.mode {
     case .browsing:
@@ -193,6 +208,15 @@ public enum UI {
       state.mode = .browsing  // edited in place, as the form is
       return handleCommandKey(key, field: &field, state: &state)
     case .help:
+      // Taller than the terminal, it scrolls (j/k, arrows, pages, home/end); any other key
+      // closes it, as does every key when it fits.
+      let lines = HelpView.lines(environment.keyMap, width: state.size.columns).count
+      let shown = HelpView.visibleRows(state.size)
+      let last = max(0, lines - shown)
+      if last > 0, let scroll = helpScroll(key, from: state.helpScroll, page: shown, last: last) {
+        state.helpScroll = scroll
+        return []
+      }
       state.mode = .browsing
       return key == .control("c") ? quit(&state) : []
     case .calendars(let index):
@@ -327,6 +351,7 @@ public enum UI {
       state.mode = .command(TextField())
     case .help:
       state.mode = .help
+      state.helpScroll = 0
     case .quit:
       return quit(&state)
     }
@@ -419,6 +444,8 @@ public enum UI {
   ) -> [Effect] {
     if key == .control("c") { return quit(&state) }
     guard !form.isSaving else { return [] }
+    // Too small to be seen, the form takes no key but Esc (nothing is typed blind).
+    if !FormView.fits(form, on: state.size), key != .escape { return [] }
     switch key {
     case .escape:
       isOpen = false

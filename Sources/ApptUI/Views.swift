@@ -29,7 +29,7 @@ public enum Views {
     case .form(let form):
       FormView.draw(form, state: state, environment: environment, in: layout.agenda, into: &screen)
     case .help:
-      HelpView.draw(environment.keyMap, in: layout.body, into: &screen)
+      HelpView.draw(environment.keyMap, scroll: state.helpScroll, in: layout.body, into: &screen)
     case .calendars(let index):
       CalendarListView.draw(state.calendars, selected: index, in: layout.agenda, into: &screen)
     default:
@@ -129,7 +129,10 @@ public enum Views {
     case .command(let field):
       return (" :" + FormView.visibleText(of: field, width: lineFieldWidth(state.size)), .status)
     case .help:
-      return (" any key closes the help", .status)
+      let lines = HelpView.lines(environment.keyMap, width: columns).count
+      guard lines > HelpView.visibleRows(state.size) else { return (" any key closes the help", .status) }
+      let last = min(lines, state.helpScroll + HelpView.visibleRows(state.size))
+      return (" j/k scroll (\(state.helpScroll + 1)-\(last) of \(lines))  any other key closes", .status)
     case .calendars where state.status == nil:
       return (" j/k choose  space show/hide  esc close", .status)
     case .form(let form) where form.isSaving:
@@ -139,22 +142,43 @@ public enum Views {
         return (" " + problem.statusText, .error)
       }
       if let status = state.status { return (" " + status.text, status.isError ? .error : .status) }
-      if case .form = state.mode { return (" enter save  tab next field  esc discard  ctrl+u clear field", .status) }
-      return (" " + hints(environment.keyMap), .status)
+      if case .form(let form) = state.mode {
+        if !FormView.fits(form, on: state.size) { return (" esc discard", .status) }
+        let hints = ["enter save", "tab next field", "esc discard", "ctrl+u clear field"]
+        return (" " + fitting(hints, order: [0, 2, 1, 3], width: columns - 1), .status)
+      }
+      return (" " + hints(environment.keyMap, width: columns - 1), .status)
     }
   }
 
-  /// The main keys, read from the key map so the hints can never disagree with it.
-  static func hints(_ keyMap: KeyMap) -> String {
+  /// The main keys, read from the key map so the hints can never disagree with it. Where
+  /// they do not all fit in `width`, the less needed go first: help and quit stay.
+  static func hints(_ keyMap: KeyMap, width: Int = .max) -> String {
     let groups: [([Action], String)] = [
       ([.nextAppointment, .previousAppointment], "move"), ([.previousDay, .nextDay], "day"),
       ([.addAppointment], "add"), ([.editAppointment], "edit"), ([.cancelAppointment], "cancel"),
       ([.undo], "undo"), ([.search], "search"), ([.help], "help"), ([.quit], "quit"),
     ]
-    return groups.map { actions, word in
+    let hints = groups.map { actions, word in
       let keys = actions.compactMap { action in keyMap.bindings.first { $0.action == action }?.keys.first?.description }
       return "\(keys.joined(separator: "/")) \(word)"
-    }.joined(separator: "  ")
+    }
+    // help, quit, add, edit, move, day, cancel, undo, search
+    return fitting(hints, order: [7, 8, 2, 3, 0, 1, 4, 5, 6], width: width)
+  }
+
+  /// As many of `hints` as fit in `width` columns, two spaces apart, taken in `order` of
+  /// need and shown in their own order.
+  static func fitting(_ hints: [String], order: [Int], width: Int) -> String {
+    var kept: Set<Int> = []
+    var used = 0
+    for index in order {
+      let cost = TextWidth.of(hints[index]) + (kept.isEmpty ? 0 : 2)
+      guard used + cost <= width else { continue }
+      kept.insert(index)
+      used += cost
+    }
+    return hints.indices.filter(kept.contains).map { hints[$0] }.joined(separator: "  ")
   }
 
   // MARK: - Cursor

@@ -173,6 +173,7 @@ import Testing
 
   @Test func helpOpensAndAnyKeyClosesIt() {
     var state = loaded([dentist])
+    state.size = Screen.Size(rows: 60, columns: 100)  // the whole help fits: every key closes it
     press("?", on: &state)
     #expect(state.mode == .help)
     #expect(press("j", on: &state) == [])

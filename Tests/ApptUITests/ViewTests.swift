@@ -121,7 +121,7 @@ import Testing
         row.hasPrefix("  " + $0.keys.map(\.description).joined(separator: " ") + " ")
       }
     }
-    #expect(listed == HelpView.lines(.standard).map { "  " + $0 })
+    #expect(listed == HelpView.bindingLines(.standard).map { "  " + $0 })
     #expect(listed.count == KeyMap.standard.bindings.count)
     for binding in KeyMap.standard.bindings {
       #expect(rows.contains { $0.contains(binding.action.summary) }, "\(binding.action) missing from the help")
@@ -146,9 +146,55 @@ import Testing
 
         10:00-10:45  Dent…
         ── now 15:00 ─────
-       j/k move  h/l day …
+       ? help  q quit
       """
     )
+  }
+
+  /// Issue 16: the status line cut its hints at the right edge, "? help" and "q quit" first.
+  @Test func narrowStatusLinesKeepTheHintsThatMatter() {
+    #expect(Views.hints(.standard, width: 40) == "j/k move  a add  e edit  ? help  q quit")
+    #expect(Views.hints(.standard, width: 60) == "j/k move  h/l day  a add  e edit  c cancel  ? help  q quit")
+    #expect(Views.hints(.standard, width: 14) == "? help  q quit")
+    #expect(Views.hints(.standard, width: 13) == "a add  ? help", "what still fits fills the line")
+  }
+
+  /// Issue 16: at 60x20 the help was cut before "quit"; taller than the terminal, it scrolls.
+  @Test func theHelpScrollsWhenItIsTallerThanTheTerminal() {
+    var state = state(size: Screen.Size(rows: 20, columns: 60), items: [dentist])
+    _ = UI.update(&state, .keyPressed(.character("?")), environment: environment)
+    let lines = HelpView.lines(environment.keyMap, width: 60)
+    #expect(lines.count > 18, "the help is taller than 18 rows")
+    var rows = Views.render(state, environment: environment).rows
+    #expect(rows[1].hasPrefix("  Keys"))
+    #expect(rows[19].hasPrefix(" j/k scroll (1-18 of \(lines.count))"))
+    _ = UI.update(&state, .keyPressed(.end), environment: environment)
+    rows = Views.render(state, environment: environment).rows
+    #expect(state.mode == .help, "a scrolling key keeps it open")
+    #expect(rows.contains { $0.contains("quit") }, "the last lines are reachable")
+    #expect(rows[18].hasPrefix("    ") || rows[18].hasPrefix("  On an occurrence"), "the end shows: \(rows[18])")
+    _ = UI.update(&state, .keyPressed(.character("k")), environment: environment)
+    #expect(state.helpScroll == lines.count - 18 - 1)
+    _ = UI.update(&state, .keyPressed(.character("x")), environment: environment)
+    #expect(state.mode == .browsing, "any other key closes it")
+  }
+
+  /// Issue 16: at 20x5 the form took keys with nothing of it shown.
+  @Test func aFormTooSmallToShowSaysSoAndTakesOnlyEsc() {
+    var state = state(size: Screen.Size(rows: 5, columns: 20), items: [dentist])
+    _ = UI.update(&state, .keyPressed(.character("a")), environment: environment)
+    let rows = Views.render(state, environment: environment).rows
+    #expect(rows[1].hasPrefix("Too small for the"), "\(rows)")
+    #expect(rows[4].hasPrefix(" esc discard"))
+    #expect(Views.cursorPosition(state) == nil)
+    _ = UI.update(&state, .keyPressed(.character("X")), environment: environment)
+    guard case .form(let form) = state.mode else {
+      Issue.record("the form closed")
+      return
+    }
+    #expect(form[.title].text.isEmpty, "nothing typed blind")
+    _ = UI.update(&state, .keyPressed(.escape), environment: environment)
+    #expect(state.mode == .browsing)
   }
 
   @Test func tooSmallSaysSo() {
