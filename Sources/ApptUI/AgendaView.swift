@@ -254,3 +254,27 @@ enum HelpView {
     }
   }
 }
+
+/// A `:` command's whole output, over the body, from its first line shown.
+enum OutputView {
+  /// The body rows the pane has.
+  static func visibleRows(_ size: Screen.Size) -> Int { max(1, size.rows - 2) }
+
+  static func draw(_ pane: State.OutputPane, in area: Views.Area, into screen: inout Screen) {
+    var y = area.rows.lowerBound
+    for line in pane.lines.dropFirst(pane.scroll) where y < area.rows.upperBound {
+      screen.put(" " + line, row: y, column: 0, width: area.width, style: pane.isError ? .error : .normal)
+      y += 1
+    }
+  }
+}
+
+extension State.Mode {
+  /// The modes drawn over the whole body (no month panel beside them).
+  var coversTheBody: Bool {
+    switch self {
+    case .help, .output: true
+    default: false
+    }
+  }
+}

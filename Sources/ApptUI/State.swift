@@ -20,6 +20,21 @@ public struct State: Equatable, Sendable {
     case help
     /// The list of calendars (`C`), the one at this index selected: space shows or hides it.
     case calendars(Int)
+    /// The whole output of a `:` command longer than a line, scrolling; esc closes it.
+    case output(OutputPane)
+  }
+
+  /// What a `:` command printed, shown whole.
+  public struct OutputPane: Equatable, Sendable {
+    public var lines: [String]
+    public var isError: Bool
+    /// The first line shown.
+    public var scroll = 0
+
+    public init(lines: [String], isError: Bool) {
+      self.lines = lines
+      self.isError = isError
+    }
   }
 
   public enum Confirmation: Equatable, Sendable {

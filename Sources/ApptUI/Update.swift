@@ -107,8 +107,14 @@ public enum UI {
       return []
 
     case .commandFinished(let output, let isError):
-      let lines = output.split(separator: "\n", omittingEmptySubsequences: true)
-      var text = lines.first.map(String.init) ?? (isError ? "failed" : "done")
+      let lines = output.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+      // More than a line: all of it, in a pane that scrolls (unless something else was
+      // opened meanwhile: then the first line, as a line alone is shown).
+      if lines.count > 1, state.mode == .browsing {
+        state.mode = .output(State.OutputPane(lines: lines, isError: isError))
+        return []
+      }
+      var text = lines.first ?? (isError ? "failed" : "done")
       if lines.count > 1 { text += "  (+\(lines.count - 1) more lines)" }
       state.report(text, isError: isError)
       return []
@@ -171,7 +177,8 @@ public enum UI {
 
   // MARK: - Keys
 
-  /// Where a scrolling key moves the help overlay's first line; nil for any other key.
+  /// Where a scrolling key moves the help overlay's (or an output pane's) first line; nil
+  /// for any other key.
   private static func helpScroll(_ key: Key, from scroll: Int, page: Int, last: Int) -> Int? {
     let target: Int
     switch key {
@@ -221,6 +228,17 @@ public enum UI {
       return key == .control("c") ? quit(&state) : []
     case .calendars(let index):
       return handleCalendarsKey(key, index: index, state: &state)
+    case .output(var pane):
+      if key == .control("c") { return quit(&state) }
+      let shown = OutputView.visibleRows(state.size)
+      let last = max(0, pane.lines.count - shown)
+      if let scroll = helpScroll(key, from: pane.scroll, page: shown, last: last) {
+        pane.scroll = scroll
+        state.mode = .output(pane)
+      } else if [.escape, .enter, .character("q")].contains(key) {
+        state.mode = .browsing
+      }
+      return []
     }
   }
 

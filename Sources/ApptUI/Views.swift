@@ -22,7 +22,7 @@ public enum Views {
     }
     let layout = Layout(size: state.size)
     drawHeader(state, environment: environment, into: &screen)
-    if let panel = layout.month, state.mode != .help {
+    if let panel = layout.month, !state.mode.coversTheBody {
       MonthView.draw(state, environment: environment, in: panel, into: &screen)
     }
     switch state.mode {
@@ -32,6 +32,8 @@ public enum Views {
       HelpView.draw(environment.keyMap, scroll: state.helpScroll, in: layout.body, into: &screen)
     case .calendars(let index):
       CalendarListView.draw(state.calendars, selected: index, in: layout.agenda, into: &screen)
+    case .output(let pane):
+      OutputView.draw(pane, in: layout.body, into: &screen)
     default:
       AgendaView.draw(state, environment: environment, in: layout.agenda, into: &screen)
       if let detail = layout.detail {
@@ -128,6 +130,12 @@ public enum Views {
       return (" /" + FormView.visibleText(of: field, width: lineFieldWidth(state.size)), .status)
     case .command(let field):
       return (" :" + FormView.visibleText(of: field, width: lineFieldWidth(state.size)), .status)
+    case .output(let pane):
+      let shown = OutputView.visibleRows(state.size)
+      let range =
+        pane.lines.count > shown
+        ? " (\(pane.scroll + 1)-\(min(pane.lines.count, pane.scroll + shown)) of \(pane.lines.count))" : ""
+      return (" j/k scroll\(range)  esc close", .status)
     case .help:
       let lines = HelpView.lines(environment.keyMap, width: columns).count
       guard lines > HelpView.visibleRows(state.size) else { return (" any key closes the help", .status) }

@@ -156,6 +156,27 @@ import Testing
     #expect(state.selectedID == lunch.id)
   }
 
+  /// A long output scrolls: j/k, pages, home/end; q closes.
+  @Test func aLongCommandOutputScrolls() {
+    var state = loaded([])
+    let output = (1...50).map { "line \($0)" }.joined(separator: "\n")
+    _ = UI.update(&state, .commandFinished(output: output, isError: false), environment: environment)
+    var rows = Views.render(state, environment: environment).rows
+    #expect(rows[23].hasPrefix(" j/k scroll (1-22 of 50)  esc close"))
+    press("end", on: &state)
+    rows = Views.render(state, environment: environment).rows
+    #expect(rows[22].trimmingCharacters(in: .whitespaces) == "line 50")
+    #expect(rows[23].hasPrefix(" j/k scroll (29-50 of 50)"))
+    press("k", "x", on: &state)  // a key that is not a pane's does nothing
+    guard case .output(let pane) = state.mode else {
+      Issue.record("the pane closed")
+      return
+    }
+    #expect(pane.scroll == 27)
+    press("q", on: &state)
+    #expect(state.mode == .browsing)
+  }
+
   @Test func theCommandLineRunsTheScriptGrammar() {
     var state = loaded([])
     press(":", on: &state)
@@ -163,8 +184,14 @@ import Testing
     #expect(Views.render(state, environment: environment).rows[23].hasPrefix(" :list --all"))
     #expect(Views.cursorPosition(state)?.row == 23)
     #expect(press("enter", on: &state) == [.runCommand("list --all")])
+    // Issue 16: more than a line of output is shown whole, in a pane (was: "a  (+2 more lines)").
     _ = UI.update(&state, .commandFinished(output: "a\nb\nc\n", isError: false), environment: environment)
-    #expect(state.status == State.StatusMessage(text: "a  (+2 more lines)", isError: false))
+    #expect(state.mode == .output(State.OutputPane(lines: ["a", "b", "c"], isError: false)))
+    let rows = Views.render(state, environment: environment).rows
+    #expect(Array(rows[1...3]).map { $0.trimmingCharacters(in: .whitespaces) } == ["a", "b", "c"])
+    #expect(rows[23].hasPrefix(" j/k scroll  esc close"))
+    press("esc", on: &state)
+    #expect(state.mode == .browsing)
     press(":", "esc", on: &state)
     #expect(state.mode == .browsing)
     _ = UI.update(&state, .commandFinished(output: "unknown command \"x\"", isError: true), environment: environment)
