@@ -144,6 +144,18 @@ public final class RenderLoop {
       }
     case .runCommand(let line):
       runCommand(line)
+    case .searchAllDays(let text):
+      // Series once each, as stored (their first start), with the cancelled ones marked.
+      let query = AppointmentQuery(
+        range: nil,
+        includeCancelled: true,
+        search: text,
+        limit: State.searchLimit,
+        onlyShownCalendars: true
+      )
+      runStoreCall { dao throws(StoreError) in
+        .searchResultsArrived(query: text, results: try await dao.appointments(matching: query))
+      }
     case .setCalendarShown(let name, let shown):
       runStoreCall { dao throws(StoreError) in .calendarShown(try await dao.setCalendarShown(name, shown)) }
     case .quit:

@@ -273,8 +273,43 @@ extension State.Mode {
   /// The modes drawn over the whole body (no month panel beside them).
   var coversTheBody: Bool {
     switch self {
-    case .help, .output: true
+    case .help, .output, .results: true
     default: false
+    }
+  }
+}
+
+/// The appointments of every day that match a search (`/`, then tab), one selected.
+enum ResultsView {
+  /// The body rows for results (the heading takes one).
+  static func visibleRows(_ size: Screen.Size) -> Int { max(1, size.rows - 3) }
+
+  static func draw(
+    _ results: State.SearchResults,
+    environment: Environment,
+    in area: Views.Area,
+    into screen: inout Screen
+  ) {
+    let count = results.items.count
+    let more = count >= State.searchLimit ? " (the first \(State.searchLimit))" : ""
+    let heading = "  \(count) match\(count == 1 ? "" : "es") for \"\(results.query)\" on every day\(more)"
+    screen.put(heading, row: area.rows.lowerBound, column: 0, width: area.width, style: .accent)
+    let rows = max(1, area.rows.count - 1)
+    // The selected one stays on screen: the list scrolls by pages around it.
+    let first = (results.selected / rows) * rows
+    var y = area.rows.lowerBound + 1
+    for index in first..<min(count, first + rows) {
+      let appointment = results.items[index]
+      let formatter = environment.formatter
+      var line =
+        "  \(formatter.day(appointment.start))  \(formatter.timeRange(appointment))  "
+        + TextSafety.escapingControls(appointment.title)
+      if appointment.recurrence != nil { line += "  [repeats]" }
+      if appointment.isCancelled { line += "  [cancelled]" }
+      let style: Screen.Style = index == results.selected ? .selected : appointment.isCancelled ? .dim : .normal
+      if index == results.selected { screen.fill(row: y, column: 0, count: area.width, style: .selected) }
+      screen.put(line, row: y, column: 0, width: area.width, style: style)
+      y += 1
     }
   }
 }

@@ -22,6 +22,20 @@ public struct State: Equatable, Sendable {
     case calendars(Int)
     /// The whole output of a `:` command longer than a line, scrolling; esc closes it.
     case output(OutputPane)
+    /// What `/` then tab found on every day: a list to choose one from and go to its day.
+    case results(SearchResults)
+  }
+
+  /// The appointments of every day matching a search, one chosen.
+  public struct SearchResults: Equatable, Sendable {
+    public var query: String
+    public var items: [Appointment]
+    public var selected = 0
+
+    public init(query: String, items: [Appointment]) {
+      self.query = query
+      self.items = items
+    }
   }
 
   /// What a `:` command printed, shown whole.
@@ -128,6 +142,8 @@ public struct State: Equatable, Sendable {
   public var calendars: [CalendarInfo] = []
   /// The first line of the help overlay shown, when it is taller than the terminal.
   public var helpScroll = 0
+  /// The most a search of every day lists (the first, in start order).
+  public static let searchLimit = 500
 
   public init(size: Screen.Size, selectedDay: Date, now: Date, month: Date) {
     self.size = size
@@ -279,6 +295,8 @@ public enum Message: Sendable, Equatable {
   case seriesFound([AppointmentID: String?])
   /// A `:` command finished; its output (or error) in words.
   case commandFinished(output: String, isError: Bool)
+  /// What `searchAllDays` found (at most `State.searchLimit`, in start order).
+  case searchResultsArrived(query: String, results: [Appointment])
   /// A store operation failed; the text says what and why.
   case storeFailed(String)
   /// The store refused `change` because someone else changed the appointment since it was
@@ -313,6 +331,8 @@ public enum Effect: Equatable, Sendable {
   case lookUpSeries([AppointmentID])
   /// Run one line of the script grammar.
   case runCommand(String)
+  /// Find the appointments of every day matching the text: `.searchResultsArrived`.
+  case searchAllDays(String)
   /// Show or hide a calendar (kept in the store).
   case setCalendarShown(name: String, shown: Bool)
   /// Stop: the one way the calendar ends (q, ctrl+c, a signal, the terminal hanging up).

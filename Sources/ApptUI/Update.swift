@@ -119,6 +119,16 @@ public enum UI {
       state.report(text, isError: isError)
       return []
 
+    case .searchResultsArrived(let query, let results):
+      guard state.mode == .browsing else { return [] }  // something else was opened meanwhile
+      guard !results.isEmpty else {
+        state.report("Nothing matches \"\(query)\" on any day")
+        return []
+      }
+      state.status = nil
+      state.mode = .results(State.SearchResults(query: query, items: results))
+      return []
+
     case .interrupted:
       return quit(&state)
 
@@ -228,6 +238,28 @@ public enum UI {
       return key == .control("c") ? quit(&state) : []
     case .calendars(let index):
       return handleCalendarsKey(key, index: index, state: &state)
+    case .results(var results):
+      if key == .control("c") { return quit(&state) }
+      let last = results.items.count - 1
+      let page = max(1, ResultsView.visibleRows(state.size) - 1)
+      switch key {
+      case .character("j"), .down: results.selected = min(last, results.selected + 1)
+      case .character("k"), .up: results.selected = max(0, results.selected - 1)
+      case .pageDown, .character(" "): results.selected = min(last, results.selected + page)
+      case .pageUp: results.selected = max(0, results.selected - page)
+      case .home: results.selected = 0
+      case .end: results.selected = last
+      case .enter:
+        state.mode = .browsing
+        return show(results.items[results.selected], state: &state, clock: environment.clock)
+      case .escape, .character("q"):
+        state.mode = .browsing
+        return []
+      default:
+        return []
+      }
+      state.mode = .results(results)
+      return []
     case .output(var pane):
       if key == .control("c") { return quit(&state) }
       let shown = OutputView.visibleRows(state.size)
@@ -521,6 +553,18 @@ public enum UI {
     case .enter:
       state.mode = .browsing
       if !state.filter.isEmpty { state.report("Filter \"\(state.filter)\" (esc clears)") }
+    case .tab:
+      // Every day, not only this one: the day's filter goes, a list of results comes.
+      let text = field.trimmedText
+      guard !text.isEmpty else {
+        state.mode = .search(field)
+        return []
+      }
+      state.mode = .browsing
+      state.filter = ""
+      state.clampSelection(previousIndex: nil)
+      state.report("Searching every day for \"\(text)\"…")
+      return [.searchAllDays(text)]
     default:
       guard field.apply(key) else { return [] }
       state.mode = .search(field)

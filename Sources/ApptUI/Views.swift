@@ -34,6 +34,8 @@ public enum Views {
       CalendarListView.draw(state.calendars, selected: index, in: layout.agenda, into: &screen)
     case .output(let pane):
       OutputView.draw(pane, in: layout.body, into: &screen)
+    case .results(let results):
+      ResultsView.draw(results, environment: environment, in: layout.body, into: &screen)
     default:
       AgendaView.draw(state, environment: environment, in: layout.agenda, into: &screen)
       if let detail = layout.detail {
@@ -126,8 +128,13 @@ public enum Views {
     case .confirm(.delete(let appointment)):
       let what = appointment.recurrence == nil ? "" : "the whole series "
       return (" Delete \(what)\"\(TextWidth.head(appointment.title, columns: columns).text)\" for good? (y/n)", .accent)
+    case .search(let field) where field.characters.isEmpty:
+      return (" /   enter filters this day, tab searches every day", .status)
     case .search(let field):
       return (" /" + FormView.visibleText(of: field, width: lineFieldWidth(state.size)), .status)
+    case .results(let results):
+      let count = results.items.count
+      return (" \(results.selected + 1) of \(count)  j/k choose  enter go to its day  esc close", .status)
     case .command(let field):
       return (" :" + FormView.visibleText(of: field, width: lineFieldWidth(state.size)), .status)
     case .output(let pane):

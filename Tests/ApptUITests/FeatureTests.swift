@@ -177,6 +177,37 @@ import Testing
     #expect(state.mode == .browsing)
   }
 
+  /// Issue 16: `/` then tab searches every day; the results are a list to go from.
+  @Test func searchEveryDayListsResultsToGoTo() {
+    var state = loaded([dentist])
+    press("/", on: &state)
+    #expect(
+      Views.render(state, environment: environment).rows[23].hasPrefix(
+        " /   enter filters this day, tab searches every day"
+      )
+    )
+    #expect(press("tab", on: &state) == [], "nothing typed: nothing to search")
+    type("lunch", on: &state)
+    #expect(press("tab", on: &state) == [.searchAllDays("lunch")])
+    #expect(state.mode == .browsing)
+    #expect(state.filter.isEmpty, "the day's filter goes")
+    let later = TestStore.appointment("Lunch", TestClock.date(2027, 1, 5, 12))
+    _ = UI.update(&state, .searchResultsArrived(query: "lunch", results: [lunch, later]), environment: environment)
+    guard case .results(let results) = state.mode else {
+      Issue.record("no results shown")
+      return
+    }
+    #expect(results.items == [lunch, later])
+    let rows = Views.render(state, environment: environment).rows
+    #expect(rows[1].hasPrefix("  2 matches for \"lunch\" on every day"))
+    #expect(rows[23].hasPrefix(" 1 of 2  j/k choose  enter go to its day  esc close"))
+    press("j", on: &state)
+    let effects = press("enter", on: &state)
+    #expect(effects.contains(.observeDay(TestClock.date(2027, 1, 5))))
+    #expect(state.selectedID == later.id)
+    #expect(state.mode == .browsing)
+  }
+
   @Test func theCommandLineRunsTheScriptGrammar() {
     var state = loaded([])
     press(":", on: &state)
