@@ -86,6 +86,7 @@ public final class RenderLoop {
     switch event {
     case .key(let key): send(.keyPressed(key))
     case .resized(let size): send(.terminalResized(size))
+    case .mouse(let event): send(.mouse(event))
     case .interrupted: send(.interrupted)
     }
   }

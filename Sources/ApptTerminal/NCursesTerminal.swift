@@ -34,9 +34,18 @@ public final class NCursesTerminal: Terminal {
   /// The colours of each style (theme and `[colors]`); NO_COLOR still turns colour off.
   private let palette: Palette
 
-  public init(environment: [String: String] = ProcessInfo.processInfo.environment, palette: Palette = .standard) {
+  /// Whether clicks and the wheel are reported (`[ui] mouse`); off, the terminal keeps them
+  /// (selecting text with the mouse works as everywhere).
+  private let reportsMouse: Bool
+
+  public init(
+    environment: [String: String] = ProcessInfo.processInfo.environment,
+    palette: Palette = .standard,
+    mouse: Bool = false
+  ) {
     useColor = environment["NO_COLOR"].map(\.isEmpty) ?? true
     self.palette = palette
+    reportsMouse = mouse
   }
 
   /// Refuses to start when there is no terminal to take over, before ncurses writes anything.
@@ -76,6 +85,10 @@ public final class NCursesTerminal: Terminal {
     nodelay(window, true)
     set_escdelay(25)  // a lone Esc otherwise waits a whole second
     curs_set(0)
+    if reportsMouse {
+      mousemask(appt_mouse_events(), nil)
+      mouseinterval(0)  // a press is a click at once: no wait for a release or a double click
+    }
     setUpColors()
     self.handler = handler
     size = Screen.Size(rows: Int(getmaxy(window)), columns: Int(getmaxx(window)))
@@ -272,6 +285,14 @@ public final class NCursesTerminal: Terminal {
       let result = wget_wch(window, &character)
       if result == ERR { break }
       sawInput = true
+      if result == KEY_CODE_YES, Int32(character) == KEY_MOUSE {
+        // The keys before it first, then the click, in the order they came.
+        deliver(decoder.decode(inputs, isEndOfRead: false))
+        inputs.removeAll(keepingCapacity: true)
+        var event = MEVENT()
+        if getmouse(&event) == OK, let mouse = Self.mouse(event) { handler?(.mouse(mouse)) }
+        continue
+      }
       inputs.append(Self.input(result: result, character: character))
       if inputs.count == 4096 {
         deliver(decoder.decode(inputs, isEndOfRead: false))
@@ -295,6 +316,18 @@ public final class NCursesTerminal: Terminal {
     size = Screen.Size(rows: Int(rows), columns: Int(columns))
     previous = nil  // everything is redrawn at the new size
     handler?(.resized(size))
+  }
+
+  /// What ncurses reports of a mouse event, as the calendar takes it (nil: not one it uses).
+  nonisolated static func mouse(_ event: MEVENT) -> MouseEvent? {
+    let kind: MouseEvent.Kind
+    switch appt_mouse_kind(event.bstate) {
+    case 1: kind = .click
+    case 4: kind = .wheelUp
+    case 5: kind = .wheelDown
+    default: return nil
+    }
+    return MouseEvent(kind, row: Int(event.y), column: Int(event.x))
   }
 
   /// What `wget_wch` returned, for the `KeyDecoder`: a function key (nil for one appt does

@@ -8,6 +8,8 @@ import ApptUI
 public enum TerminalEvent: Sendable, Equatable {
   case key(Key)
   case resized(Screen.Size)
+  /// A click or a wheel turn (where the terminal reports the mouse).
+  case mouse(MouseEvent)
   /// SIGINT, SIGTERM or SIGHUP: time to restore the terminal and leave.
   case interrupted
 }
@@ -83,6 +85,11 @@ public final class HeadlessTerminal: Terminal {
 
   /// Pastes `text` as a terminal with bracketed paste delivers it: one key.
   public func paste(_ text: String) { press(.paste(text)) }
+
+  /// A click (or a wheel turn) at a cell, as the ncurses terminal reports one.
+  public func mouse(_ kind: MouseEvent.Kind, row: Int, column: Int) {
+    handler?(.mouse(MouseEvent(kind, row: row, column: column)))
+  }
 
   public func resize(to size: Screen.Size) {
     self.size = size

@@ -9,6 +9,21 @@ enum AgendaView {
     case now
   }
 
+  /// The rows on screen (each with its screen row): the list scrolled so the selected one
+  /// shows. What is drawn, and what a click hits.
+  static func shownRows(_ state: State, environment: Environment, in area: Views.Area, selectedIndex: Int?)
+    -> [(y: Int, row: Row)]
+  {
+    let top = area.rows.lowerBound + 1
+    let height = area.rows.upperBound - top
+    let visible = state.visible
+    guard state.isLoaded, !visible.isEmpty, height > 0 else { return [] }
+    let rows = self.rows(visible, day: state.selectedDay, now: state.now, clock: environment.clock)
+    let selectedRow = rows.firstIndex(of: .appointment(selectedIndex ?? 0)) ?? 0
+    let first = max(0, min(selectedRow - height + 1, rows.count - height))
+    return rows[first..<min(rows.count, first + height)].enumerated().map { (top + $0.offset, $0.element) }
+  }
+
   static func draw(_ state: State, environment: Environment, in area: Views.Area, into screen: inout Screen) {
     let x = area.columns.lowerBound
     let top = area.rows.lowerBound + 1  // one blank row under the header
@@ -25,18 +40,12 @@ enum AgendaView {
       screen.put(text, row: top, column: x, width: area.width, style: .dim)
       return
     }
-    let rows = self.rows(visible, day: state.selectedDay, now: state.now, clock: environment.clock)
     let conflicts = Conflicts.overlapping(visible)
-    let height = area.rows.upperBound - top
-    guard height > 0 else { return }
     let selectedIndex = state.selectedIndex  // computed once: it searches the filtered list
     // With several calendars, each row shows its calendar's marker after the conflict mark.
     let calendars =
       state.marksCalendars ? Dictionary(state.calendars.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }) : [:]
-    let selectedRow = rows.firstIndex(of: .appointment(selectedIndex ?? 0)) ?? 0
-    let first = max(0, min(selectedRow - height + 1, rows.count - height))
-    for (offset, row) in rows[first..<min(rows.count, first + height)].enumerated() {
-      let y = top + offset
+    for (y, row) in shownRows(state, environment: environment, in: area, selectedIndex: selectedIndex) {
       switch row {
       case .now:
         let label = "── now \(environment.formatter.time(state.now)) "
@@ -156,9 +165,7 @@ enum MonthView {
     let todayNumber = clock.dayNumber(of: state.now)
     let selectedNumber = clock.dayNumber(of: state.selectedDay)
     let firstNumber = clock.dayNumber(of: state.month)
-    // The column of the month's first day: Monday = 0 ... Sunday = 6 (1970-01-01, day 0, was
-    // a Thursday), counted from the week's first day.
-    let firstWeekday = (((firstNumber + 3) % 7 + 7) % 7 - start + 7) % 7
+    let firstWeekday = firstColumn(state, environment: environment)
     for day in days {
       let number = firstNumber + day - 1
       let cell = firstWeekday + day - 1
@@ -181,6 +188,25 @@ enum MonthView {
     for row in area.rows where separatorColumn < screen.size.columns {
       screen.put("│", row: row, column: separatorColumn, style: .dim)
     }
+  }
+
+  /// The column of the month's first day: Monday = 0 ... Sunday = 6 (1970-01-01, day 0, was
+  /// a Thursday), counted from the week's first day.
+  static func firstColumn(_ state: State, environment: Environment) -> Int {
+    let firstNumber = environment.clock.dayNumber(of: state.month)
+    return (((firstNumber + 3) % 7 + 7) % 7 - environment.weekStart.rawValue + 7) % 7
+  }
+
+  /// The day drawn at (`row`, `column`) in `area`, if a day is drawn there.
+  static func day(at row: Int, _ column: Int, _ state: State, environment: Environment, in area: Views.Area) -> Date? {
+    let clock = environment.clock
+    guard let days = clock.calendar.range(of: .day, in: .month, for: state.month) else { return nil }
+    let gridRow = row - (area.rows.lowerBound + 2)
+    let offset = column - (area.columns.lowerBound + 1)
+    guard gridRow >= 0, offset >= 0, offset % 3 < 2, offset / 3 < 7 else { return nil }
+    let day = gridRow * 7 + offset / 3 - firstColumn(state, environment: environment) + 1
+    guard days.contains(day) else { return nil }
+    return clock.day(day - 1, after: state.month)
   }
 
   static let monthNames = [

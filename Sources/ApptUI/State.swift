@@ -283,6 +283,8 @@ public enum Message: Sendable, Equatable {
   /// A calendar was shown or hidden (`C`, space).
   case calendarShown(CalendarInfo)
   case terminalResized(Screen.Size)
+  /// A click or a wheel turn, where the terminal reports the mouse (`[ui] mouse`).
+  case mouse(MouseEvent)
   case clockTicked(Date)
   case appointmentAdded(Appointment)
   case appointmentUpdated(old: Appointment, new: Appointment)
@@ -304,6 +306,23 @@ public enum Message: Sendable, Equatable {
   case changeRefused(State.Change, current: Appointment)
   /// The terminal was interrupted (SIGINT, SIGTERM, SIGHUP) or hung up.
   case interrupted
+}
+
+/// A mouse event at a cell of the screen.
+public struct MouseEvent: Equatable, Sendable {
+  public enum Kind: Equatable, Sendable {
+    case click, wheelUp, wheelDown
+  }
+
+  public var kind: Kind
+  public var row: Int
+  public var column: Int
+
+  public init(_ kind: Kind, row: Int, column: Int) {
+    self.kind = kind
+    self.row = row
+    self.column = column
+  }
 }
 
 /// Side effects `update` asks the runtime to carry out; results come back as messages.

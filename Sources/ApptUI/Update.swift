@@ -119,6 +119,9 @@ public enum UI {
       state.report(text, isError: isError)
       return []
 
+    case .mouse(let event):
+      return handleMouse(event, state: &state, environment: environment)
+
     case .searchResultsArrived(let query, let results):
       guard state.mode == .browsing else { return [] }  // something else was opened meanwhile
       guard !results.isEmpty else {
@@ -183,6 +186,51 @@ public enum UI {
     let effects = state.selectDay(clock.startOfDay(appointment.start), clock: clock)
     state.selectedID = appointment.id
     return effects
+  }
+
+  // MARK: - Mouse
+
+  /// A click chooses what is under it (a day of the month panel, an appointment of the day,
+  /// a search result); the wheel moves as j/k do. Only where nothing is being typed.
+  private static func handleMouse(_ event: MouseEvent, state: inout State, environment: Environment) -> [Effect] {
+    guard state.size.rows >= Views.minimumSize.rows, state.size.columns >= Views.minimumSize.columns else { return [] }
+    switch (state.mode, event.kind) {
+    case (.browsing, .wheelDown), (.help, .wheelDown), (.output, .wheelDown), (.results, .wheelDown),
+      (.calendars, .wheelDown):
+      return handleKey(.down, state: &state, environment: environment)
+    case (.browsing, .wheelUp), (.help, .wheelUp), (.output, .wheelUp), (.results, .wheelUp), (.calendars, .wheelUp):
+      return handleKey(.up, state: &state, environment: environment)
+    case (.browsing, .click):
+      let layout = Views.Layout(size: state.size)
+      if let panel = layout.month, panel.columns.contains(event.column), panel.rows.contains(event.row) {
+        guard let day = MonthView.day(at: event.row, event.column, state, environment: environment, in: panel) else {
+          return []
+        }
+        return state.selectDay(day, clock: environment.clock)
+      }
+      guard layout.agenda.columns.contains(event.column) else { return [] }
+      let rows = AgendaView.shownRows(
+        state,
+        environment: environment,
+        in: layout.agenda,
+        selectedIndex: state.selectedIndex
+      )
+      if let hit = rows.first(where: { $0.y == event.row }), case .appointment(let index) = hit.row {
+        state.selectedID = state.visible[index].id
+      }
+      return []
+    case (.results(var results), .click):
+      let shown = max(1, Views.Layout(size: state.size).body.rows.count - 1)
+      let first = (results.selected / shown) * shown
+      let index = first + event.row - (Views.Layout(size: state.size).body.rows.lowerBound + 1)
+      guard event.row > Views.Layout(size: state.size).body.rows.lowerBound, results.items.indices.contains(index)
+      else { return [] }
+      results.selected = index
+      state.mode = .results(results)
+      return []
+    default:
+      return []
+    }
   }
 
   // MARK: - Keys

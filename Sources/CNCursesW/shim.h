@@ -56,4 +56,21 @@ static inline int appt_bytes_available(int fd) {
   if (ioctl(fd, FIONREAD, &count) != 0) return -1;
   return count;
 }
+// The mouse masks are macros over shifts: the events appt asks for (a press of the first
+// button, the wheel), and which of them an event is (1 click, 4 wheel up, 5 wheel down, 0 none).
+static inline mmask_t appt_mouse_events(void) {
+#ifdef BUTTON5_PRESSED
+  return BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED;
+#else
+  return BUTTON1_PRESSED | BUTTON4_PRESSED;
+#endif
+}
+static inline int appt_mouse_kind(mmask_t state) {
+  if (state & BUTTON1_PRESSED) return 1;
+  if (state & BUTTON4_PRESSED) return 4;
+#ifdef BUTTON5_PRESSED
+  if (state & BUTTON5_PRESSED) return 5;
+#endif
+  return 0;
+}
 #endif

@@ -112,7 +112,11 @@ struct Appt {
     }
     let loop = RenderLoop(
       dao: dao,
-      terminal: NCursesTerminal(environment: environment, palette: Palette(settings: settings)),
+      terminal: NCursesTerminal(
+        environment: environment,
+        palette: Palette(settings: settings),
+        mouse: settings.ui.mouse.value
+      ),
       environment: Environment(clock: clock, settings: settings)
     )
     do {

@@ -208,6 +208,32 @@ import Testing
     #expect(state.mode == .browsing)
   }
 
+  /// Issue 16: the mouse. The fixture's month, November 2026, starts on a Sunday: its 1st is
+  /// the seventh cell of the first week row (screen row 3, columns 19-20), the 2nd row 4.
+  @Test func clicksChooseDaysAndAppointmentsAndTheWheelMoves() {
+    var state = loaded([dentist, lunch])
+    let rows = Views.render(state, environment: environment).rows
+    #expect(rows[3].hasPrefix("                    1"), "\(rows[3])")
+    var effects = UI.update(&state, .mouse(MouseEvent(.click, row: 4, column: 2)), environment: environment)
+    #expect(effects.contains(.observeDay(TestClock.date(2026, 11, 2))))
+    #expect(UI.update(&state, .mouse(MouseEvent(.click, row: 2, column: 3)), environment: environment) == [])
+    #expect(state.selectedDay == TestClock.date(2026, 11, 2), "a click on the weekday names does nothing")
+    // Back to today's agenda: a click on Lunch's row selects it, the wheel goes back up.
+    state = loaded([dentist, lunch])
+    let agenda = Views.render(state, environment: environment).rows
+    let lunchRow = agenda.firstIndex { $0.contains("Lunch") }
+    #expect(lunchRow != nil)
+    effects = UI.update(&state, .mouse(MouseEvent(.click, row: lunchRow ?? 0, column: 40)), environment: environment)
+    #expect(state.selectedID == lunch.id)
+    _ = UI.update(&state, .mouse(MouseEvent(.wheelUp, row: 10, column: 40)), environment: environment)
+    #expect(state.selectedID == dentist.id)
+    // Over the help, the wheel scrolls it as j/k do.
+    state.size = Screen.Size(rows: 20, columns: 60)
+    press("?", on: &state)
+    _ = UI.update(&state, .mouse(MouseEvent(.wheelDown, row: 5, column: 5)), environment: environment)
+    #expect(state.helpScroll == 1)
+  }
+
   @Test func theCommandLineRunsTheScriptGrammar() {
     var state = loaded([])
     press(":", on: &state)

@@ -222,10 +222,80 @@ list_format_week_and_month() {
     check_eq "" "$OUT" "nothing printed"
 }
 
+# mouse KIND X Y: a mouse event at column X, row Y (0-based) as an xterm reports it (X10
+# encoding, what tmux's TERM announces): a press and release of the first button, or a wheel turn.
+mouse() {
+    local x y
+    x=$(printf '\\x%x' $((33 + $2)))
+    y=$(printf '\\x%x' $((33 + $3)))
+    case $1 in
+    click) tm send-keys -l "$(printf "\e[M %b%b\e[M#%b%b" "$x" "$y" "$x" "$y")" ;;
+    wheel-up) tm send-keys -l "$(printf "\e[M\x60%b%b" "$x" "$y")" ;;
+    wheel-down) tm send-keys -l "$(printf "\e[Ma%b%b" "$x" "$y")" ;;
+    esac
+}
+
+# cell_of TEXT: "X Y" of TEXT's first cell on the screen (0-based), for clicking it.
+cell_of() {
+    tmux_screen | python3 -c 'import sys
+text = sys.argv[1]
+for y, line in enumerate(sys.stdin.read().split("\n")):
+    x = line.find(text)
+    if x >= 0:
+        print(x, y)
+        break' "$1"
+}
+
+mouse_clicks_days_and_appointments() {
+    command -v tmux >/dev/null || { fail "tmux is required"; return; }
+    run_appt --db "$T/db.sqlite3" add First --at "today 10:00"
+    run_appt --db "$T/db.sqlite3" add Second --at "today 12:00"
+    tmux_start_appt || return
+    wait_for_text " appt  $(day_label 0)  (today)" || return
+    wait_for_text "12:00-13:00  Second" || return
+    # A click on an appointment selects it (the detail pane shows it); the wheel moves up.
+    mouse click $(cell_of "12:00-13:00  Second")
+    wait_for_text "│ Second" || return
+    mouse wheel-up $(cell_of "12:00-13:00  Second")
+    wait_for_text "│ First" || return
+    check_eq 1 "$(tm display-message -p '#{mouse_any_flag}')" "the calendar asked for mouse events"
+    # A click on a day of the month panel shows that day (the 28th: in every month).
+    local cell
+    cell=$(tmux_screen | python3 -c 'import sys
+for y, line in enumerate(sys.stdin.read().split("\n")[:10]):
+    x = line[:23].find("28")
+    if x >= 0:
+        print(x, y)
+        break')
+    mouse click $cell
+    wait_for_text " appt  $(e2e_date "$(( 28 - 10#$(e2e_date 0 +%d) ))" '+%a %-d %b %Y')" || return
+    tmux_keys q
+    wait_for_exit
+}
+
+mouse_off_leaves_clicks_to_the_terminal() {
+    command -v tmux >/dev/null || { fail "tmux is required"; return; }
+    write_config $'[ui]\nmouse = off'
+    run_appt --db "$T/db.sqlite3" add First --at "today 10:00"
+    run_appt --db "$T/db.sqlite3" add Second --at "today 12:00"
+    run_appt --db "$T/db.sqlite3" add Third --at "today 14:00"
+    tmux_start_appt || return
+    wait_for_text "│ First" || return
+    mouse click $(cell_of "14:00-15:00  Third")
+    # A key after the click: from First it selects Second; had the click selected Third, it
+    # would stay there.
+    tmux_keys j
+    wait_for_text "│ Second" || return
+    check_eq "" "$(tm display-message -p '#{mouse_any_flag}' | tr -d 0)" "the calendar asked for no mouse events"
+    tmux_keys q
+    wait_for_exit
+}
+
 for s in no_file_means_defaults a_mistake_starts_nothing a_named_file_must_exist \
     the_flag_beats_the_environment_beats_the_default twelve_hour_times_in_text_not_json \
     default_duration_everywhere week_start_counts_weeks_of_a_series json_report_and_no_password \
-    the_calendar_follows_the_file no_color_still_wins a_bad_file_keeps_the_terminal list_format_week_and_month; do
+    the_calendar_follows_the_file no_color_still_wins a_bad_file_keeps_the_terminal list_format_week_and_month \
+    mouse_clicks_days_and_appointments mouse_off_leaves_clicks_to_the_terminal; do
     run_scenario "$s"
 done
 e2e_finish "e2e config"
