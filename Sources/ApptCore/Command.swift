@@ -29,6 +29,10 @@ public enum Command: Equatable, Sendable {
   /// Prints the effective settings and where each came from (`--json`: one object), or with
   /// `path` only the settings file's path.
   case config(path: Bool, json: Bool)
+  /// Lists the local versions a sync kept when the server's won (`conflicts`).
+  case conflicts
+  /// Resolves one of them (`resolve ID --keep local|server`).
+  case resolve(id: String, keep: ConflictChoice)
 }
 
 /// `add TITLE --at WHEN [--for DURATION | --until TIME] [--note TEXT]`, resolved to instants.
