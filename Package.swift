@@ -96,7 +96,7 @@ let package = Package(
     ),
     .testTarget(
       name: "ApptSyncTests",
-      dependencies: ["ApptCore", "ApptStore", "ApptCalDAV", "ApptSync"],
+      dependencies: ["ApptCore", "ApptStore", "ApptCalDAV", "ApptSync", "ApptRuntime"],
       swiftSettings: strict
     ),
     .testTarget(

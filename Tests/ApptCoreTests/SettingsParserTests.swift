@@ -648,6 +648,23 @@ struct SettingsWiringTests {
     )
   }
 
+  @Test func syncParses() throws {
+    let parser = CommandParser(clock: Fixture.clock)
+    #expect(try parser.parse(line: "sync") == .sync(accounts: []))
+    #expect(try parser.parse(line: "sync work home Work") == .sync(accounts: ["work", "home"]))
+    #expect(try parser.parse(line: "sync -- -odd") == .sync(accounts: ["-odd"]))
+    #expect(try parser.parse(line: "sync --help") == .help(topic: "sync"))
+    #expect(
+      commandError { () throws(CommandError) in try parser.parse(line: "sync --all") }
+        == .usage("sync: unknown option \"--all\" (sync takes account names only)")
+    )
+    #expect(
+      commandError { () throws(CommandError) in try parser.parse(line: "sync ''") }
+        == .invalid("sync: an account's name is empty")
+    )
+    #expect(CommandHelp.usage(for: "sync")?.hasPrefix("usage: sync [ACCOUNT...]") == true)
+  }
+
   @Test func configParses() throws {
     let parser = CommandParser(clock: Fixture.clock)
     #expect(try parser.parse(line: "config") == .config(path: false, json: false))
