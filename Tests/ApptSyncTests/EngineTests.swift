@@ -100,7 +100,7 @@ struct Harness {
 
 @Suite("sync engine", .serialized)
 struct EngineTests {
-  static let kinds: [StoreKind] = [.fake]  // TEMP until the DAO is built
+  static let kinds = StoreKind.allCases
 
   @Test("first sync: the server's events come in, the local one goes out", arguments: kinds)
   func firstSync(kind: StoreKind) async throws {
