@@ -224,10 +224,11 @@ public final class RenderLoop {
     at now: Date
   ) async -> SyncReport {
     var pending: Int?
+    /// The part of a calendar's JSON line (`appt-sync --json`) the status line uses.
+    struct CalendarLine: Decodable { var pending: Int? }
     for line in result.stdout.split(separator: "\n") {
-      guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],  // ok: not JSON: not a calendar's line
-        let count = object["pending"] as? Int
-      else { continue }
+      let decoded = try? JSONDecoder().decode(CalendarLine.self, from: Data(line.utf8))  // ok: not a calendar's line
+      guard let count = decoded?.pending else { continue }
       pending = (pending ?? 0) + count
     }
     var conflicts = 0
