@@ -142,6 +142,36 @@ public enum CommandHelp {
         "FILE, else APPT_CONFIG, else $XDG_CONFIG_HOME/appt/config (~/.config/appt/config).",
       ]
     ),
+    (
+      "sync", "sync [ACCOUNT...]",
+      [
+        "Syncs the CalDAV accounts of the settings file ([account NAME]), or only those",
+        "named: each remote calendar is a local one named ACCOUNT/Name; what changed on",
+        "the server comes in, then local changes go out. One line per calendar:",
+        "'work/Team: ↓ 3 new, 1 changed, 1 deleted; ↑ 2; 0 conflicts' (--json: one",
+        "object per calendar). An item changed on both sides keeps the server's version",
+        "and yours as a conflict. Exit 3 when a server cannot be reached or refuses the",
+        "password, 1 for other failures; changes not sent wait for the next sync. Run by",
+        "the appt-sync program, found next to appt or on PATH.",
+      ]
+    ),
+    (
+      "conflicts", "conflicts",
+      [
+        "Lists the conflicts a sync found: an appointment changed here and on the server",
+        "since the last sync. The server's version is the one stored and shown; yours is",
+        "kept aside until 'resolve'. One line each: ID, calendar, title, when it was",
+        "found (--json: one object per conflict).",
+      ]
+    ),
+    (
+      "resolve", "resolve ID --keep local|server",
+      [
+        "Resolves a conflict ('conflicts' lists them). --keep server drops your version;",
+        "--keep local puts it back in place of the server's, and the next sync sends it",
+        "to the server.",
+      ]
+    ),
     ("help", "help [COMMAND]", ["Prints this overview, or the usage of one command."]),
   ]
 

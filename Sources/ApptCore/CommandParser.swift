@@ -74,6 +74,9 @@ public struct CommandParser: Sendable {
     case "help", "--help", "-h": return try parseHelp(rest)
     case "config": return try parseConfig(rest)
     case "completion": return try parseCompletion(rest)
+    case "sync": return try parseSync(rest)
+    case "conflicts": return try parseConflicts(rest)
+    case "resolve": return try parseResolve(rest)
     default:
       if let near = Suggestion.nearest(to: name, among: CommandHelp.names) {
         throw .usage("unknown command \(WhenParser.quoted(name)); did you mean \(near)?")
@@ -768,6 +771,27 @@ public struct CommandParser: Sendable {
     return .backup(path: path)
   }
 
+  private func parseConflicts(_ words: [String]) throws(CommandError) -> Command {
+    let scan = try scanOptions("conflicts", [:], words)
+    if scan.help { return .help(topic: "conflicts") }
+    if let extra = scan.positional.first { throw .usage("conflicts: unexpected argument \(WhenParser.quoted(extra))") }
+    return .conflicts
+  }
+
+  private func parseResolve(_ words: [String]) throws(CommandError) -> Command {
+    let scan = try scanOptions("resolve", ["--keep": .text], words)
+    if scan.help { return .help(topic: "resolve") }
+    guard let id = scan.positional.first else { throw .usage("resolve: missing ID ('appt conflicts' lists them)") }
+    guard scan.positional.count == 1 else {
+      throw .usage("resolve: unexpected argument \(WhenParser.quoted(scan.positional[1]))")
+    }
+    guard let keep = scan.texts["--keep"] else { throw .usage("resolve: missing --keep local|server") }
+    guard let choice = ConflictChoice(rawValue: keep.lowercased()) else {
+      throw .usage("resolve: --keep takes local or server, not \(WhenParser.quoted(keep))")
+    }
+    return .resolve(id: id, keep: choice)
+  }
+
   private func parseConfig(_ words: [String]) throws(CommandError) -> Command {
     let scan = try scanOptions("config", ["--path": .flag, "--json": .flag], words)
     if scan.help { return .help(topic: "config") }
@@ -788,6 +812,29 @@ public struct CommandParser: Sendable {
       throw .usage("completion: appt completes \(shells), not \(WhenParser.quoted(name))")
     }
     return .completion(shell)
+  }
+
+  /// `sync [ACCOUNT...]`: account names as the settings file spells them (`--` before one that
+  /// starts with `-`).
+  private func parseSync(_ words: [String]) throws(CommandError) -> Command {
+    var accounts: [String] = []
+    var index = 0
+    while index < words.count {
+      let word = words[index]
+      index += 1
+      if word == "--" {
+        accounts += words[index...]
+        break
+      }
+      if word == "--help" || word == "-h" { return .help(topic: "sync") }
+      if word.hasPrefix("-"), word.count > 1 {
+        throw .usage("sync: unknown option \(WhenParser.quoted(word)) (sync takes account names only)")
+      }
+      accounts.append(word)
+    }
+    for account in accounts where account.isEmpty { throw .invalid("sync: an account's name is empty") }
+    var seen: Set<String> = []
+    return .sync(accounts: accounts.filter { seen.insert($0.lowercased()).inserted })
   }
 
   private func parseHelp(_ words: [String]) throws(CommandError) -> Command {

@@ -144,6 +144,8 @@ public struct State: Equatable, Sendable {
   public var helpScroll = 0
   /// The most a search of every day lists (the first, in start order).
   public static let searchLimit = 500
+  /// The background sync (Sync.swift), nil when the settings have no account.
+  public var sync: SyncState?
 
   public init(size: Screen.Size, selectedDay: Date, now: Date, month: Date) {
     self.size = size
@@ -306,6 +308,10 @@ public enum Message: Sendable, Equatable {
   case changeRefused(State.Change, current: Appointment)
   /// The terminal was interrupted (SIGINT, SIGTERM, SIGHUP) or hung up.
   case interrupted
+  /// The sync timer (`.scheduleSync`) went off.
+  case syncDue
+  /// A background sync (`.runSync`) ended.
+  case syncFinished(SyncReport)
 }
 
 /// A mouse event at a cell of the screen.
@@ -354,6 +360,10 @@ public enum Effect: Equatable, Sendable {
   case searchAllDays(String)
   /// Show or hide a calendar (kept in the store).
   case setCalendarShown(name: String, shown: Bool)
+  /// Run a background sync (`appt-sync --json --quiet`) off the main actor: `.syncFinished`.
+  case runSync
+  /// Send `.syncDue` this many seconds from now, replacing the timer set before.
+  case scheduleSync(after: TimeInterval)
   /// Stop: the one way the calendar ends (q, ctrl+c, a signal, the terminal hanging up).
   case quit
 }

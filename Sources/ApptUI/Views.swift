@@ -104,9 +104,24 @@ public enum Views {
 
   private static func drawStatusLine(_ state: State, environment: Environment, into screen: inout Screen) {
     let row = state.size.rows - 1
-    let (text, style) = statusLine(state, environment: environment)
+    var (text, style) = statusLine(state, environment: environment)
     screen.fill(row: row, style: style)
+    // How the background sync went, at the right end: beside a message when it fits, and
+    // over the end of the key hints (which are always there to read again).
+    let sync = syncText(state, environment: environment)
+    let column = state.size.columns - TextWidth.of(sync ?? "") - 1
+    // The key hints make room for it, the least needed first ("? help  q quit" stay).
+    if sync != nil, state.status == nil, state.storeInterruption == nil, TextWidth.of(text) + 2 > column {
+      text = " " + hints(environment.keyMap, width: max(0, column - 3))
+    }
     screen.put(text, row: row, column: 0, style: style)
+    if let sync, column > TextWidth.of(text) + 1 { screen.put(sync, row: row, column: column, style: style) }
+  }
+
+  /// The background sync's words for the status line (Sync.swift), while browsing.
+  static func syncText(_ state: State, environment: Environment) -> String? {
+    guard case .browsing = state.mode else { return nil }
+    return state.sync?.statusText(environment.formatter)
   }
 
   static func statusLine(_ state: State, environment: Environment) -> (String, Screen.Style) {
