@@ -75,6 +75,15 @@ public struct SyncEngine: Sendable {
     }
     var summaries: [CalendarSummary] = []
     var stop: CalDAVError?
+    let found = Set(discovery.calendars.map(\.url.absoluteString))
+    for gone in try await store.remoteCalendars(account: account) where !found.contains(gone.remoteURL ?? "") {
+      report(
+        .note(
+          "\(gone.name): the server no longer has this calendar; it is kept here, unsynced"
+            + " ('appt calendar delete' removes it)"
+        )
+      )
+    }
     for remote in discovery.calendars {
       let local = try await store.remoteCalendar(
         account: account,

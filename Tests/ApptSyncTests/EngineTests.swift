@@ -385,6 +385,30 @@ struct EngineTests {
     #expect(summaries.allSatisfy { $0.error == nil })
   }
 
+  @Test("a calendar gone from the server is kept here, and said so", arguments: kinds)
+  func calendarGone(kind: StoreKind) async throws {
+    let notes = Notes()
+    let local = try kind.make()
+    let engine = SyncEngine(store: local.store, clock: testClock) { notes.add($0) }
+    let both = FakeServer(calendars: ["work", "home"])
+    _ = try await engine.sync(
+      account: "acct",
+      client: CalDAVClient(baseURL: FakeServer.base, credentials: nil, transport: both)
+    )
+    #expect(notes.lines.isEmpty)
+    let onlyWork = FakeServer(calendars: ["work"])
+    let summaries = try await engine.sync(
+      account: "acct",
+      client: CalDAVClient(baseURL: FakeServer.base, credentials: nil, transport: onlyWork)
+    )
+    #expect(summaries.map(\.calendar) == ["acct/Work"])
+    #expect(
+      notes.lines == [
+        "acct/Home: the server no longer has this calendar; it is kept here, unsynced ('appt calendar delete' removes it)"
+      ]
+    )
+  }
+
   @Test("an object appt cannot read is reported and left on the server", arguments: kinds)
   func unreadableObject(kind: StoreKind) async throws {
     let notes = Notes()
