@@ -171,6 +171,36 @@ struct ProgramTests {
     }
   }
 
+  @Test func aServerThatAnswersNothingTimesOutAfterTheAccountsTimeout() throws {
+    // Accepts connections, never answers.
+    let silent = Process()
+    silent.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    silent.arguments = [
+      "python3", "-c",
+      "import socket, time\ns = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(8)\n"
+        + "print(s.getsockname()[1], flush=True)\ntime.sleep(60)",
+    ]
+    let pipe = Pipe()
+    silent.standardOutput = pipe
+    try silent.run()
+    defer { silent.terminate() }
+    var line = Data()
+    while let byte = try pipe.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+      line += byte
+    }
+    let port = try #require(Int(String(decoding: line, as: UTF8.self)))
+    try withFiles("[account slow]\nurl = http://127.0.0.1:\(port)/\nusername = u\npassword_env = P\ntimeout = 1s\n") {
+      db,
+      config,
+      _ in
+      let ran = try run(sync, ["--db", db, "--config", config, "--json"], environment: ["P": "pw"])
+      #expect(ran.status == 3)
+      #expect(ran.stderr.contains("appt: slow: http://127.0.0.1:\(port)/"), "\(ran.stderr)")
+      #expect(ran.stderr.contains("did not answer within 1 s"), "\(ran.stderr)")
+      #expect(ran.stdout.contains("\"error\":\"http://127.0.0.1:\(port)/"))
+    }
+  }
+
   @Test func oneSyncPerStoreAtATime() throws {
     try withFiles("[account work]\nurl = http://127.0.0.1:1/\nusername = u\npassword_env = P\n") { db, config, _ in
       // Another sync holds the store's lock.
