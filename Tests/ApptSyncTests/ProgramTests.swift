@@ -131,6 +131,10 @@ struct ProgramTests {
       url = http://127.0.0.1:\(port)/
       username = u
       password_command = true
+      [account daemon]
+      url = http://127.0.0.1:\(port)/
+      username = u
+      password_command = (sleep 30 2>/dev/null &) ; echo pw
 
       """
     try withFiles(text) { db, config, _ in
@@ -141,12 +145,15 @@ struct ProgramTests {
       let objects = ran.stdout.split(separator: "\n").compactMap {
         try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
       }
-      #expect(objects.map { $0["account"] as? String } == ["env", "failing", "empty"])
+      #expect(objects.map { $0["account"] as? String } == ["env", "failing", "empty", "daemon"])
       #expect(objects.allSatisfy { $0["calendar"] is NSNull && $0["synced"] is NSNull })
       let errors = objects.map { $0["error"] as? String ?? "" }
       #expect(errors[0].contains("APPT_TEST_NO_SUCH_VARIABLE, which is not set"))
       #expect(errors[1].contains("failed (exit 4)"))
       #expect(errors[2].contains("printed no password"))
+      // A command that leaves a daemon holding its output: the first line is the password
+      // (the server is then tried: unreachable), no wait for the daemon.
+      #expect(errors[3].contains("cannot reach http://127.0.0.1:\(port)/"))
     }
   }
 
