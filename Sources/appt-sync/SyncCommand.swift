@@ -329,7 +329,8 @@ extension Password {
 
 /// The descriptors open in this process (from /proc/self/fd).
 func openDescriptors() -> [Int32] {
-  let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []  // ok: none known, none closed
+  let fm = FileManager.default
+  let names = (try? fm.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []  // ok: unknown, none closed
   return names.compactMap { Int32($0) }
 }
 
