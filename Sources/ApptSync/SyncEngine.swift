@@ -547,7 +547,17 @@ struct CalendarRun {
       try await record(uid, href: href, etag: object.etag, base: localItem.ics)
       return
     }
-    if let base, let etag = object.etag, retries > 0, sameContent(object, appointments, base) {
+    if let base, sameContent(object, appointments, base) {
+      // The server still holds the last synced version, yet refused the condition: send it
+      // again with the ETag it has now, once; then leave the change waiting (never a conflict
+      // where nothing changed there).
+      guard let etag = object.etag, retries > 0 else {
+        itemErrors.append(
+          "\(local.name): \(TextSafety.escapingControls(href)): the server refused the change (HTTP 412)"
+            + " though it holds the last synced version; it waits for the next sync"
+        )
+        return
+      }
       if let localItem {
         let item = SyncItem(calendarID: calendarID, uid: uid, href: href, etag: etag, base: base)
         try await update(localItem, item, etag: etag, retries: retries - 1)

@@ -277,6 +277,27 @@ struct EngineTests {
     #expect(await h.serverTitles() == ["a": "Mine"])
   }
 
+  @Test("412 on every PUT and DELETE though nothing changed there: no conflict, the changes wait", arguments: kinds)
+  func preconditionAlways(kind: StoreKind) async throws {
+    let h = try Harness(kind)
+    await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
+    await h.server.clientPut("work", "b.ics", event("b", "Beta"))
+    try await h.good()
+    try await h.local.editLocal(Harness.calendar, uid: "a", title: "Mine")
+    try await h.local.deleteLocal(Harness.calendar, uid: "b")
+    await h.server.setFaults { _, request in ["PUT", "DELETE"].contains(request.method) ? .status(412) : nil }
+    let refused = try await h.sync()
+    await h.server.clearFaults()
+    #expect(refused.first?.error?.contains("(HTTP 412)") == true, "\(refused)")
+    #expect(refused.first?.unavailable == false)
+    #expect((refused.first?.conflicts, refused.first?.pending) == (0, 2))
+    #expect(try await h.local.conflictCount() == 0)
+    #expect(try await h.local.titles(Harness.calendar) == ["a": "Mine"])
+    let summary = try await h.good()
+    #expect((summary.pushed, summary.conflicts, summary.pending) == (2, 0, 0))
+    #expect(await h.serverTitles() == ["a": "Mine"])
+  }
+
   @Test("412 on DELETE: the server's edit comes back", arguments: kinds)
   func preconditionOnDelete(kind: StoreKind) async throws {
     let h = try Harness(kind)
