@@ -307,8 +307,9 @@ struct CalendarRun {
       try await record(uid, href: object.href, etag: object.etag, base: item.base)
       return
     }
-    if item == nil, let localItem, sameContent(object, appointments, localItem.ics) {
-      // What a PUT whose answer was lost stored: it is ours.
+    if let localItem, sameContent(object, appointments, localItem.ics) {
+      // What a PUT whose answer was lost stored (or the same change made on both sides): the
+      // server holds what appt holds.
       try await record(uid, href: object.href, etag: object.etag, base: localItem.ics)
       return
     }
