@@ -469,14 +469,17 @@ struct CalendarRun {
     }
   }
 
-  mutating func create(_ localItem: LocalItem, at href: String, retries: Int) async throws(SyncFailure) {
+  /// `base`: the last synced version when the item was synced before (a 404 sent it here).
+  mutating func create(_ localItem: LocalItem, at href: String, base: String? = nil, retries: Int)
+    async throws(SyncFailure)
+  {
     let etag: String?
     do {
       etag = try await client.put(href, ics: localItem.ics, .create)
     } catch .preconditionFailed {
       // Something is there already (our PUT whose answer was lost, or the same event made on
       // both sides): read it and take it as the server's version.
-      try await settle(localItem.uid, at: href, local: localItem, base: nil, retries: retries)
+      try await settle(localItem.uid, at: href, local: localItem, base: base, retries: retries)
       return
     } catch {
       throw .server(error)
@@ -505,7 +508,7 @@ struct CalendarRun {
       return
     } catch .notFound {
       // Gone from the server meanwhile: the edit wins, it is created again.
-      try await create(localItem, at: item.href, retries: retries)
+      try await create(localItem, at: item.href, base: item.base, retries: retries)
       return
     } catch {
       throw .server(error)
@@ -530,7 +533,7 @@ struct CalendarRun {
     } catch .notFound {
       if let localItem {
         guard retries > 0 else { throw .server(.preconditionFailed(url: displayURL(remote.url))) }
-        try await create(localItem, at: href, retries: retries - 1)
+        try await create(localItem, at: href, base: base, retries: retries - 1)
       } else {
         try await run { () async throws(StoreError) in try await store.forgetItem(calendarID: calendarID, uid: uid) }
       }

@@ -355,6 +355,17 @@ struct EngineTests {
       (.timeout, "PUT", true), (.status(503), "PUT", true), (.status(403), "PUT", false),
       (.status(404), "MULTIGET", false),
     ]
+    // And a 404 to a PUT of an edit (the server says it is gone, but it is not).
+    let h = try Harness(kind)
+    await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
+    try await h.good()
+    try await h.local.editLocal(Harness.calendar, uid: "a", title: "Mine")
+    await h.server.setFaults { number, request in request.method == "PUT" && number < 6 ? .status(404) : nil }
+    let summary404 = try await h.good()
+    await h.server.clearFaults()
+    #expect((summary404.pushed, summary404.conflicts, summary404.pending) == (1, 0, 0))
+    #expect(try await h.local.conflictCount() == 0)
+    #expect(await h.serverTitles() == ["a": "Mine"])
     for (fault, method, unavailable) in faults {
       let h = try Harness(kind)
       await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
