@@ -36,13 +36,15 @@ public struct SyncReport: Equatable, Sendable {
   }
 
   /// What the status line says: `sync: 1 conflict (appt conflicts)` while there are any,
-  /// else `offline: 3 changes waiting`, `sync failed: ...` or `synced 10:42`.
+  /// else `offline: 3 changes waiting`, `sync failed: ...` (its first 40 columns) or
+  /// `synced 10:42`.
   public func statusText(_ formatter: AppointmentFormatter) -> String {
     if conflicts > 0 { return "sync: \(conflicts) conflict\(conflicts == 1 ? "" : "s") (appt conflicts)" }
     switch outcome {
     case .offline:
       return pending == 0 ? "offline" : "offline: \(pending) change\(pending == 1 ? "" : "s") waiting"
-    case .failed(let message): return "sync failed: \(TextSafety.escapingControls(message))"
+    // Cut to fit beside the key hints: `:sync` shows the whole of it.
+    case .failed(let message): return "sync failed: " + TextWidth.clip(TextSafety.escapingControls(message), to: 40)
     case .synced: return "synced \(formatter.time(finished))"
     }
   }

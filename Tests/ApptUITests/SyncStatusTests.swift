@@ -48,6 +48,8 @@ import Testing
       }()
     )
     #expect(report(.synced).statusText(twelve.formatter) == "synced 10:42am")
+    let missing = "sync needs the appt-sync program next to appt (not found in /usr/bin or PATH)"
+    #expect(report(.failed(missing)).statusText(formatter) == "sync failed: sync needs the appt-sync program next t…")
   }
 
   @Test("without accounts there is no background sync")
