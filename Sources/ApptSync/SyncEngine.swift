@@ -125,17 +125,25 @@ public struct SyncEngine: Sendable {
 
   /// The summaries of an account that failed before its calendars were known.
   func accountFailed(_ account: String, url: String, error: CalDAVError) async throws(StoreError) -> [CalendarSummary] {
-    let known = try await store.remoteCalendars(account: account)
-    guard !known.isEmpty else {
-      var summary = CalendarSummary(account: account, calendar: nil, url: url)
-      fail(&summary, error)
-      return [summary]
+    try await accountFailed(account, url: url, message: error.description, unavailable: Self.isUnavailable(error))
+  }
+
+  /// The summaries of an account that could not be synced at all (its server, or its
+  /// password): one per calendar a sync made before, or one without a calendar.
+  public func accountFailed(_ account: String, url: String, message: String, unavailable: Bool)
+    async throws(StoreError) -> [CalendarSummary]
+  {
+    func failed(_ calendar: String?, _ url: String) -> CalendarSummary {
+      var summary = CalendarSummary(account: account, calendar: calendar, url: url)
+      summary.error = message
+      summary.unavailable = unavailable
+      return summary
     }
+    let known = try await store.remoteCalendars(account: account)
+    guard !known.isEmpty else { return [failed(nil, url)] }
     var summaries: [CalendarSummary] = []
     for calendar in known {
-      let calendarURL = calendar.remoteURL.flatMap(URL.init(string:)).map(displayURL) ?? url
-      var summary = CalendarSummary(account: account, calendar: calendar.name, url: calendarURL)
-      fail(&summary, error)
+      var summary = failed(calendar.name, calendar.remoteURL.flatMap(URL.init(string:)).map(displayURL) ?? url)
       summary.pending = try await store.pendingChanges(calendarID: calendar.id)
       summaries.append(summary)
     }

@@ -167,24 +167,29 @@ enum SyncCommand {
     var worst: Int32 = 0
     for account in accounts {
       let summaries: [CalendarSummary]
-      switch Password.resolve(account, environment: environment) {
-      case .failure(let problem):
-        summaries = [accountFailure(account, problem.message)]
-      case .success(let password):
-        let client = CalDAVClient(
-          url: URL(string: account.url.value) ?? URL(fileURLWithPath: "/"),
-          username: account.username.value,
-          password: password,
-          caFile: account.caFile.map { expandingTilde($0.value, environment: environment) },
-          timeout: account.timeout.value
-        )
-        do throws(StoreError) {
+      do throws(StoreError) {
+        switch Password.resolve(account, environment: environment) {
+        case .failure(let problem):
+          summaries = try await engine.accountFailed(
+            account.name,
+            url: account.url.value,
+            message: problem.message,
+            unavailable: true
+          )
+        case .success(let password):
+          let client = CalDAVClient(
+            url: URL(string: account.url.value) ?? URL(fileURLWithPath: "/"),
+            username: account.username.value,
+            password: password,
+            caFile: account.caFile.map { expandingTilde($0.value, environment: environment) },
+            timeout: account.timeout.value
+          )
           summaries = try await engine.sync(account: account.name, client: client)
-        } catch {
-          progress.erase()
-          Output.err("appt: \(error)")
-          return 3
         }
+      } catch {
+        progress.erase()
+        Output.err("appt: \(error)")
+        return error.isStorageFailure ? 3 : 1
       }
       progress.erase()
       for summary in summaries {
@@ -193,13 +198,6 @@ enum SyncCommand {
       }
     }
     return worst
-  }
-
-  static func accountFailure(_ account: AccountSettings, _ message: String) -> CalendarSummary {
-    var summary = CalendarSummary(account: account.name, calendar: nil, url: account.url.value)
-    summary.error = message
-    summary.unavailable = true
-    return summary
   }
 
   /// One calendar's line (stdout), its failure (stderr), or its JSON object.

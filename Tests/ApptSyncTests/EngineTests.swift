@@ -395,6 +395,23 @@ struct EngineTests {
     }
   }
 
+  @Test("an account refused before its calendars are known reports each calendar it had", arguments: kinds)
+  func accountFailureNamesKnownCalendars(kind: StoreKind) async throws {
+    let h = try Harness(kind)
+    let fresh = try await h.sync()
+    #expect(fresh.map(\.calendar) == [Harness.calendar])
+    _ = try await h.local.addLocal(Harness.calendar, title: "Waiting", day: 2)
+    await h.server.setFaults { _, _ in .status(401) }
+    let refused = try await h.sync()
+    #expect(refused.map(\.calendar) == [Harness.calendar])
+    #expect(refused.first?.url == "http://dav.test/cal/u/work/")
+    #expect(refused.first?.unavailable == true && refused.first?.pending == 1 && refused.first?.synced == nil)
+    #expect(refused.first?.error?.contains("refused the user name or password (HTTP 401)") == true)
+    // Before any sync there is no calendar to name: one summary for the account.
+    let other = try await h.engine.accountFailed("other", url: "http://x/", message: "no", unavailable: true)
+    #expect(other.map(\.calendar) == [nil] && other.first?.url == "http://x/")
+  }
+
   @Test("a refused sync token, or no sync-collection at all: an ETag listing", arguments: kinds)
   func listingFallback(kind: StoreKind) async throws {
     let h = try Harness(kind)
