@@ -55,7 +55,9 @@ struct HangGuardTests {
     let started = Flag()
     let stuck = Task { @DatabaseActor in
       started.set()
-      usleep(600_000)  // a store call that never ends, as far as a 0.2 s guard can tell
+      // A store call that never ends, as far as a 0.2 s guard can tell: 15 times longer, so a
+      // loaded machine that runs the guard late still sees it (CI runs beside other work).
+      usleep(3_000_000)
     }
     while !started.isSet { await Task.yield() }
     let comments = Lines()
