@@ -142,6 +142,11 @@ public struct State: Equatable, Sendable {
   public var calendars: [CalendarInfo] = []
   /// The first line of the help overlay shown, when it is taller than the terminal.
   public var helpScroll = 0
+  /// The day view, the week view (`w`) or the agenda view (`A`).
+  public var view: CalendarView = .day
+  /// The days the week and agenda views observe (nil in the day view, which observes
+  /// `selectedDay`): the selected day moves inside it without a new observation.
+  public var span: Span?
   /// The most a search of every day lists (the first, in start order).
   public static let searchLimit = 500
 
@@ -153,10 +158,26 @@ public struct State: Equatable, Sendable {
   }
 
   /// What the agenda lists: the day's appointments less hidden cancelled ones and the filter.
+  /// In the week and agenda views, of the span's appointments those of the selected day.
   public var visible: [Appointment] {
+    let search = TextSearch(filter)
+    guard span == nil else { return shown(on: selectedDay) }
+    guard !showsCancelled || !search.isEmpty else { return appointments }
+    return appointments.filter { (showsCancelled || !$0.isCancelled) && search.matches($0) }
+  }
+
+  /// Of the span's appointments, those to list or draw (cancelled hidden, the filter applied).
+  public var shownInSpan: [Appointment] {
     let search = TextSearch(filter)
     guard !showsCancelled || !search.isEmpty else { return appointments }
     return appointments.filter { (showsCancelled || !$0.isCancelled) && search.matches($0) }
+  }
+
+  /// Of the span's appointments shown, those that take some of `day` (a zero-length one:
+  /// that start on it), in display order.
+  public func shown(on day: Date) -> [Appointment] {
+    guard let span, let end = span.end(of: day) else { return [] }
+    return shownInSpan.filter { $0.start < end && ($0.end > day || $0.start >= day) }
   }
 
   /// The index of the selected appointment in `visible`, if any.
@@ -187,17 +208,87 @@ public struct State: Equatable, Sendable {
     return (found ?? calendars.first)?.name
   }
 
+  /// The days the week and agenda views show, as local midnights.
+  public struct Span: Equatable, Sendable {
+    /// The midnight starting each day, then the one ending the last.
+    public var midnights: [Date]
+
+    public init(start: Date, days: Int, clock: Clock) {
+      midnights = (0...max(1, days)).map { clock.day($0, after: start) }
+    }
+
+    public var start: Date { midnights[0] }
+    public var end: Date { midnights[midnights.count - 1] }
+    public var days: ArraySlice<Date> { midnights.dropLast() }
+    public func contains(_ day: Date) -> Bool { days.contains(day) }
+    /// The midnight after `day`, when `day` is one of the span's.
+    public func end(of day: Date) -> Date? {
+      days.firstIndex(of: day).map { midnights[$0 + 1] }
+    }
+  }
+
+  /// The week containing `day`, from the settings' first weekday.
+  static func weekSpan(_ day: Date, weekStart: Recurrence.Weekday, clock: Clock) -> Span {
+    // Monday = 0 ... Sunday = 6 (1970-01-01, day 0, was a Thursday).
+    let weekday = ((clock.dayNumber(of: day) + 3) % 7 + 7) % 7
+    let back = (weekday - weekStart.rawValue + 7) % 7
+    return Span(start: clock.day(-back, after: day), days: 7, clock: clock)
+  }
+
+  /// How many days the agenda view lists, from the selected day.
+  public static let agendaDays = 14
+
+  /// The span `view` observes when `day` is selected (nil for the day view).
+  func span(for view: CalendarView, day: Date, environment: Environment) -> Span? {
+    switch view {
+    case .day: nil
+    case .week: State.weekSpan(day, weekStart: environment.weekStart, clock: environment.clock)
+    case .agenda: Span(start: day, days: State.agendaDays, clock: environment.clock)
+    }
+  }
+
+  /// The effect observing what the view shows.
+  var observation: Effect {
+    guard let span else { return .observeDay(selectedDay) }
+    return .observeDays(start: span.start, end: span.end)
+  }
+
+  /// Whether a snapshot of the window from `day` to `end` is the one on screen.
+  func observes(day: Date, end: Date?) -> Bool {
+    guard let span else { return end == nil && day == selectedDay }
+    return day == span.start && end == span.end
+  }
+
+  /// Switches to `view` (the same again: back to the day view) and observes what it shows;
+  /// the selection stays if it is still there.
+  mutating func switchView(to view: CalendarView, environment: Environment) -> [Effect] {
+    self.view = self.view == view ? .day : view
+    span = span(for: self.view, day: selectedDay, environment: environment)
+    appointments = []
+    isLoaded = false
+    return [observation]
+  }
+
   // MARK: - Helpers shared by update (mutations, not extra messages)
 
   /// Shows `day` and asks the runtime to observe it (and its month, when that changes); the
   /// list empties until the day's snapshot comes.
-  mutating func selectDay(_ day: Date, clock: Clock) -> [Effect] {
+  /// In the week and agenda views a day of the span is shown at once, its first appointment
+  /// selected; a day outside it moves the span.
+  mutating func selectDay(_ day: Date, environment: Environment) -> [Effect] {
+    let clock = environment.clock
     guard day != selectedDay else { return [] }
     selectedDay = day
-    appointments = []
-    isLoaded = false
     selectedID = nil
-    var effects: [Effect] = [.observeDay(day)]
+    var effects: [Effect] = []
+    if let current = span, current.contains(day) {
+      clampSelection(previousIndex: nil)
+    } else {
+      span = span(for: view, day: day, environment: environment)
+      appointments = []
+      isLoaded = false
+      effects.append(observation)
+    }
     let newMonth = State.firstOfMonth(day, clock: clock)
     if newMonth != month {
       month = newMonth
@@ -247,6 +338,16 @@ public struct State: Equatable, Sendable {
   }
 }
 
+/// How the calendar shows its appointments.
+public enum CalendarView: Equatable, Sendable {
+  /// The selected day's list and the detail pane.
+  case day
+  /// Seven day columns on a time grid (`w`).
+  case week
+  /// The next days as one list with a header per day (`A`).
+  case agenda
+}
+
 /// Why the store cannot be reached right now, as a snapshot reports it.
 public struct StoreInterruption: Equatable, Sendable {
   /// The PostgreSQL server (`user@host:port/dbname`), when the store is one.
@@ -270,8 +371,10 @@ public enum Message: Sendable, Equatable {
   /// A snapshot of the observed window of `day` from the DAO's stream: whether another
   /// client's commit caused it, and whether the store was unreachable when it was taken (its
   /// items are then the last good ones). `update` decides what to say about it.
+  /// A snapshot of several days (`observeDays`) carries the window's `end`.
   case snapshotArrived(
     day: Date,
+    end: Date? = nil,
     appointments: [Appointment],
     fromOtherProcess: Bool = false,
     interruption: StoreInterruption? = nil
@@ -311,6 +414,9 @@ public enum Effect: Equatable, Sendable {
   /// Observe the appointments of the day starting at this local midnight (replacing the
   /// current observation).
   case observeDay(Date)
+  /// Observe the appointments from the local midnight `start` to `end` (the week and agenda
+  /// views: several days), replacing the current observation as `observeDay` does.
+  case observeDays(start: Date, end: Date)
   /// Observe the busy days of the month starting here (replacing the current one).
   case observeMonth(Date)
   /// Add what the form describes: the request `appt add` makes from the same fields.

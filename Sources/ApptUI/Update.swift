@@ -18,13 +18,13 @@ public enum UI {
     case .keyPressed(let key):
       return handleKey(key, state: &state, environment: environment)
 
-    case .snapshotArrived(let day, let appointments, let fromOtherProcess, let interruption):
+    case .snapshotArrived(let day, let end, let appointments, let fromOtherProcess, let interruption):
       // Any day's snapshot says whether the store is reachable (they come in order); the first
       // one after an interruption says "Reconnected", not "Updated by another process".
       let reconnected = interruption == nil && state.storeInterruption != nil
       state.storeInterruption = interruption
       if reconnected { state.report("Reconnected: the calendar is up to date") }
-      guard day == state.selectedDay else { return [] }  // a late snapshot of a day we left
+      guard state.observes(day: day, end: end) else { return [] }  // a late snapshot of a day we left
       let wasLoaded = state.isLoaded
       state.applySnapshot(appointments)
       if fromOtherProcess, !reconnected, interruption == nil, wasLoaded, state.status?.isError != true {
@@ -64,13 +64,13 @@ public enum UI {
       state.now = now
       let today = clock.startOfDay(now)
       guard wasToday, today != state.selectedDay, state.mode == .browsing else { return [] }
-      return state.selectDay(today, clock: clock)
+      return state.selectDay(today, environment: environment)
 
     case .appointmentAdded(let appointment):
       state.mode = .browsing
       state.recordUndo(.remove(appointment))
       state.report("Added \"\(appointment.title)\" (\(appointment.id.short))")
-      return show(appointment, state: &state, clock: environment.clock)
+      return show(appointment, state: &state, environment: environment)
 
     case .appointmentUpdated(let old, let new):
       state.mode = .browsing
@@ -85,7 +85,7 @@ public enum UI {
         state.recordUndo(.put(previous))
       }
       state.report("Saved \"\(new.title)\"")
-      return show(new, state: &state, clock: environment.clock)
+      return show(new, state: &state, environment: environment)
 
     case .appointmentCancelled(let appointment):
       state.recordUndo(.setStatus(appointment, .scheduled))
@@ -179,8 +179,8 @@ public enum UI {
 
   /// Shows the day of `appointment` with it selected, whichever of the result message and the
   /// snapshot that contains it arrives first.
-  private static func show(_ appointment: Appointment, state: inout State, clock: Clock) -> [Effect] {
-    let effects = state.selectDay(clock.startOfDay(appointment.start), clock: clock)
+  private static func show(_ appointment: Appointment, state: inout State, environment: Environment) -> [Effect] {
+    let effects = state.selectDay(environment.clock.startOfDay(appointment.start), environment: environment)
     state.selectedID = appointment.id
     return effects
   }
@@ -251,7 +251,7 @@ public enum UI {
       case .end: results.selected = last
       case .enter:
         state.mode = .browsing
-        return show(results.items[results.selected], state: &state, clock: environment.clock)
+        return show(results.items[results.selected], state: &state, environment: environment)
       case .escape, .character("q"):
         state.mode = .browsing
         return []
@@ -331,15 +331,25 @@ public enum UI {
     state.status = nil
     let clock = environment.clock
     switch action {
-    case .nextAppointment: state.moveSelection(by: 1)
-    case .previousAppointment: state.moveSelection(by: -1)
+    case .nextAppointment:
+      if state.view == .agenda, let effects = AgendaListView.step(1, state: &state, environment: environment) {
+        return effects
+      }
+      state.moveSelection(by: 1)
+    case .previousAppointment:
+      if state.view == .agenda, let effects = AgendaListView.step(-1, state: &state, environment: environment) {
+        return effects
+      }
+      state.moveSelection(by: -1)
+    case .weekView: return state.switchView(to: .week, environment: environment)
+    case .agendaView: return state.switchView(to: .agenda, environment: environment)
     case .firstAppointment: state.moveSelection(by: -state.visible.count)
     case .lastAppointment: state.moveSelection(by: state.visible.count)
-    case .nextDay: return state.selectDay(clock.day(1, after: state.selectedDay), clock: clock)
-    case .previousDay: return state.selectDay(clock.day(-1, after: state.selectedDay), clock: clock)
-    case .nextWeek: return state.selectDay(clock.day(7, after: state.selectedDay), clock: clock)
-    case .previousWeek: return state.selectDay(clock.day(-7, after: state.selectedDay), clock: clock)
-    case .today: return state.selectDay(clock.startOfDay(state.now), clock: clock)
+    case .nextDay: return state.selectDay(clock.day(1, after: state.selectedDay), environment: environment)
+    case .previousDay: return state.selectDay(clock.day(-1, after: state.selectedDay), environment: environment)
+    case .nextWeek: return state.selectDay(clock.day(7, after: state.selectedDay), environment: environment)
+    case .previousWeek: return state.selectDay(clock.day(-7, after: state.selectedDay), environment: environment)
+    case .today: return state.selectDay(clock.startOfDay(state.now), environment: environment)
     case .addAppointment:
       state.mode = .form(
         Form(
