@@ -106,7 +106,7 @@ enum AgendaListView {
         }
       }
     }
-    if lines.count == 1, items[state.selectedDay]?.isEmpty ?? true, height > 2 {
+    if items.values.allSatisfy(\.isEmpty), height > 2 {
       let text = "  Nothing in the next \(State.agendaDays) days."
       screen.put(text, row: top + 2, column: x, width: area.width, style: .dim)
     }

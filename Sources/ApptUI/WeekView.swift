@@ -24,11 +24,26 @@ enum WeekView {
     var lanes = 1
   }
 
+  /// The minutes of wall-clock time from `day`'s midnight to `date` (0 before the day, 1440
+  /// after it): on a day with a daylight-saving change the hours stay in their rows.
+  static func wallMinutes(_ date: Date, day: Date, end: Date, calendar: Calendar) -> Double {
+    if date <= day { return 0 }
+    if date >= end { return 1440 }
+    let time = calendar.dateComponents([.hour, .minute, .second], from: date)
+    return Double((time.hour ?? 0) * 60 + (time.minute ?? 0)) + Double(time.second ?? 0) / 60
+  }
+
   /// The slot range `appointment` takes of the day from `day` to `end` (`slotMinutes` each).
-  static func slots(of appointment: Appointment, day: Date, end: Date, slotMinutes: Int) -> Range<Int> {
-    let count = Int((end.timeIntervalSince(day) / 60).rounded()) / slotMinutes
-    let from = max(0, appointment.start.timeIntervalSince(day) / 60)
-    let to = min(Double(count * slotMinutes), appointment.end.timeIntervalSince(day) / 60)
+  static func slots(
+    of appointment: Appointment,
+    day: Date,
+    end: Date,
+    slotMinutes: Int,
+    calendar: Calendar
+  ) -> Range<Int> {
+    let count = 1440 / slotMinutes
+    let from = wallMinutes(appointment.start, day: day, end: end, calendar: calendar)
+    let to = wallMinutes(appointment.end, day: day, end: end, calendar: calendar)
     let first = min(count - 1, max(0, Int(from) / slotMinutes))
     let last = max(first + 1, min(count, Int((to / Double(slotMinutes)).rounded(.up))))
     return first..<last
@@ -36,9 +51,9 @@ enum WeekView {
 
   /// The timed appointments of a day as blocks, overlapping ones in lanes side by side (each
   /// group of overlapping ones shares its lane count).
-  static func blocks(_ items: [Appointment], day: Date, end: Date, slotMinutes: Int) -> [Block] {
+  static func blocks(_ items: [Appointment], day: Date, end: Date, slotMinutes: Int, calendar: Calendar) -> [Block] {
     let sorted = items.map {
-      Block(appointment: $0, slots: slots(of: $0, day: day, end: end, slotMinutes: slotMinutes))
+      Block(appointment: $0, slots: slots(of: $0, day: day, end: end, slotMinutes: slotMinutes, calendar: calendar))
     }
     .enumerated().sorted { ($0.element.slots.lowerBound, $0.offset) < ($1.element.slots.lowerBound, $1.offset) }
     .map(\.element)
@@ -81,9 +96,13 @@ enum WeekView {
     let bottom = area.rows.upperBound
     guard bottom - y >= 3 else { return }
     let wide = area.width >= 80
+    let twelveHours = environment.settings.ui.timeFormat.value == .hours12
     let hourLabel: (Int) -> String = { hour in
-      let text = formatter.time(clock.day(0, after: span.start).addingTimeInterval(Double(hour) * 3600))
-      return wide ? text : String(text.prefix(2))
+      if twelveHours {
+        let shown = "\(hour % 12 == 0 ? 12 : hour % 12)"
+        return shown + (wide ? (hour < 12 ? ":00am" : ":00pm") : (hour < 12 ? "a" : "p"))
+      }
+      return (hour < 10 ? "0\(hour)" : "\(hour)") + (wide ? ":00" : "")
     }
     let labelWidth = (0..<24).map { TextWidth.of(hourLabel($0)) }.max().map { $0 + 1 } ?? 6
     let columnWidth = max(3, (area.width - labelWidth) / 7)
@@ -157,7 +176,8 @@ enum WeekView {
         perDay[index].filter { !$0.isAllDay },
         day: day,
         end: span.end(of: day) ?? day,
-        slotMinutes: slotMinutes
+        slotMinutes: slotMinutes,
+        calendar: clock.calendar
       )
     }
     var first = max(0, min(workStart * rowsPerHour, slotCount - height))
@@ -185,7 +205,8 @@ enum WeekView {
     }
     // The now line, across today's column under its appointments.
     if let todayIndex = days.firstIndex(of: today) {
-      let slot = Int(state.now.timeIntervalSince(today) / 60) / slotMinutes
+      let end = span.end(of: today) ?? today
+      let slot = Int(wallMinutes(state.now, day: today, end: end, calendar: clock.calendar)) / slotMinutes
       if shownSlots.contains(slot) {
         let row = y + slot - first
         screen.put(String(repeating: "─", count: columnWidth), row: row, column: columnX(todayIndex), style: .accent)

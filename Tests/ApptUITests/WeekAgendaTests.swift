@@ -182,6 +182,30 @@ import Testing
     #expect(state.view == .week)
   }
 
+  @Test func aDaylightSavingDayKeepsItsHoursInTheirRows() {
+    // Paris falls back at 03:00 on Sunday 25 October 2026: that day has 25 hours.
+    let day = TestClock.date(2026, 10, 25)
+    let end = TestClock.date(2026, 10, 26)
+    let ten = TestStore.appointment("Brunch", TestClock.date(2026, 10, 25, 10))
+    #expect(WeekView.slots(of: ten, day: day, end: end, slotMinutes: 60, calendar: clock.calendar) == 10..<11)
+    let late = TestStore.appointment("Late", TestClock.date(2026, 10, 25, 23), minutes: 120)
+    #expect(WeekView.slots(of: late, day: day, end: end, slotMinutes: 30, calendar: clock.calendar) == 46..<48)
+  }
+
+  @Test func overlappingOnesShareLanesAndTheNextGroupHasItsOwn() {
+    let day = TestClock.date(2026, 11, 23)
+    let blocks = WeekView.blocks(
+      Self.window(day, nil),
+      day: day,
+      end: clock.day(1, after: day),
+      slotMinutes: 30,
+      calendar: clock.calendar
+    )
+    #expect(blocks.map(\.appointment.title) == ["Team sync", "1:1 Alice", "Design review"])
+    #expect(blocks.map(\.lane) == [0, 1, 0])
+    #expect(blocks.map(\.lanes) == [2, 2, 1])
+  }
+
   // MARK: - Screens
 
   @Test(arguments: ["week", "agenda-list"])
