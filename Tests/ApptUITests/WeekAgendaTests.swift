@@ -240,6 +240,28 @@ import Testing
     #expect(text.contains("✗ Standup"), "a cancelled one is marked")
   }
 
+  @Test(arguments: ["w", "A"])
+  func everySizeDrawsWhole(key: String) {
+    var settings = Settings()
+    settings.ui.timeFormat = Setting(.hours12, origin: .file(path: "config", line: 1))
+    for environment in [environment, Environment(clock: TestClock.clock, settings: settings)] {
+      for (columns, rows) in [
+        (0, 0), (1, 1), (20, 5), (49, 6), (50, 5), (50, 7), (57, 9), (79, 13), (81, 14), (119, 50),
+      ] {
+        var state = UI.start(size: Screen.Size(rows: rows, columns: columns), environment: environment).0
+        _ = UI.update(&state, .snapshotArrived(day: clock.today, appointments: []), environment: environment)
+        let effects = UI.update(&state, .keyPressed(Key(spelling: key) ?? .escape), environment: environment)
+        if case .observeDays(let start, let end) = effects.first {
+          let items = Self.window(start, end)
+          _ = UI.update(&state, .snapshotArrived(day: start, end: end, appointments: items), environment: environment)
+        }
+        let screen = Views.render(state, environment: environment)
+        #expect(screen.rows.count == rows)
+        #expect(screen.rows.allSatisfy { TextWidth.of($0) == columns }, "\(columns)x\(rows)")
+      }
+    }
+  }
+
   @Test func belowFiftyColumnsTheDayViewStandsInAndSaysSo() {
     let state = state("w", columns: 40, rows: 12)
     #expect(Views.statusLine(state, environment: environment).0.contains("The week needs 50 columns"))
