@@ -103,6 +103,18 @@ import Testing
     #expect(effects == [.observeDays(start: TestClock.date(2026, 11, 29), end: TestClock.date(2026, 12, 6))])
   }
 
+  @Test func weekViewCanBeRemapped() throws {
+    let parser = SettingsParser(path: "/c", vocabulary: KeyMap.standard.vocabulary)
+    guard case .success(let settings) = parser.parse(text: "[keys]\nweek_view = W\nagenda_view = ctrl+a") else {
+      Issue.record("week_view and agenda_view are [keys] actions")
+      return
+    }
+    let remapped = Environment(clock: TestClock.clock, settings: settings)
+    #expect(remapped.keyMap.action(for: .character("W")) == .weekView)
+    #expect(remapped.keyMap.action(for: .control("a")) == .agendaView)
+    #expect(remapped.keyMap.action(for: .character("w")) == nil)
+  }
+
   @Test func hAndLMoveInsideTheWeekWithoutObservingAndTheSelectionFollows() {
     var state = state("w")
     let effects = press("h", "h", "h", on: &state)
