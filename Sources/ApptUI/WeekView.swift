@@ -223,7 +223,11 @@ enum WeekView {
         guard !visible.isEmpty, width > 0 else { continue }
         let blockStyle = style(block.appointment, days[index])
         let time = formatter.time(block.appointment.start)
-        let text = width >= 14 ? "\(time) \(label(block.appointment))" : label(block.appointment)
+        // With several calendars, the block starts with its calendar's marker.
+        let calendar = state.marksCalendars && width >= 4 ? state.calendar(of: block.appointment) : nil
+        let text =
+          (calendar == nil ? "" : "▪ ")
+          + (width >= 14 ? "\(time) \(label(block.appointment))" : label(block.appointment))
         // Side by side, a lane keeps its last column as a gap from the next one.
         let textWidth = block.lanes > 1 && width > 2 ? width - 1 : width
         let pieces = FormView.errorLines(text, width: textWidth)
@@ -235,6 +239,10 @@ enum WeekView {
             offset == visible.count - 1
             ? pieces.dropFirst(offset).joined(separator: " ") : pieces.dropFirst(offset).first ?? ""
           if !piece.isEmpty { screen.put(piece, row: row, column: x, width: textWidth, style: blockStyle) }
+        }
+        if let calendar {
+          let row = y + visible.lowerBound - first
+          screen.put(String(calendar.letter), row: row, column: x, style: .calendar(calendar.colorIndex))
         }
       }
       // More of the day above or below what shows.

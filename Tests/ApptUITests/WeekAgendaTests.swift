@@ -274,6 +274,15 @@ import Testing
     }
   }
 
+  @Test func withSeveralCalendarsABlockStartsWithItsCalendarsMarker() {
+    var state = state("w", columns: 200, rows: 50)
+    let personal = CalendarInfo(id: Self.items[0].calendarID, name: "personal", color: "blue")
+    let work = CalendarInfo(id: "work-id", name: "work", color: "red")
+    _ = UI.update(&state, .calendarsArrived([personal, work]), environment: environment)
+    let screen = Views.render(state, environment: environment)
+    #expect(screen.rows.contains { $0.contains("┆P 10:00 Dentist") }, "the marker, then the time and title")
+  }
+
   @Test func belowFiftyColumnsTheDayViewStandsInAndSaysSo() {
     let state = state("w", columns: 40, rows: 12)
     #expect(Views.statusLine(state, environment: environment).0.contains("The week needs 50 columns"))
