@@ -128,6 +128,8 @@ public final class RenderLoop {
     switch effect {
     case .observeDay(let day):
       observe(day: day)
+    case .observeDays(let start, let end):
+      observe(day: start, end: end)
     case .observeMonth(let month):
       observe(month: month)
     case .addAppointment(let request):
@@ -426,11 +428,12 @@ public final class RenderLoop {
     }
   }
 
-  /// Replaces the current observation with one of `day`'s window. Snapshots are tagged with
-  /// the day, so a late one from the previous window is recognised and ignored by `update`.
-  private func observe(day: Date) {
+  /// Replaces the current observation with one of `day`'s window (with `end`, of the days from
+  /// `day` to `end`: the week and agenda views). Snapshots are tagged with the window, so a
+  /// late one from the previous window is recognised and ignored by `update`.
+  private func observe(day: Date, end: Date? = nil) {
     observation?.cancel()
-    let window = DateInterval(start: day, end: environment.clock.day(1, after: day))
+    let window = DateInterval(start: day, end: end ?? environment.clock.day(1, after: day))
     // Hidden calendars stay out of the day (the store re-reads it when one is shown or hidden).
     let query = AppointmentQuery(range: window, includeCancelled: true, onlyShownCalendars: true)
     let dao = self.dao
@@ -448,6 +451,7 @@ public final class RenderLoop {
           self.send(
             .snapshotArrived(
               day: day,
+              end: end,
               appointments: snapshot.items,
               fromOtherProcess: snapshot.fromOtherProcess,
               interruption: snapshot.interruption.map(Self.interruption)

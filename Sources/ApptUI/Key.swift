@@ -78,7 +78,7 @@ public enum Action: String, Hashable, Sendable, CaseIterable {
   case nextAppointment, previousAppointment, firstAppointment, lastAppointment
   case nextDay, previousDay, nextWeek, previousWeek, today
   case addAppointment, editAppointment, cancelAppointment, restoreAppointment, deleteAppointment
-  case undo, search, toggleCancelled, calendars, commandLine, help, quit
+  case undo, search, toggleCancelled, calendars, weekView, agendaView, commandLine, help, quit
 
   /// The name `[keys]` in the settings file uses: `next_appointment`.
   public var settingsName: String {
@@ -108,6 +108,8 @@ public enum Action: String, Hashable, Sendable, CaseIterable {
     case .search: "filter the day as you type (enter keeps, esc clears)"
     case .toggleCancelled: "show or hide cancelled appointments"
     case .calendars: "the calendars: j/k choose, space shows or hides one, esc closes"
+    case .weekView: "week view: seven days on a time grid (again: the day view)"
+    case .agendaView: "agenda view: the next 14 days as one list (again: the day view)"
     case .commandLine: "run a command (the script grammar)"
     case .help: "show this help"
     case .quit: "quit"
@@ -144,6 +146,8 @@ public struct KeyMap: Sendable, Equatable {
     Binding(keys: [.character("/")], action: .search),
     Binding(keys: [.character("v")], action: .toggleCancelled),
     Binding(keys: [.character("C")], action: .calendars),
+    Binding(keys: [.character("w")], action: .weekView),
+    Binding(keys: [.character("A")], action: .agendaView),
     Binding(keys: [.character(":")], action: .commandLine),
     Binding(keys: [.character("?")], action: .help),
     Binding(keys: [.character("q"), .control("c")], action: .quit),

@@ -142,6 +142,11 @@ public struct State: Equatable, Sendable {
   public var calendars: [CalendarInfo] = []
   /// The first line of the help overlay shown, when it is taller than the terminal.
   public var helpScroll = 0
+  /// The day view, the week view (`w`) or the agenda view (`A`).
+  public var view: CalendarView = .day
+  /// The days the week and agenda views observe (nil in the day view, which observes
+  /// `selectedDay`): the selected day moves inside it without a new observation.
+  public var span: Span?
   /// The most a search of every day lists (the first, in start order).
   public static let searchLimit = 500
   /// The background sync (Sync.swift), nil when the settings have no account.
@@ -155,7 +160,9 @@ public struct State: Equatable, Sendable {
   }
 
   /// What the agenda lists: the day's appointments less hidden cancelled ones and the filter.
+  /// In the week and agenda views, of the span's appointments those of the selected day.
   public var visible: [Appointment] {
+    guard span == nil else { return shown(on: selectedDay) }
     let search = TextSearch(filter)
     guard !showsCancelled || !search.isEmpty else { return appointments }
     return appointments.filter { (showsCancelled || !$0.isCancelled) && search.matches($0) }
@@ -193,13 +200,22 @@ public struct State: Equatable, Sendable {
 
   /// Shows `day` and asks the runtime to observe it (and its month, when that changes); the
   /// list empties until the day's snapshot comes.
-  mutating func selectDay(_ day: Date, clock: Clock) -> [Effect] {
+  /// In the week and agenda views a day of the span is shown at once, its first appointment
+  /// selected; a day outside it moves the span.
+  mutating func selectDay(_ day: Date, environment: Environment) -> [Effect] {
+    let clock = environment.clock
     guard day != selectedDay else { return [] }
     selectedDay = day
-    appointments = []
-    isLoaded = false
     selectedID = nil
-    var effects: [Effect] = [.observeDay(day)]
+    var effects: [Effect] = []
+    if let current = span, current.contains(day) {
+      clampSelection(previousIndex: nil)
+    } else {
+      span = span(for: view, day: day, environment: environment)
+      appointments = []
+      isLoaded = false
+      effects.append(observation)
+    }
     let newMonth = State.firstOfMonth(day, clock: clock)
     if newMonth != month {
       month = newMonth
@@ -272,8 +288,10 @@ public enum Message: Sendable, Equatable {
   /// A snapshot of the observed window of `day` from the DAO's stream: whether another
   /// client's commit caused it, and whether the store was unreachable when it was taken (its
   /// items are then the last good ones). `update` decides what to say about it.
+  /// A snapshot of several days (`observeDays`) carries the window's `end`.
   case snapshotArrived(
     day: Date,
+    end: Date? = nil,
     appointments: [Appointment],
     fromOtherProcess: Bool = false,
     interruption: StoreInterruption? = nil
@@ -336,6 +354,9 @@ public enum Effect: Equatable, Sendable {
   /// Observe the appointments of the day starting at this local midnight (replacing the
   /// current observation).
   case observeDay(Date)
+  /// Observe the appointments from the local midnight `start` to `end` (the week and agenda
+  /// views: several days), replacing the current observation as `observeDay` does.
+  case observeDays(start: Date, end: Date)
   /// Observe the busy days of the month starting here (replacing the current one).
   case observeMonth(Date)
   /// Add what the form describes: the request `appt add` makes from the same fields.

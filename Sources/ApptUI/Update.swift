@@ -20,13 +20,13 @@ public enum UI {
     case .keyPressed(let key):
       return handleKey(key, state: &state, environment: environment)
 
-    case .snapshotArrived(let day, let appointments, let fromOtherProcess, let interruption):
+    case .snapshotArrived(let day, let end, let appointments, let fromOtherProcess, let interruption):
       // Any day's snapshot says whether the store is reachable (they come in order); the first
       // one after an interruption says "Reconnected", not "Updated by another process".
       let reconnected = interruption == nil && state.storeInterruption != nil
       state.storeInterruption = interruption
       if reconnected { state.report("Reconnected: the calendar is up to date") }
-      guard day == state.selectedDay else { return [] }  // a late snapshot of a day we left
+      guard state.observes(day: day, end: end) else { return [] }  // a late snapshot of a day we left
       let wasLoaded = state.isLoaded
       state.applySnapshot(appointments)
       if fromOtherProcess, !reconnected, interruption == nil, wasLoaded, state.status?.isError != true {
@@ -66,13 +66,13 @@ public enum UI {
       state.now = now
       let today = clock.startOfDay(now)
       guard wasToday, today != state.selectedDay, state.mode == .browsing else { return [] }
-      return state.selectDay(today, clock: clock)
+      return state.selectDay(today, environment: environment)
 
     case .appointmentAdded(let appointment):
       state.mode = .browsing
       state.recordUndo(.remove(appointment))
       state.report("Added \"\(appointment.title)\" (\(appointment.id.short))")
-      return syncSoon(state) + show(appointment, state: &state, clock: environment.clock)
+      return syncSoon(state) + show(appointment, state: &state, environment: environment)
 
     case .appointmentUpdated(let old, let new):
       state.mode = .browsing
@@ -87,7 +87,7 @@ public enum UI {
         state.recordUndo(.put(previous))
       }
       state.report("Saved \"\(new.title)\"")
-      return syncSoon(state) + show(new, state: &state, clock: environment.clock)
+      return syncSoon(state) + show(new, state: &state, environment: environment)
 
     case .appointmentCancelled(let appointment):
       state.recordUndo(.setStatus(appointment, .scheduled))
@@ -190,16 +190,17 @@ public enum UI {
 
   /// Shows the day of `appointment` with it selected, whichever of the result message and the
   /// snapshot that contains it arrives first.
-  private static func show(_ appointment: Appointment, state: inout State, clock: Clock) -> [Effect] {
-    let effects = state.selectDay(clock.startOfDay(appointment.start), clock: clock)
+  private static func show(_ appointment: Appointment, state: inout State, environment: Environment) -> [Effect] {
+    let effects = state.selectDay(environment.clock.startOfDay(appointment.start), environment: environment)
     state.selectedID = appointment.id
     return effects
   }
 
   // MARK: - Mouse
 
-  /// A click chooses what is under it (a day of the month panel, an appointment of the day,
-  /// a search result); the wheel moves as j/k do. Only where nothing is being typed.
+  /// A click chooses what is under it (in the day view, a day of the month panel or an
+  /// appointment of the day; a search result); the wheel moves as j/k do, in every view.
+  /// Only where nothing is being typed.
   private static func handleMouse(_ event: MouseEvent, state: inout State, environment: Environment) -> [Effect] {
     guard state.size.rows >= Views.minimumSize.rows, state.size.columns >= Views.minimumSize.columns else { return [] }
     switch (state.mode, event.kind) {
@@ -208,13 +209,13 @@ public enum UI {
       return handleKey(.down, state: &state, environment: environment)
     case (.browsing, .wheelUp), (.help, .wheelUp), (.output, .wheelUp), (.results, .wheelUp), (.calendars, .wheelUp):
       return handleKey(.up, state: &state, environment: environment)
-    case (.browsing, .click):
+    case (.browsing, .click) where state.view == .day:  // the week and agenda views: the wheel only, so far
       let layout = Views.Layout(size: state.size)
       if let panel = layout.month, panel.columns.contains(event.column), panel.rows.contains(event.row) {
         guard let day = MonthView.day(at: event.row, event.column, state, environment: environment, in: panel) else {
           return []
         }
-        return state.selectDay(day, clock: environment.clock)
+        return state.selectDay(day, environment: environment)
       }
       guard layout.agenda.columns.contains(event.column) else { return [] }
       let rows = AgendaView.shownRows(
@@ -307,7 +308,7 @@ public enum UI {
       case .end: results.selected = last
       case .enter:
         state.mode = .browsing
-        return show(results.items[results.selected], state: &state, clock: environment.clock)
+        return show(results.items[results.selected], state: &state, environment: environment)
       case .escape, .character("q"):
         state.mode = .browsing
         return []
@@ -387,15 +388,25 @@ public enum UI {
     state.status = nil
     let clock = environment.clock
     switch action {
-    case .nextAppointment: state.moveSelection(by: 1)
-    case .previousAppointment: state.moveSelection(by: -1)
+    case .nextAppointment:
+      if state.view == .agenda, let effects = AgendaListView.step(1, state: &state, environment: environment) {
+        return effects
+      }
+      state.moveSelection(by: 1)
+    case .previousAppointment:
+      if state.view == .agenda, let effects = AgendaListView.step(-1, state: &state, environment: environment) {
+        return effects
+      }
+      state.moveSelection(by: -1)
+    case .weekView: return state.switchView(to: .week, environment: environment)
+    case .agendaView: return state.switchView(to: .agenda, environment: environment)
     case .firstAppointment: state.moveSelection(by: -state.visible.count)
     case .lastAppointment: state.moveSelection(by: state.visible.count)
-    case .nextDay: return state.selectDay(clock.day(1, after: state.selectedDay), clock: clock)
-    case .previousDay: return state.selectDay(clock.day(-1, after: state.selectedDay), clock: clock)
-    case .nextWeek: return state.selectDay(clock.day(7, after: state.selectedDay), clock: clock)
-    case .previousWeek: return state.selectDay(clock.day(-7, after: state.selectedDay), clock: clock)
-    case .today: return state.selectDay(clock.startOfDay(state.now), clock: clock)
+    case .nextDay: return state.selectDay(clock.day(1, after: state.selectedDay), environment: environment)
+    case .previousDay: return state.selectDay(clock.day(-1, after: state.selectedDay), environment: environment)
+    case .nextWeek: return state.selectDay(clock.day(7, after: state.selectedDay), environment: environment)
+    case .previousWeek: return state.selectDay(clock.day(-7, after: state.selectedDay), environment: environment)
+    case .today: return state.selectDay(clock.startOfDay(state.now), environment: environment)
     case .addAppointment:
       state.mode = .form(
         Form(

@@ -22,7 +22,8 @@ public enum Views {
     }
     let layout = Layout(size: state.size)
     drawHeader(state, environment: environment, into: &screen)
-    if let panel = layout.month, !state.mode.coversTheBody {
+    let weekTakesBody = showsWeek(state) && state.size.columns < WeekView.monthPanelColumns
+    if let panel = layout.month, !state.mode.coversTheBody, !weekTakesBody || state.mode.hidesTheDay {
       MonthView.draw(state, environment: environment, in: panel, into: &screen)
     }
     switch state.mode {
@@ -37,8 +38,23 @@ public enum Views {
     case .results(let results):
       ResultsView.draw(results, environment: environment, in: layout.body, into: &screen)
     default:
-      AgendaView.draw(state, environment: environment, in: layout.agenda, into: &screen)
-      if let detail = layout.detail {
+      // The week takes the month panel's columns too, below 120 columns; the detail pane
+      // stays under it.
+      let columns = weekTakesBody ? layout.body.columns : layout.agenda.columns
+      if showsWeek(state) {
+        WeekView.draw(
+          state,
+          environment: environment,
+          in: Area(rows: layout.agenda.rows, columns: columns),
+          into: &screen
+        )
+      } else if state.view == .agenda {
+        AgendaListView.draw(state, environment: environment, in: layout.agenda, into: &screen)
+      } else {
+        AgendaView.draw(state, environment: environment, in: layout.agenda, into: &screen)
+      }
+      if var detail = layout.detail {
+        detail.columns = columns
         AgendaView.drawDetail(
           state.selectedAppointment,
           seriesTitle: AgendaView.seriesTitle(of: state.selectedAppointment, state: state),
@@ -52,6 +68,9 @@ public enum Views {
     drawStatusLine(state, environment: environment, into: &screen)
     return screen
   }
+
+  /// Whether the week view is drawn (narrower than it needs, the day view stands in).
+  static func showsWeek(_ state: State) -> Bool { state.view == .week && WeekView.fits(state.size) }
 
   /// A rectangle of the screen.
   struct Area {
@@ -92,6 +111,8 @@ public enum Views {
     if state.selectedDay == environment.clock.startOfDay(state.now) { title += "  (today)" }
     if !state.filter.isEmpty { title += "  filter: \(state.filter)" }
     if !state.showsCancelled { title += "  cancelled hidden" }
+    if state.view == .week { title += "  week" }
+    if state.view == .agenda { title += "  agenda" }
     screen.put(title, row: 0, column: 0, style: .header)
     guard state.isLoaded else { return }
     let count = state.visible.count
@@ -176,6 +197,10 @@ public enum Views {
         if !FormView.fits(form, on: state.size) { return (" esc discard", .status) }
         let hints = ["enter save", "tab next field", "esc discard", "ctrl+u clear field"]
         return (" " + fitting(hints, order: [0, 2, 1, 3], width: columns - 1), .status)
+      }
+      if state.view == .week, !WeekView.fits(state.size) {
+        let week = environment.keyMap.keys(for: .weekView)
+        return (" The week needs \(WeekView.minimumColumns) columns: the day (\(week) leaves)", .status)
       }
       return (" " + hints(environment.keyMap, width: columns - 1), .status)
     }

@@ -18,8 +18,13 @@ import Testing
     }
   }
 
-  func screen(_ environment: Environment, items: [Appointment] = [], mode: State.Mode? = nil) -> [String] {
-    var state = UI.start(size: Screen.Size(rows: 24, columns: 80), environment: environment).0
+  func screen(
+    _ environment: Environment,
+    items: [Appointment] = [],
+    mode: State.Mode? = nil,
+    rows: Int = 24
+  ) -> [String] {
+    var state = UI.start(size: Screen.Size(rows: rows, columns: 80), environment: environment).0
     _ = UI.update(&state, .snapshotArrived(day: today, appointments: items), environment: environment)
     if let mode { state.mode = mode }
     return Views.render(state, environment: environment).rows
@@ -51,7 +56,7 @@ import Testing
       clock: TestClock.clock,
       settings: try settings("[keys]\nadd_appointment = n\nsearch = a f\nquit = x")
     )
-    let help = screen(environment, mode: .help)
+    let help = screen(environment, mode: .help, rows: 30)  // all of the overlay
     #expect(help.contains { $0.hasPrefix("  n             add an appointment") })
     #expect(help.contains { $0.hasPrefix("  a f           filter the day as you type") })
     #expect(help.contains { $0.hasPrefix("  x             quit") })

@@ -127,6 +127,7 @@ import Testing
 
   @Test func helpShowsEveryBinding() async throws {
     let pilot = try await started(with: [])
+    pilot.resize(rows: 30, columns: 80)  // all of the overlay (at 24 rows it scrolls)
     pilot.press("?")
     await pilot.settle()
     for binding in KeyMap.standard.bindings { #expect(pilot.shows(binding.action.summary)) }

@@ -178,6 +178,20 @@ the_calendar_follows_the_file() {
     check_eq 0 "$PANE_STATUS" "exit status"
 }
 
+# week_start = sunday: the week view's first column is Sunday's.
+the_week_view_starts_on_the_settings_day() {
+    command -v tmux >/dev/null || { fail "tmux is required"; return; }
+    write_config $'[ui]\nweek_start = sunday'
+    tmux_start_appt || return
+    wait_for_text " appt  $(day_label 0)  (today)" || return
+    tmux_keys w
+    wait_for_text "  (today)  week" || return
+    wait_for_line 2 "       Sun " || return
+    tmux_keys q
+    wait_for_exit || return
+    check_eq 0 "$PANE_STATUS" "exit status"
+}
+
 no_color_still_wins() {
     command -v tmux >/dev/null || { fail "tmux is required"; return; }
     write_config $'[colors]\nheader = red on green'
@@ -294,7 +308,8 @@ mouse_off_leaves_clicks_to_the_terminal() {
 for s in no_file_means_defaults a_mistake_starts_nothing a_named_file_must_exist \
     the_flag_beats_the_environment_beats_the_default twelve_hour_times_in_text_not_json \
     default_duration_everywhere week_start_counts_weeks_of_a_series json_report_and_no_password \
-    the_calendar_follows_the_file no_color_still_wins a_bad_file_keeps_the_terminal list_format_week_and_month \
+    the_calendar_follows_the_file the_week_view_starts_on_the_settings_day no_color_still_wins \
+    a_bad_file_keeps_the_terminal list_format_week_and_month \
     mouse_clicks_days_and_appointments mouse_off_leaves_clicks_to_the_terminal; do
     run_scenario "$s"
 done

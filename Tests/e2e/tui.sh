@@ -528,11 +528,35 @@ occurrence_asks_which() {
     quit_ok
 }
 
+# w shows the week (seven columns from Monday, the default week_start) and w again the day;
+# A the agenda (a heading per day with appointments) and A again the day.
+week_and_agenda_views() {
+    add_today "Dentist" 10:00
+    start_and_wait || return
+    wait_for_text "10:00-11:00  Dentist" || return
+    tmux_keys w
+    wait_for_text "  (today)  week" || return
+    wait_for_line 2 "       Mon " || return
+    check_contains "$(tmux_screen)" "┆Dentist" "the appointment in its column"
+    tmux_keys w
+    wait_for_no_text "  (today)  week" || return
+    wait_for_text "10:00-11:00  Dentist" || return
+    tmux_keys A
+    wait_for_text "  (today)  agenda" || return
+    wait_for_text " $(day_label 0)  (today)" || return
+    wait_for_text "  10:00-11:00  Dentist" || return
+    tmux_keys e
+    wait_for_text "Edit appointment" || return
+    tmux_keys Escape A
+    wait_for_no_text "  (today)  agenda" || return
+    quit_ok
+}
+
 for s in starts_with_header_and_status shows_preadded add_via_form form_escape_discards \
     cancel_yes cancel_no jk_selects typeahead_after_day_change quit_with_q quit_with_ctrl_c day_navigation \
     sees_other_process survives_resize escaped_title cjk_alignment edit_via_form cancel_then_undo \
     delete_then_undo search_filters_live help_overlay command_line dumb_terminal_exits_2 remaining_keys \
-    midnight_passes occurrence_asks_which; do
+    midnight_passes occurrence_asks_which week_and_agenda_views; do
     run_scenario "$s"
 done
 # ------------------------------------------------------- one door per action (issue 12)

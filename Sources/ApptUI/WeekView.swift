@@ -1,0 +1,267 @@
+import ApptCore
+import Foundation
+
+/// The week view (`w`): the span's seven days as columns on a time grid, hour labels on the
+/// left, whole-day appointments in a row on top, overlapping ones side by side, today's
+/// column and the now line marked, the selected appointment highlighted. The grid shows the
+/// working hours (08:00-18:00) when they fit and scrolls to keep the selection on screen.
+enum WeekView {
+  /// Narrower than this, the calendar shows the day view (and says why).
+  static let minimumColumns = 50
+  /// From this width the month panel stays beside the week; narrower, the week takes it.
+  static let monthPanelColumns = 120
+  static let workStart = 8
+  static let workEnd = 18
+
+  /// Whether the week view is drawn at this size (else the day view stands in).
+  static func fits(_ size: Screen.Size) -> Bool { size.columns >= minimumColumns }
+
+  /// An appointment's place in a day column: its rows (grid slots) and its lane of `lanes`.
+  struct Block: Equatable {
+    var appointment: Appointment
+    var slots: Range<Int>
+    var lane = 0
+    var lanes = 1
+  }
+
+  /// The minutes of wall-clock time from `day`'s midnight to `date` (0 before the day, 1440
+  /// after it): on a day with a daylight-saving change the hours stay in their rows.
+  static func wallMinutes(_ date: Date, day: Date, end: Date, calendar: Calendar) -> Double {
+    if date <= day { return 0 }
+    if date >= end { return 1440 }
+    let time = calendar.dateComponents([.hour, .minute, .second], from: date)
+    return Double((time.hour ?? 0) * 60 + (time.minute ?? 0)) + Double(time.second ?? 0) / 60
+  }
+
+  /// The slot range `appointment` takes of the day from `day` to `end` (`slotMinutes` each).
+  static func slots(
+    of appointment: Appointment,
+    day: Date,
+    end: Date,
+    slotMinutes: Int,
+    calendar: Calendar
+  ) -> Range<Int> {
+    let count = 1440 / slotMinutes
+    let from = wallMinutes(appointment.start, day: day, end: end, calendar: calendar)
+    let to = wallMinutes(appointment.end, day: day, end: end, calendar: calendar)
+    let first = min(count - 1, max(0, Int(from) / slotMinutes))
+    let last = max(first + 1, min(count, Int((to / Double(slotMinutes)).rounded(.up))))
+    return first..<last
+  }
+
+  /// The timed appointments of a day as blocks, overlapping ones in lanes side by side (each
+  /// group of overlapping ones shares its lane count).
+  static func blocks(_ items: [Appointment], day: Date, end: Date, slotMinutes: Int, calendar: Calendar) -> [Block] {
+    let sorted = items.map {
+      Block(appointment: $0, slots: slots(of: $0, day: day, end: end, slotMinutes: slotMinutes, calendar: calendar))
+    }
+    .enumerated().sorted { ($0.element.slots.lowerBound, $0.offset) < ($1.element.slots.lowerBound, $1.offset) }
+    .map(\.element)
+    var result: [Block] = []
+    var group: [Block] = []
+    var laneEnds: [Int] = []
+    var groupEnd = 0
+    func close() {
+      let lanes = max(1, laneEnds.count)
+      result += group.map {
+        var block = $0; block.lanes = lanes; return block
+      }
+      group = []
+      laneEnds = []
+    }
+    for var block in sorted {
+      if block.slots.lowerBound >= groupEnd { close() }
+      if let lane = laneEnds.firstIndex(where: { $0 <= block.slots.lowerBound }) {
+        block.lane = lane
+        laneEnds[lane] = block.slots.upperBound
+      } else {
+        block.lane = laneEnds.count
+        laneEnds.append(block.slots.upperBound)
+      }
+      groupEnd = max(groupEnd, block.slots.upperBound)
+      group.append(block)
+    }
+    close()
+    return result
+  }
+
+  static let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+  static func draw(_ state: State, environment: Environment, in area: Views.Area, into screen: inout Screen) {
+    guard let span = state.span else { return }
+    let clock = environment.clock
+    let formatter = environment.formatter
+    let x0 = area.columns.lowerBound
+    var y = area.rows.lowerBound
+    let bottom = area.rows.upperBound
+    guard bottom - y >= 3 else { return }
+    let wide = area.width >= 80
+    let twelveHours = environment.settings.ui.timeFormat.value == .hours12
+    let hourLabel: (Int) -> String = { hour in
+      if twelveHours {
+        let shown = "\(hour % 12 == 0 ? 12 : hour % 12)"
+        return shown + (wide ? (hour < 12 ? ":00am" : ":00pm") : (hour < 12 ? "a" : "p"))
+      }
+      return (hour < 10 ? "0\(hour)" : "\(hour)") + (wide ? ":00" : "")
+    }
+    let labelWidth = (0..<24).map { TextWidth.of(hourLabel($0)) }.max().map { $0 + 1 } ?? 6
+    let columnWidth = max(3, (area.width - labelWidth) / 7)
+    let days = Array(span.days)
+    let today = clock.startOfDay(state.now)
+    func columnX(_ index: Int) -> Int { x0 + labelWidth + index * columnWidth }
+
+    // Day headers: "Mon 30" (narrow: "Mo30"); the selected day inverted, today marked.
+    for (index, day) in days.enumerated() {
+      let number = clock.calendar.component(.day, from: day)
+      let weekday = ((clock.dayNumber(of: day) + 3) % 7 + 7) % 7
+      let name = weekdayNames[weekday]
+      var text = columnWidth >= 8 ? " \(name) \(number)" : " \(name.prefix(2))\(number)"
+      if day == today, columnWidth >= 11 { text += " •" }
+      let style: Screen.Style = day == state.selectedDay ? .selected : day == today ? .today : .accent
+      screen.fill(row: y, column: columnX(index), count: columnWidth, style: style)
+      screen.put(text, row: y, column: columnX(index), width: columnWidth, style: style)
+    }
+    y += 1
+    guard state.isLoaded else {
+      screen.put("  Loading…", row: y, column: x0, width: area.width, style: .dim)
+      return
+    }
+    let perDay = days.map { state.shown(on: $0) }
+    let selectedID = state.selectedID
+    func isSelected(_ appointment: Appointment, _ day: Date) -> Bool {
+      day == state.selectedDay && appointment.id == selectedID
+    }
+    func style(_ appointment: Appointment, _ day: Date) -> Screen.Style {
+      isSelected(appointment, day) ? .selected : appointment.isCancelled ? .dim : .marked
+    }
+    func label(_ appointment: Appointment) -> String {
+      (appointment.isCancelled ? "✗ " : "") + TextWidth.head(appointment.title, columns: area.width).text
+    }
+
+    // Whole days, in a row on top (when there are any): the selected one, else the first.
+    if perDay.contains(where: { $0.contains(where: \.isAllDay) }), y < bottom {
+      screen.put(labelWidth > 7 ? "all day" : "all", row: y, column: x0, width: labelWidth - 1, style: .dim)
+      for (index, items) in perDay.enumerated() {
+        let whole = items.filter(\.isAllDay)
+        guard !whole.isEmpty else { continue }
+        let shown = whole.first { isSelected($0, days[index]) } ?? whole[0]
+        let more = whole.count > 1 ? " +\(whole.count - 1)" : ""
+        let width = columnWidth - 1
+        let moreWidth = TextWidth.of(more)
+        screen.fill(row: y, column: columnX(index) + 1, count: width, style: style(shown, days[index]))
+        screen.put(
+          label(shown),
+          row: y,
+          column: columnX(index) + 1,
+          width: max(1, width - moreWidth),
+          style: style(shown, days[index])
+        )
+        if !more.isEmpty, width > moreWidth {
+          screen.put(more, row: y, column: columnX(index) + 1 + width - moreWidth, style: .dim)
+        }
+      }
+      y += 1
+    }
+
+    // The time grid.
+    let height = bottom - y
+    guard height > 0 else { return }
+    // An hour takes 1, 2 or 3 rows (20 minutes each) as the height allows: the working hours
+    // fit in each, and the evening too where the rows are.
+    let rowsPerHour = height >= 36 ? 3 : height >= 2 * (workEnd - workStart) ? 2 : 1
+    let slotMinutes = 60 / rowsPerHour
+    let slotCount = 24 * rowsPerHour
+    let blocks = days.enumerated().map { index, day in
+      Self.blocks(
+        perDay[index].filter { !$0.isAllDay },
+        day: day,
+        end: span.end(of: day) ?? day,
+        slotMinutes: slotMinutes,
+        calendar: clock.calendar
+      )
+    }
+    var first = max(0, min(workStart * rowsPerHour, slotCount - height))
+    if let dayIndex = days.firstIndex(of: state.selectedDay),
+      let block = blocks[dayIndex].first(where: { $0.appointment.id == selectedID })
+    {
+      if block.slots.lowerBound < first { first = block.slots.lowerBound }
+      if block.slots.upperBound > first + height {
+        first = min(block.slots.lowerBound, block.slots.upperBound - height)
+      }
+      first = max(0, min(first, slotCount - height))
+    }
+    let shownSlots = first..<min(slotCount, first + height)
+
+    // Hour labels (narrow: every other hour) and the column rules.
+    for slot in shownSlots {
+      let row = y + slot - first
+      let hour = slot / rowsPerHour
+      if slot % rowsPerHour == 0, wide || hour % 2 == 0 {
+        screen.put(hourLabel(hour), row: row, column: x0, width: labelWidth - 1, style: .dim)
+      }
+      for index in days.indices {
+        screen.put(slot % rowsPerHour == 0 ? "┆" : "│", row: row, column: columnX(index), style: .dim)
+      }
+    }
+    // The now line, across today's column under its appointments.
+    if let todayIndex = days.firstIndex(of: today) {
+      let end = span.end(of: today) ?? today
+      let slot = Int(wallMinutes(state.now, day: today, end: end, calendar: clock.calendar)) / slotMinutes
+      if shownSlots.contains(slot) {
+        let row = y + slot - first
+        screen.put(String(repeating: "─", count: columnWidth), row: row, column: columnX(todayIndex), style: .accent)
+      }
+    }
+    // The appointments: each a block in its lane, its title wrapped down the block.
+    for (index, dayBlocks) in blocks.enumerated() {
+      let inner = columnWidth - 1
+      for block in dayBlocks {
+        let laneWidth = max(1, inner / block.lanes)
+        let x = columnX(index) + 1 + block.lane * laneWidth
+        let width = block.lane == block.lanes - 1 ? inner - block.lane * laneWidth : laneWidth
+        let visible = block.slots.clamped(to: shownSlots)
+        guard !visible.isEmpty, width > 0 else { continue }
+        let blockStyle = style(block.appointment, days[index])
+        let time = formatter.time(block.appointment.start)
+        // With several calendars, the block starts with its calendar's marker.
+        let calendar = state.marksCalendars && width >= 4 ? state.calendar(of: block.appointment) : nil
+        let text =
+          (calendar == nil ? "" : "▪ ")
+          + (width >= 14 ? "\(time) \(label(block.appointment))" : label(block.appointment))
+        // Side by side, a lane keeps its last column as a gap from the next one.
+        let textWidth = block.lanes > 1 && width > 2 ? width - 1 : width
+        let pieces = FormView.errorLines(text, width: textWidth)
+        for (offset, slot) in visible.enumerated() {
+          let row = y + slot - first
+          screen.fill(row: row, column: x, count: width, style: blockStyle)
+          // The rows of a block wrap its text; the last row shows the rest, cut with "…".
+          let piece =
+            offset == visible.count - 1
+            ? pieces.dropFirst(offset).joined(separator: " ") : pieces.dropFirst(offset).first ?? ""
+          if !piece.isEmpty { screen.put(piece, row: row, column: x, width: textWidth, style: blockStyle) }
+        }
+        if let calendar {
+          let row = y + visible.lowerBound - first
+          screen.put(String(calendar.letter), row: row, column: x, style: .calendar(calendar.colorIndex))
+        }
+      }
+      // More of the day above or below what shows.
+      if dayBlocks.contains(where: { $0.slots.lowerBound < shownSlots.lowerBound }) {
+        screen.put("▲", row: y, column: columnX(index) + columnWidth - 1, style: .dim)
+      }
+      if dayBlocks.contains(where: { $0.slots.upperBound > shownSlots.upperBound }) {
+        screen.put("▼", row: y + shownSlots.count - 1, column: columnX(index) + columnWidth - 1, style: .dim)
+      }
+    }
+  }
+}
+
+extension State.Mode {
+  /// The modes drawn instead of the day (or week) view.
+  var hidesTheDay: Bool {
+    switch self {
+    case .form, .help, .calendars, .output, .results: true
+    default: false
+    }
+  }
+}
