@@ -14,7 +14,8 @@ tests (Tests/e2e/sync.sh). Standard library only; it listens on 127.0.0.1 only.
       wait until the log has a line with "event": EVENT (after its first N lines); print it;
       exit 1 on timeout
   faultproxy.py requests LOG [--after N]
-      the logged requests, one a line: METHOD PATH DEPTH KIND STATUS ACTION
+      the logged requests, one a line: METHOD PATH DEPTH KIND STATUS ACTION CONDITION
+      (CONDITION: if-none-match:VALUE, if-match, or -)
   faultproxy.py lines LOG
       how many lines the log has (a mark for --after)
 
@@ -448,7 +449,12 @@ def main(argv):
         for r in read_log(rest[0], after):
             if "event" in r:
                 continue
-            print(f"{r['method']} {r['path']} {r['depth'] or '-'} {r['kind']} {r['status']} {r['action']}")
+            condition = "-"
+            if r.get("if_none_match"):
+                condition = f"if-none-match:{r['if_none_match']}"
+            elif r.get("if_match"):
+                condition = "if-match"
+            print(f"{r['method']} {r['path']} {r['depth'] or '-'} {r['kind']} {r['status']} {r['action']} {condition}")
         return 0
     if command == "lines" and len(rest) == 1:
         try:

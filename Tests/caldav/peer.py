@@ -18,10 +18,11 @@ what appt exports can be compared line by line.
                                                  the third occurrence
   peer.py bulk CAL_URL COUNT [--prefix P]        COUNT simple events P-1 ... P-COUNT (raw PUTs on
                                                  one kept-alive connection)
-  peer.py edit CAL_URL UID [--rid RID] NAME=VALUE... [--remove NAME]...
+  peer.py edit CAL_URL UID [--rid RID] NAME=VALUE... [--remove NAME]... [--keep-sequence]
                                                  set (or remove) properties of the master, or of
                                                  the override RID (YYYYMMDDTHHMMSS as in its
-                                                 RECURRENCE-ID), PUT with If-Match
+                                                 RECURRENCE-ID), PUT with If-Match; SEQUENCE goes
+                                                 up by one unless --keep-sequence
   peer.py override CAL_URL UID RID NAME=VALUE... add an override of occurrence RID (a copy of the
                                                  master without RRULE/EXDATE, RECURRENCE-ID RID)
   peer.py cancel CAL_URL UID [--rid RID]         STATUS:CANCELLED (the master or one override)
@@ -602,6 +603,10 @@ def parse_assignments(args):
     i = 0
     while i < len(args):
         a = args[i]
+        if a == "--keep-sequence":
+            removes.append("--keep-sequence")
+            i += 1
+            continue
         if a == "--rid":
             rid = args[i + 1]
             i += 2
@@ -633,6 +638,7 @@ def apply_sets(component, sets, removes):
     import datetime
     import zoneinfo
 
+    keep_sequence = "--keep-sequence" in removes
     for name in removes:
         while name in component:
             del component[name]
@@ -650,7 +656,8 @@ def apply_sets(component, sets, removes):
             component.add(name, moment)
             continue
         component.add(name, value)
-    component["SEQUENCE"] = int(component.get("SEQUENCE", 0)) + 1
+    if not keep_sequence:
+        component["SEQUENCE"] = int(component.get("SEQUENCE", 0)) + 1
 
 
 def put_text(raw, path, text, etag=None, create=False):
