@@ -8,7 +8,8 @@ let package = Package(
   name: "appt",
   platforms: [.macOS(.v14)],
   products: [
-    .executable(name: "appt", targets: ["appt"])
+    .executable(name: "appt", targets: ["appt"]),
+    .executable(name: "appt-sync", targets: ["appt-sync"]),
   ],
   targets: [
     // MARK: - C boundary
@@ -36,6 +37,15 @@ let package = Package(
     .executableTarget(
       name: "appt",
       dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal", "ApptRuntime"],
+      swiftSettings: strict
+    ),
+    // The sync engine (pull then push per calendar) and its executable, which `appt sync` runs:
+    // the only programs that link the HTTP stack.
+    .target(name: "ApptSync", dependencies: ["ApptCore", "ApptStore", "ApptCalDAV"], swiftSettings: strict),
+    .executableTarget(
+      name: "appt-sync",
+      // ApptUI for the key map's vocabulary only: the settings file is read as appt reads it.
+      dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptCalDAV", "ApptSync"],
       swiftSettings: strict
     ),
 
@@ -82,6 +92,11 @@ let package = Package(
       name: "ApptCalDAVTests",
       dependencies: ["ApptCalDAV"],
       exclude: ["Fixtures"],  // recorded server answers, read through #filePath
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "ApptSyncTests",
+      dependencies: ["ApptCore", "ApptStore", "ApptCalDAV", "ApptSync", "ApptRuntime"],
       swiftSettings: strict
     ),
     .testTarget(

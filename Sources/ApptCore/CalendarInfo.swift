@@ -11,6 +11,10 @@ public struct CalendarInfo: Hashable, Sendable, Identifiable {
   /// `local`, or `caldav` for a CalDAV account's collection.
   public var source: String
   public var account: String?
+  /// The collection's URL on the account's server, for a synced calendar.
+  public var remoteURL: String?
+  /// When the calendar last synced without error; nil when never.
+  public var syncedAt: Date?
   /// False when hidden: its appointments stay out of the calendar's day list and month.
   public var isShown: Bool
   /// The order calendars are listed in.
@@ -24,6 +28,8 @@ public struct CalendarInfo: Hashable, Sendable, Identifiable {
     color: String = CalendarRules.defaultColor,
     source: String = "local",
     account: String? = nil,
+    remoteURL: String? = nil,
+    syncedAt: Date? = nil,
     isShown: Bool = true,
     position: Int = 0,
     count: Int? = nil
@@ -33,6 +39,8 @@ public struct CalendarInfo: Hashable, Sendable, Identifiable {
     self.color = color
     self.source = source
     self.account = account
+    self.remoteURL = remoteURL
+    self.syncedAt = syncedAt
     self.isShown = isShown
     self.position = position
     self.count = count

@@ -29,6 +29,8 @@ public enum Command: Equatable, Sendable {
   /// Prints the effective settings and where each came from (`--json`: one object), or with
   /// `path` only the settings file's path.
   case config(path: Bool, json: Bool)
+  /// Syncs the CalDAV accounts named (all of them when empty) through the `appt-sync` program.
+  case sync(accounts: [String])
 }
 
 /// `add TITLE --at WHEN [--for DURATION | --until TIME] [--note TEXT]`, resolved to instants.

@@ -130,6 +130,19 @@ public enum CommandHelp {
         "FILE, else APPT_CONFIG, else $XDG_CONFIG_HOME/appt/config (~/.config/appt/config).",
       ]
     ),
+    (
+      "sync", "sync [ACCOUNT...]",
+      [
+        "Syncs the CalDAV accounts of the settings file ([account NAME]), or only those",
+        "named: each remote calendar is a local one named ACCOUNT/Name; what changed on",
+        "the server comes in, then local changes go out. One line per calendar:",
+        "'work/Team: ↓ 3 new, 1 changed, 1 deleted; ↑ 2; 0 conflicts' (--json: one",
+        "object per calendar). An item changed on both sides keeps the server's version",
+        "and yours as a conflict. Exit 3 when a server cannot be reached or refuses the",
+        "password, 1 for other failures; changes not sent wait for the next sync. Run by",
+        "the appt-sync program, found next to appt or on PATH.",
+      ]
+    ),
     ("help", "help [COMMAND]", ["Prints this overview, or the usage of one command."]),
   ]
 

@@ -73,6 +73,7 @@ public struct CommandParser: Sendable {
     case "backup": return try parseBackup(rest)
     case "help", "--help", "-h": return try parseHelp(rest)
     case "config": return try parseConfig(rest)
+    case "sync": return try parseSync(rest)
     default:
       if let near = Suggestion.nearest(to: name, among: CommandHelp.names) {
         throw .usage("unknown command \(WhenParser.quoted(name)); did you mean \(near)?")
@@ -736,6 +737,29 @@ public struct CommandParser: Sendable {
     if let word = scan.positional.first { throw .usage("config: unexpected \(WhenParser.quoted(word))") }
     if let error = scan.deferredError { throw error }
     return .config(path: scan.flags.contains("--path"), json: scan.flags.contains("--json"))
+  }
+
+  /// `sync [ACCOUNT...]`: account names as the settings file spells them (`--` before one that
+  /// starts with `-`).
+  private func parseSync(_ words: [String]) throws(CommandError) -> Command {
+    var accounts: [String] = []
+    var index = 0
+    while index < words.count {
+      let word = words[index]
+      index += 1
+      if word == "--" {
+        accounts += words[index...]
+        break
+      }
+      if word == "--help" || word == "-h" { return .help(topic: "sync") }
+      if word.hasPrefix("-"), word.count > 1 {
+        throw .usage("sync: unknown option \(WhenParser.quoted(word)) (sync takes account names only)")
+      }
+      accounts.append(word)
+    }
+    for account in accounts where account.isEmpty { throw .invalid("sync: an account's name is empty") }
+    var seen: Set<String> = []
+    return .sync(accounts: accounts.filter { seen.insert($0.lowercased()).inserted })
   }
 
   private func parseHelp(_ words: [String]) throws(CommandError) -> Command {

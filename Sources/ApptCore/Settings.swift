@@ -335,6 +335,8 @@ public struct AccountSettings: Sendable, Equatable {
   public var caFile: Setting<String>?
   /// Seconds between background syncs (default 5m).
   public var syncInterval: Setting<TimeInterval>
+  /// Seconds one request to the server may take (default 30 s; `timeout = 30`, `30s`, `2m`).
+  public var timeout: Setting<TimeInterval>
   /// The line of the `[account NAME]` header.
   public var line: Int
 
@@ -346,6 +348,7 @@ public struct AccountSettings: Sendable, Equatable {
     passwordEnv: Setting<String>? = nil,
     caFile: Setting<String>? = nil,
     syncInterval: Setting<TimeInterval> = Setting(300),
+    timeout: Setting<TimeInterval> = Setting(AccountSettings.defaultTimeout),
     line: Int = 0
   ) {
     self.name = name
@@ -355,7 +358,55 @@ public struct AccountSettings: Sendable, Equatable {
     self.passwordEnv = passwordEnv
     self.caFile = caFile
     self.syncInterval = syncInterval
+    self.timeout = timeout
     self.line = line
+  }
+
+  /// `timeout`'s default: 30 seconds a request.
+  public static let defaultTimeout: TimeInterval = 30
+  /// The longest `timeout` taken: an hour.
+  public static let maximumTimeout: TimeInterval = 3600
+
+  /// `timeout`'s value: seconds (`30`, `30s`), minutes (`2m`) or both (`1m30s`), 1 s to 1 h;
+  /// a message saying what is accepted otherwise.
+  public static func parseTimeout(_ text: String) -> Result<TimeInterval, CommandError> {
+    let body = text.trimmingCharacters(in: .whitespaces).lowercased()
+    let refusal = CommandError.invalid(
+      "cannot understand \(WhenParser.quoted(text)) as a timeout: try 30 (seconds), 30s, 2m or 1m30s"
+    )
+    var seconds = 0
+    var rest = Substring(body)
+    var lastUnit: Character?
+    while !rest.isEmpty {
+      let digits = rest.prefix { WhenParser.isASCIIDigit($0) }
+      guard !digits.isEmpty, digits.count <= 5, let number = Int(digits) else { return .failure(refusal) }
+      rest = rest.dropFirst(digits.count)
+      let unit = rest.first.flatMap { "ms".contains($0) ? $0 : nil }
+      if unit != nil { rest = rest.dropFirst() }
+      // Minutes before seconds, each once; a bare number only alone.
+      switch (lastUnit, unit) {
+      case (nil, "m"): seconds += number * 60
+      case (nil, "s"), ("m", "s"): seconds += number
+      case (nil, nil) where rest.isEmpty && seconds == 0: seconds = number
+      default: return .failure(refusal)
+      }
+      lastUnit = unit ?? "s"
+    }
+    guard !body.isEmpty else { return .failure(refusal) }
+    guard seconds >= 1, TimeInterval(seconds) <= maximumTimeout else {
+      return .failure(.invalid("the timeout \(WhenParser.quoted(text)) is out of range: 1 second to 1 hour"))
+    }
+    return .success(TimeInterval(seconds))
+  }
+
+  /// `30s`, `2m`, `1m30s`: `timeout` as the settings file spells it.
+  public static func formatTimeout(_ seconds: TimeInterval) -> String {
+    let whole = Int(seconds)
+    switch (whole / 60, whole % 60) {
+    case (0, let s): return "\(s)s"
+    case (let m, 0): return "\(m)m"
+    case (let m, let s): return "\(m)m\(s)s"
+    }
   }
 }
 

@@ -72,7 +72,9 @@ public struct SettingsParser: Sendable {
   static let uiKeys = [
     "week_start", "time_format", "date_format", "default_duration", "default_calendar", "theme", "mouse",
   ]
-  static let accountKeys = ["url", "username", "password_command", "password_env", "ca_file", "sync_interval"]
+  static let accountKeys = [
+    "url", "username", "password_command", "password_env", "ca_file", "sync_interval", "timeout",
+  ]
   static let reminderKeys = ["remind_grace", "notify_command", "default_remind"]
   static let sectionNames = ["ui", "keys", "colors", "reminders", "account NAME"]
 
@@ -443,6 +445,11 @@ public struct SettingsParser: Sendable {
           account.passwordEnv = Setting(value, origin: origin)
         case "ca_file": account.caFile = Setting(value, origin: origin)
         case "sync_interval": account.syncInterval = Setting(try duration(entry), origin: origin)
+        case "timeout":
+          switch AccountSettings.parseTimeout(value) {
+          case .success(let seconds): account.timeout = Setting(seconds, origin: origin)
+          case .failure(let error): throw diagnostic(entry.line, "timeout: \(error.message)")
+          }
         default: throw unknownKey(entry, in: .account(name), keys: Self.accountKeys)
         }
       } catch {

@@ -42,6 +42,7 @@ extension Settings {
       if let variable = account.passwordEnv { add(prefix + "password_env", variable) { $0 } }
       if let file = account.caFile { add(prefix + "ca_file", file) { $0 } }
       add(prefix + "sync_interval", account.syncInterval, DurationParser.format)
+      add(prefix + "timeout", account.timeout, AccountSettings.formatTimeout)
     }
     add("reminders.remind_grace", reminders.remindGrace, DurationParser.format)
     if let command = reminders.notifyCommand {

@@ -31,6 +31,9 @@ public struct CommandExecutor: Sendable {
       case invalid
       /// The database file failed (exit 3).
       case storage
+      /// A server could not be reached or refused the credentials (`sync`; exit 3, and a
+      /// script goes on: the store is fine).
+      case unavailable
     }
 
     public let message: String
@@ -49,6 +52,12 @@ public struct CommandExecutor: Sendable {
     init(_ error: StoreError, output: String = "") {
       message = error.description
       kind = error.isStorageFailure ? .storage : .invalid
+      self.output = output
+    }
+
+    init(message: String, kind: Kind, output: String = "") {
+      self.message = message
+      self.kind = kind
       self.output = output
     }
   }
@@ -84,6 +93,7 @@ public struct CommandExecutor: Sendable {
 
   /// Runs `command`: its result, and the notes that go beside it (stdout stays the result).
   public func perform(_ command: Command) async throws(Failure) -> Outcome {
+    if case .sync(let accounts) = command { return try await sync(accounts) }
     guard case .importFile(let path, let partial, let calendar) = command else {
       return Outcome(output: try await output(command), notes: [])
     }
@@ -180,6 +190,9 @@ public struct CommandExecutor: Sendable {
       case .help(let topic):
         return help(topic)
 
+      case .sync:
+        return ""  // carried out by `perform`, which keeps the child's notes
+
       case .config(let pathOnly, let asJSON):
         // Settings are read before any command runs; this only shows them (no store opened).
         if pathOnly { return (settings.source?.path ?? "") + "\n" }
@@ -199,6 +212,37 @@ public struct CommandExecutor: Sendable {
       }
       throw Failure(error)
     }
+  }
+
+  /// `sync [ACCOUNT...]`: `appt-sync` run as a child (SyncLauncher) on this store and settings
+  /// file; its stdout is the result, its stderr the notes (or the failure's message), its exit
+  /// status the failure's kind.
+  private func sync(_ accounts: [String]) async throws(Failure) -> Outcome {
+    let config =
+      settings.source?.path
+      ?? SettingsSource.locate(option: nil, environment: ProcessInfo.processInfo.environment).path
+    guard
+      let arguments = SyncLauncher.arguments(
+        database: dao.database.configuration.location,
+        config: config,
+        json: json,
+        accounts: accounts
+      )
+    else {
+      throw Failure(message: "sync needs a database file or a PostgreSQL database, not one in memory", kind: .invalid)
+    }
+    let result = await SyncLauncher.run(arguments: arguments)
+    let lines = result.stderr.split(separator: "\n").map { line in
+      line.hasPrefix("appt: ") ? String(line.dropFirst("appt: ".count)) : String(line)
+    }
+    let kind: Failure.Kind
+    switch result.status {
+    case 0: return Outcome(output: result.stdout, notes: lines)
+    case 2: kind = .usage
+    case 3: kind = .unavailable
+    default: kind = .invalid
+    }
+    throw Failure(message: lines.joined(separator: "\n"), kind: kind, output: result.stdout)
   }
 
   /// `import FILE [--partial]`: all or nothing unless `partial`; every problem is listed as

@@ -15,7 +15,7 @@ public enum CalendarDisposal: Equatable, Sendable {
 /// Names are unique as `CalendarRules.folded` folds them; every change is one transaction.
 @DatabaseActor
 extension AppointmentDAO {
-  static let calendarColumns = "id, name, color, source, account, shown, position"
+  static let calendarColumns = "id, name, color, source, account, shown, position, remote_url, synced_ms"
   static let calendarOrder = "position, name_folded, id"
 
   static func calendar(_ row: Row) -> CalendarInfo {
@@ -25,6 +25,8 @@ extension AppointmentDAO {
       color: row.string(at: 2),
       source: row.string(at: 3),
       account: row.isNull(at: 4) ? nil : row.string(at: 4),
+      remoteURL: row.isNull(at: 7) ? nil : row.string(at: 7),
+      syncedAt: row.isNull(at: 8) ? nil : row.date(at: 8),
       isShown: row.int64(at: 5) != 0,
       position: Int(row.int64(at: 6))
     )

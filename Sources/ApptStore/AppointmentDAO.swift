@@ -288,58 +288,88 @@ extension AppointmentDAO {
     return try database.write { connection throws(StoreError) in
       let target = try name.map { name throws(StoreError) in try Self.calendar(named: name, in: connection).id }
       var counts = (added: 0, updated: 0, unchanged: 0)
-      for var incoming in ordered {
-        try Self.checkRules(incoming)
-        incoming.calendarID = target ?? ""
-        incoming.occurrence = nil
-        let existing: Appointment?
-        if var override = incoming.override {
-          let series = try Self.importedSeries(uid: incoming.uid, in: connection)
-          override.seriesID = series?.id
-          incoming.override = override
-          // appt's own export of a series without a uid: its overrides stay without one.
-          if let series, series.uid == nil { incoming.uid = nil }
-          existing = try Self.storedOverride(
-            uid: incoming.uid,
-            seriesID: series?.id,
-            recurrenceID: override.recurrenceID,
-            in: connection
-          )
-          if existing == nil, try DatabaseService.find(Appointment.self, id: incoming.id, in: connection) != nil {
-            incoming.id = AppointmentID()
-          }
-        } else {
-          existing = try Self.storedMaster(of: &incoming, in: connection)
-        }
-        if let existing {
-          // appt's own export of an appointment without a uid: it stays without one.
-          if existing.uid == nil, incoming.uid == "\(existing.id)@appt" { incoming.uid = nil }
-          incoming.id = existing.id
-          incoming.created = existing.created
-          incoming.updated = existing.updated
-          incoming.revision = existing.revision  // a file carries no revision: not a change
-          if target == nil { incoming.calendarID = existing.calendarID }
-          try Self.place(&incoming, in: connection)
-          if incoming == existing || incoming.sequence < existing.sequence {
-            counts.unchanged += 1
-            continue
-          }
-          incoming.updated = now
-          incoming.revision = existing.revision + 1
-          counts.updated += 1
-        } else {
-          incoming.revision = 1
-          counts.added += 1
-          try Self.place(&incoming, in: connection)
-        }
-        try Appointment.upsert(incoming, in: connection)
-        try Self.moveOverrides(of: incoming, in: connection)
-        if incoming.override == nil, incoming.recurrence != nil, let uid = incoming.uid {
-          try Self.linkOrphans(uid: uid, to: incoming.id, at: now, in: connection)
+      for incoming in ordered {
+        switch try Self.merge(incoming, into: target, olderSequenceLoses: true, at: now, in: connection).upshot {
+        case .added: counts.added += 1
+        case .updated: counts.updated += 1
+        case .unchanged: counts.unchanged += 1
         }
       }
       return counts
     }
+  }
+
+  /// What `merge` did with one incoming row.
+  enum MergeUpshot: Equatable {
+    case added, updated, unchanged
+  }
+
+  /// Matches one incoming appointment (from a file or a server; series and one-offs before
+  /// overrides) with the stored one it is a copy of, and writes it: the matching of
+  /// `importAppointments`, shared with the sync's `applyServerItem`. A stored match (by uid
+  /// and RECURRENCE-ID, or "<id>@appt" for a row appt wrote without a uid) keeps its id,
+  /// `created` and revision, and is rewritten (at its next revision, `updated` now) only if a
+  /// field differs; with `olderSequenceLoses`, not when the incoming SEQUENCE is lower than
+  /// the stored one's (an import's older copy). `target` is the calendar id it goes to (a
+  /// stored one stays where it is without); an override goes where its series is. Returns the
+  /// row as stored now.
+  static func merge(
+    _ appointment: Appointment,
+    into target: String?,
+    olderSequenceLoses: Bool,
+    at now: Date,
+    in connection: any Connection
+  ) throws(StoreError) -> (stored: Appointment, upshot: MergeUpshot) {
+    var incoming = appointment
+    try checkRules(incoming)
+    incoming.calendarID = target ?? ""
+    incoming.occurrence = nil
+    let existing: Appointment?
+    if var override = incoming.override {
+      let series = try importedSeries(uid: incoming.uid, in: connection)
+      override.seriesID = series?.id
+      incoming.override = override
+      // appt's own export of a series without a uid: its overrides stay without one.
+      if let series, series.uid == nil { incoming.uid = nil }
+      existing = try storedOverride(
+        uid: incoming.uid,
+        seriesID: series?.id,
+        recurrenceID: override.recurrenceID,
+        in: connection
+      )
+      if existing == nil, try DatabaseService.find(Appointment.self, id: incoming.id, in: connection) != nil {
+        incoming.id = AppointmentID()
+      }
+    } else {
+      existing = try storedMaster(of: &incoming, in: connection)
+    }
+    let upshot: MergeUpshot
+    if let existing {
+      // appt's own export of an appointment without a uid: it stays without one.
+      if existing.uid == nil, incoming.uid == "\(existing.id)@appt" { incoming.uid = nil }
+      incoming.id = existing.id
+      incoming.created = existing.created
+      incoming.updated = existing.updated
+      incoming.revision = existing.revision  // a file carries no revision: not a change
+      if target == nil { incoming.calendarID = existing.calendarID }
+      try place(&incoming, in: connection)
+      if incoming == existing || (olderSequenceLoses && incoming.sequence < existing.sequence) {
+        return (existing, .unchanged)
+      }
+      incoming.updated = now
+      incoming.revision = existing.revision + 1
+      upshot = .updated
+    } else {
+      incoming.revision = 1
+      upshot = .added
+      try place(&incoming, in: connection)
+    }
+    try Appointment.upsert(incoming, in: connection)
+    try moveOverrides(of: incoming, in: connection)
+    if incoming.override == nil, incoming.recurrence != nil, let uid = incoming.uid {
+      try linkOrphans(uid: uid, to: incoming.id, at: now, in: connection)
+    }
+    return (incoming, upshot)
   }
 
   /// The stored series or one-off an imported one (not an override) replaces: by uid (a row

@@ -161,5 +161,12 @@ public enum Schema {
       try SeriesWeeks.migrate(engine: engine, connection: connection)
       try connection.execute(SeriesWeeks.seriesIndex)
     },
+    // Sync state (issue 14): what a CalDAV sync remembers of each server resource, the
+    // conflicts it found, and when each calendar last synced. See Schema+Sync.swift.
+    Migration(
+      name: "sync state",
+      sqlite: Schema.syncStateSQLite,
+      postgres: Schema.syncStatePostgres
+    ),
   ]
 }

@@ -34,7 +34,7 @@ struct Appt {
     }
     // The settings file before anything else: a mistake in it starts nothing (exit 2).
     let settings: Settings
-    switch SettingsFile.load(option: options.config, environment: environment) {
+    switch SettingsFile.load(option: options.config, environment: environment, vocabulary: KeyMap.standard.vocabulary) {
     case .success(let loaded):
       settings = loaded
     case .failure(let refusal):
@@ -80,6 +80,7 @@ struct Appt {
   static func runOneShot(_ words: [String], executor: CommandExecutor) async -> ExitStatus {
     do throws(CommandExecutor.Failure) {
       let command = try executor.parse(words: words)
+      if case .sync(let accounts) = command { return await execSync(accounts, executor: executor) }
       let result = try await executor.perform(command)
       let status = Output.write(result.output)?.status ?? .ok
       for note in result.notes { Output.error(note) }
@@ -89,6 +90,34 @@ struct Appt {
       Output.error("appt: \(error.message)")
       return max(ExitStatus(error.kind), Output.write(error.output)?.status ?? .ok)
     }
+  }
+
+  /// `appt sync [ACCOUNT...]`: becomes `appt-sync` on the same store and settings file (exec,
+  /// git style: its progress line and output reach the terminal, its exit status is appt's).
+  /// Returns only when it could not be run.
+  static func execSync(_ accounts: [String], executor: CommandExecutor) async -> ExitStatus {
+    guard let program = SyncLauncher.locateSyncProgram() else {
+      Output.error("appt: \(SyncLauncher.missingMessage)")
+      return .failure
+    }
+    let config =
+      executor.settings.source?.path
+      ?? SettingsSource.locate(option: nil, environment: ProcessInfo.processInfo.environment).path
+    guard
+      let arguments = SyncLauncher.arguments(
+        database: executor.dao.database.configuration.location,
+        config: config,
+        json: executor.json,
+        accounts: accounts
+      )
+    else {
+      Output.error("appt: sync needs a database file or a PostgreSQL database, not one in memory")
+      return .failure
+    }
+    await executor.dao.database.close()
+    let code = SyncLauncher.exec(program, arguments: arguments)
+    Output.error("appt: cannot run \(program): \(String(cString: strerror(code)))")
+    return .failure
   }
 
   /// The full-screen UI. The database is opened first so a file that is not appt's is
@@ -142,7 +171,7 @@ enum ExitStatus: Int32, Comparable {
     switch kind {
     case .usage: self = .usage
     case .invalid: self = .failure
-    case .storage: self = .storage
+    case .storage, .unavailable: self = .storage
     }
   }
 }

@@ -75,42 +75,11 @@ struct Options {
       }
       index += 1
     }
-    if let databasePath, looksLikeConnectionString(databasePath) {
-      // Taken as a file name it would create a file named after it, password and all.
-      // Never echoed: it may hold a password.
-      throw .usage("--db (or APPT_DB) looks like a PostgreSQL key=value string; give a postgresql:// URL")
+    // ApptStore's rule, shared with appt-sync: a key=value string is refused, never echoed.
+    switch DatabaseConfiguration.Location.resolve(databasePath, environment: environment) {
+    case .success(let location): options.database = location
+    case .failure(let problem): throw .usage(problem.message)
     }
-    options.database =
-      databasePath.map(DatabaseConfiguration.Location.named) ?? .file(defaultDatabaseURL(environment: environment))
     return options
-  }
-
-  /// libpq's `key=value ...` form (`host=db dbname=appt`), which appt does not take.
-  /// A keyword at the start or after a space, then `=` (spaces allowed before it). Scanned by
-  /// hand: a regular expression here cost every command 3 ms of start-up (NSRegularExpression).
-  static func looksLikeConnectionString(_ text: String) -> Bool {
-    let keywords: Set<Substring> = ["host", "hostaddr", "port", "dbname", "user", "password", "service", "sslmode"]
-    var previous: Substring = ""
-    for word in text.split(whereSeparator: \.isWhitespace) {
-      if let equals = word.firstIndex(of: "=") {
-        let key = word[..<equals]
-        if keywords.contains(key) || (key.isEmpty && keywords.contains(previous)) { return true }
-      }
-      previous = word
-    }
-    return false
-  }
-
-  /// `$XDG_DATA_HOME/appt/appointments.sqlite3`, or `~/.local/share/...` when it is unset
-  /// (the XDG base directory rule: a relative XDG_DATA_HOME is ignored).
-  static func defaultDatabaseURL(environment: [String: String]) -> URL {
-    let base: URL
-    if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
-      base = URL(fileURLWithPath: data)
-    } else {
-      let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-      base = URL(fileURLWithPath: home).appendingPathComponent(".local/share")
-    }
-    return base.appendingPathComponent("appt/appointments.sqlite3")
   }
 }

@@ -360,7 +360,7 @@ struct SettingsParserTests {
         at(
           11,
           "unknown key \"passwd\" in [account c]; the keys are url, username, password_command, password_env, ca_file,"
-            + " sync_interval"
+            + " sync_interval, timeout"
         ),
         at(13, "url: the URL holds a password; put it in password_command or password_env instead"),
         at(15, "url: \"not a url\" is not a URL (https://host/path)"),
@@ -371,6 +371,30 @@ struct SettingsParserTests {
         ),
       ]
     )
+  }
+
+  @Test func accountTimeoutTakesSecondsOrMinutes() throws {
+    let base = "[account a]\nurl = https://x.example/\nusername = u\npassword_env = P\n"
+    #expect(try settings(base).accounts[0].timeout == Setting(30))
+    for (text, seconds) in [("45", 45.0), ("30s", 30), ("2m", 120), ("1m30s", 90), ("1M", 60), ("60m", 3600)] {
+      #expect(try settings(base + "timeout = \(text)").accounts[0].timeout == Setting(seconds, origin: origin(5)))
+    }
+    #expect(
+      mistakes(base + "timeout = soon\n") == [
+        at(5, "timeout: cannot understand \"soon\" as a timeout: try 30 (seconds), 30s, 2m or 1m30s")
+      ]
+    )
+    for text in ["30s2m", "1h", "5 s", "2m30", "-1"] {
+      #expect(mistakes(base + "timeout = \(text)\n").count == 1, "\(text)")
+    }
+    #expect(
+      mistakes(base + "timeout = 0\n") == [at(5, "timeout: the timeout \"0\" is out of range: 1 second to 1 hour")]
+    )
+    #expect(mistakes(base + "timeout = 61m\n").count == 1)
+    var parsed = try settings(base + "timeout = 90")
+    parsed.source = SettingsSource(path: "/c", chosenBy: .option)
+    #expect(parsed.reportText().contains("account.a.timeout = 1m30s "))
+    #expect(AccountSettings.formatTimeout(30) == "30s" && AccountSettings.formatTimeout(120) == "2m")
   }
 
   @Test func remindersTakeDurations() {
@@ -622,6 +646,23 @@ struct SettingsWiringTests {
       commandError { () throws(CommandError) in try parser.parse(line: "frobnicate") }
         == .usage("unknown command \"frobnicate\"; try 'help'")
     )
+  }
+
+  @Test func syncParses() throws {
+    let parser = CommandParser(clock: Fixture.clock)
+    #expect(try parser.parse(line: "sync") == .sync(accounts: []))
+    #expect(try parser.parse(line: "sync work home Work") == .sync(accounts: ["work", "home"]))
+    #expect(try parser.parse(line: "sync -- -odd") == .sync(accounts: ["-odd"]))
+    #expect(try parser.parse(line: "sync --help") == .help(topic: "sync"))
+    #expect(
+      commandError { () throws(CommandError) in try parser.parse(line: "sync --all") }
+        == .usage("sync: unknown option \"--all\" (sync takes account names only)")
+    )
+    #expect(
+      commandError { () throws(CommandError) in try parser.parse(line: "sync ''") }
+        == .invalid("sync: an account's name is empty")
+    )
+    #expect(CommandHelp.usage(for: "sync")?.hasPrefix("usage: sync [ACCOUNT...]") == true)
   }
 
   @Test func configParses() throws {

@@ -17,11 +17,16 @@ import Testing
 /// on calendars (v5's file opened by v6, and added: a calendar "work", green and hidden, holding
 /// "Team lunch"), from v7 on start order and series weeks (v6's file opened by v7, and added:
 /// "Anniversary", yearly three times from 15 June 2026 at 18:00 UTC, and "Standup", daily at
-/// 09:00 UTC from 1 December 2026 for ever).
+/// 09:00 UTC from 1 December 2026 for ever), from v8 on sync state (v7's file opened by v8, and
+/// added through the sync's DAO functions: a calendar "acct/Home" for the collection
+/// https://dav.example/calendars/ann/home/ of account "acct", coloured #ff2968, with sync token
+/// "tok-1" and last synced at TestClock.now, holding "Swim", weekly from 2 December 2026 four
+/// times, as the server's /calendars/ann/home/swim.ics (ETag "e2") renamed it, "Swim (pool
+/// closed)", after a local edit "Swim, lane 3", kept as a conflict).
 @Suite struct SchemaFixtureTests {
   static let fixtures: [Int: String] = [
     1: "schema-v1", 2: "schema-v2", 3: "schema-v3", 4: "schema-v4", 5: "schema-v5", 6: "schema-v6",
-    7: "schema-v7",
+    7: "schema-v7", 8: "schema-v8",
   ]
 
   @Test(arguments: fixtures.keys.sorted())
@@ -115,10 +120,12 @@ import Testing
     if version >= 6 {
       let work = try #require(calendars.first { $0.name == "work" })
       #expect(work.color == "green" && !work.isShown)
-      #expect(calendars.map(\.name) == ["personal", "work"])
+      let synced = calendars.filter { $0.source == "caldav" }
+      let held = all.filter { row in !synced.contains { $0.id == row.calendarID } }
+      #expect(calendars.map(\.name) == ["personal", "work"] + (version >= 8 ? ["acct/Home"] : []))
       #expect(all.filter { $0.calendarID == work.id }.map(\.title) == ["Team lunch"])
-      #expect(all.filter { $0.calendarID != work.id }.allSatisfy { $0.calendarID == personal.id })
-      #expect(work.count == 1 && personal.count == all.count - 1)
+      #expect(held.filter { $0.calendarID != work.id }.allSatisfy { $0.calendarID == personal.id })
+      #expect(work.count == 1 && personal.count == held.count - 1)
     } else {
       #expect(calendars.map(\.name) == ["personal"])
       #expect(all.allSatisfy { $0.calendarID == personal.id }, "every row moved into personal")
@@ -134,6 +141,27 @@ import Testing
       #expect(try await titles(TestClock.date(2028, 6, 15), 1) == ["Standup", "Anniversary"])
       #expect(try await titles(TestClock.date(2027, 12, 15), 7).filter { $0 == "Anniversary" }.isEmpty)
       #expect(try await titles(TestClock.date(2041, 3, 1), 1) == ["Standup"])
+    }
+    // The sync state: none before v8; v8's calendar, item and conflict.
+    let synced = try await dao.remoteCalendars(account: "acct")
+    if version >= 8 {
+      let home = try #require(synced.first)
+      #expect(synced.map(\.name) == ["acct/Home"])
+      #expect(home.remoteURL == "https://dav.example/calendars/ann/home/" && home.color == "#ff2968")
+      #expect(home.syncedAt == TestClock.now)
+      #expect(try await dao.syncToken(calendarID: home.id) == "tok-1")
+      let items = try await dao.syncItems(calendarID: home.id)
+      #expect(items.map(\.href) == ["/calendars/ann/home/swim.ics"] && items.map(\.etag) == ["\"e2\""])
+      let swim = try #require(try await dao.localItem(calendarID: home.id, uid: "swim@example.com"))
+      #expect(swim.rows.map(\.title) == ["Swim (pool closed)"])
+      let conflicts = try await dao.conflicts()
+      #expect(conflicts.map(\.title) == ["Swim, lane 3"] && conflicts.map(\.id) == [swim.rows[0].id])
+      #expect(conflicts.first?.localICS.contains("SUMMARY:Swim\\, lane 3") == true)
+      #expect(try await dao.pendingChanges(calendarID: home.id) == 0)
+    } else {
+      #expect(synced.isEmpty)
+      #expect(try await dao.conflicts().isEmpty)
+      #expect(calendars.allSatisfy { $0.syncedAt == nil && $0.remoteURL == nil })
     }
     // Every stored series has its weeks (the migration wrote them for older files).
     let unlisted = try await dao.database.read { connection throws(StoreError) in

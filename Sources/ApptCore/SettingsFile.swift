@@ -1,13 +1,31 @@
-import ApptCore
-import ApptUI
 import Foundation
 
 /// Reads the settings file before anything starts: a mistake in it is reported, every one,
-/// and appt stops with exit 2 before a store is opened or the terminal taken over.
-enum SettingsFile {
-  /// The settings in effect, or every line to print on stderr.
-  static func load(option: String?, environment: [String: String]) -> Result<Settings, Refusal> {
-    var source = SettingsSource.locate(option: option, environment: environment)
+/// and appt stops with exit 2 before a store is opened or the terminal taken over. Shared by
+/// appt and appt-sync, so both say the same about the same file.
+public enum SettingsFile {
+  /// The settings in effect, or every line to print on stderr. `vocabulary`: the calendar's
+  /// key map's (ApptUI's `KeyMap.standard.vocabulary`), for `[keys]`.
+  public static func load(
+    option: String?,
+    environment: [String: String],
+    vocabulary: KeyVocabulary
+  ) -> Result<Settings, Refusal> {
+    load(
+      source: SettingsSource.locate(option: option, environment: environment),
+      environment: environment,
+      vocabulary: vocabulary
+    )
+  }
+
+  /// The settings of the file `source` names; a missing file that is not required is every
+  /// default.
+  public static func load(
+    source: SettingsSource,
+    environment: [String: String],
+    vocabulary: KeyVocabulary
+  ) -> Result<Settings, Refusal> {
+    var source = source
     var defaults = Settings()
     defaults.ui.weekStart = Setting(Settings.localeWeekStart(environment: environment))
     let shown = TextSafety.escapingControls(source.path)
@@ -23,7 +41,7 @@ enum SettingsFile {
     case .failure(.unreadable(let reason)):
       return .failure(Refusal(lines: ["appt: cannot read the settings file \(shown): \(reason)"]))
     }
-    let parser = SettingsParser(path: source.path, vocabulary: KeyMap.standard.vocabulary, defaults: defaults)
+    let parser = SettingsParser(path: source.path, vocabulary: vocabulary, defaults: defaults)
     switch parser.parse(bytes: bytes) {
     case .success(var settings):
       settings.source = source
@@ -43,8 +61,8 @@ enum SettingsFile {
   }
 
   /// Why appt does not start: the lines to print on stderr.
-  struct Refusal: Error {
-    var lines: [String]
+  public struct Refusal: Error {
+    public var lines: [String]
   }
 
   enum ReadFailure: Error {

@@ -1,0 +1,562 @@
+// The two-way sync of one CalDAV account (plan 15, "Engine"): discovery, then per calendar a
+// pull (what changed on the server since the last token, else an ETag listing) and a push
+// (local creates, edits and deletes under If-None-Match / If-Match).
+//
+// Three-way: each item's last-synced ETag and content (`base`) say which side changed. Every
+// item's local change is one store transaction and the sync token is written after the items
+// it covers, so a sync cut anywhere (kill -9, a lost connection, a 5xx) leaves a state the next
+// one finishes: an answer that never came is found again by the item's UID, never duplicated.
+
+public import ApptCalDAV
+public import ApptCore
+public import ApptStore
+public import Foundation
+
+/// What one calendar's sync did (a line of `appt sync`, an object of `--json`).
+public struct CalendarSummary: Sendable, Equatable {
+  public var account: String
+  /// The local calendar's name (`ACCOUNT/Display name`); nil when the account failed before
+  /// any calendar was known.
+  public var calendar: String?
+  /// The calendar's URL (the account's when `calendar` is nil), without credentials.
+  public var url: String
+  public var new = 0
+  public var changed = 0
+  public var deleted = 0
+  /// Creates, updates and deletes the server took.
+  public var pushed = 0
+  public var conflicts = 0
+  /// Local changes still waiting (0 after a good sync).
+  public var pending = 0
+  /// When this sync finished the calendar; nil when it failed.
+  public var synced: Date?
+  /// What went wrong, for the user; nil when it synced.
+  public var error: String?
+  /// The failure was the server's reachability or credentials (exit 3), not the data (exit 1).
+  public var unavailable = false
+
+  public init(account: String, calendar: String?, url: String) {
+    self.account = account
+    self.calendar = calendar
+    self.url = url
+  }
+}
+
+/// Something the engine reports while it works.
+public enum SyncEvent: Sendable, Equatable {
+  /// `fetched` of `total` objects of the calendar read so far.
+  case progress(calendar: String, fetched: Int, total: Int)
+  /// A warning for stderr (an object the reader refuses, left on the server).
+  case note(String)
+}
+
+public struct SyncEngine: Sendable {
+  let store: any SyncStore
+  let clock: Clock
+  let report: @Sendable (SyncEvent) -> Void
+  /// Objects per calendar-multiget.
+  public var fetchChunk = 100
+
+  public init(store: any SyncStore, clock: Clock, report: @escaping @Sendable (SyncEvent) -> Void = { _ in }) {
+    self.store = store
+    self.clock = clock
+    self.report = report
+  }
+
+  /// Syncs every calendar (taking events) of the account `client` reaches: one summary per
+  /// calendar; on a failure before the calendars are known, one per calendar synced before
+  /// (or one with no calendar). Throws only for the store itself failing.
+  public func sync(account: String, client: CalDAVClient) async throws(StoreError) -> [CalendarSummary] {
+    let discovery: Discovery
+    do {
+      discovery = try await client.discover()
+    } catch {
+      return try await accountFailed(account, url: displayURL(client.baseURL), error: error)
+    }
+    var summaries: [CalendarSummary] = []
+    var stop: CalDAVError?
+    for remote in discovery.calendars {
+      let local = try await store.remoteCalendar(
+        account: account,
+        url: remote.url.absoluteString,
+        displayName: remote.name,
+        color: remote.colorHex
+      )
+      var summary = CalendarSummary(account: account, calendar: local.name, url: displayURL(remote.url))
+      if let stop {
+        // The server went away: the other calendars are not tried (each would wait for it).
+        fail(&summary, stop)
+      } else {
+        var run = CalendarRun(engine: self, client: client, remote: remote, local: local, summary: summary)
+        do throws(SyncFailure) {
+          try await run.sync()
+          run.summary.synced = clock.now
+        } catch {
+          switch error {
+          case .store(let storeError) where storeError.isStorageFailure: throw storeError
+          case .store(let storeError): run.summary.error = storeError.description
+          case .server(let serverError):
+            fail(&run.summary, serverError)
+            if Self.endsAccount(serverError) { stop = serverError }
+          }
+        }
+        if run.summary.error == nil, let itemError = run.itemErrors.first {
+          let more = run.itemErrors.count - 1
+          run.summary.error = itemError + (more > 0 ? " (and \(more) more)" : "")
+          run.summary.unavailable = run.itemsUnavailable
+          run.summary.synced = nil
+        }
+        summary = run.summary
+      }
+      summary.pending = try await store.pendingChanges(calendarID: local.id)
+      summaries.append(summary)
+    }
+    return summaries
+  }
+
+  /// The summaries of an account that failed before its calendars were known.
+  func accountFailed(_ account: String, url: String, error: CalDAVError) async throws(StoreError) -> [CalendarSummary] {
+    let known = try await store.remoteCalendars(account: account)
+    guard !known.isEmpty else {
+      var summary = CalendarSummary(account: account, calendar: nil, url: url)
+      fail(&summary, error)
+      return [summary]
+    }
+    var summaries: [CalendarSummary] = []
+    for calendar in known {
+      var summary = CalendarSummary(account: account, calendar: calendar.name, url: url)
+      fail(&summary, error)
+      summary.pending = try await store.pendingChanges(calendarID: calendar.id)
+      summaries.append(summary)
+    }
+    return summaries
+  }
+
+  func fail(_ summary: inout CalendarSummary, _ error: CalDAVError) {
+    summary.error = error.description
+    summary.unavailable = Self.isUnavailable(error)
+    summary.synced = nil
+  }
+
+  /// Exit 3: unreachable, timed out, TLS refused, credentials refused, a 5xx.
+  static func isUnavailable(_ error: CalDAVError) -> Bool {
+    if case .serverError = error { return true }
+    return error.isUnavailable
+  }
+
+  /// The account's other calendars are not tried after this (the connection is gone or the
+  /// credentials refused); a 5xx or a bad answer ends only its calendar.
+  static func endsAccount(_ error: CalDAVError) -> Bool { error.isUnavailable }
+}
+
+/// Why a calendar's sync stopped.
+enum SyncFailure: Error {
+  case server(CalDAVError)
+  case store(StoreError)
+}
+
+/// One calendar's sync: its state while it runs.
+struct CalendarRun {
+  let engine: SyncEngine
+  let client: CalDAVClient
+  let remote: RemoteCalendar
+  let local: CalendarInfo
+  var summary: CalendarSummary
+  /// Failures of single items (a 4xx on a PUT); the others went on.
+  var itemErrors: [String] = []
+  var itemsUnavailable = false
+
+  init(engine: SyncEngine, client: CalDAVClient, remote: RemoteCalendar, local: CalendarInfo, summary: CalendarSummary)
+  {
+    self.engine = engine
+    self.client = client
+    self.remote = remote
+    self.local = local
+    self.summary = summary
+  }
+
+  var store: any SyncStore { engine.store }
+  var calendarID: String { local.id }
+
+  mutating func sync() async throws(SyncFailure) {
+    try await pull()
+    try await push()
+  }
+
+  // MARK: - Pull
+
+  mutating func pull() async throws(SyncFailure) {
+    let stored = try await run { () async throws(StoreError) in try await store.syncToken(calendarID: calendarID) }
+    // The collection's token is the one stored: nothing changed on the server.
+    if let stored, let current = remote.syncToken, stored == current { return }
+    if remote.syncToken != nil {
+      var token = stored
+      while true {
+        let changes: SyncChanges
+        do {
+          changes = try await client.changes(in: remote.url, since: token)
+        } catch .invalidSyncToken, .unexpectedStatus {
+          // The token is refused, or sync-collection is not offered after all: list everything.
+          break
+        } catch {
+          throw .server(error)
+        }
+        try await apply(changed: changes.changed, removed: changes.removed)
+        try await run { () async throws(StoreError) in
+          try await store.setSyncToken(calendarID: calendarID, token: changes.token, syncedAt: engine.clock.now)
+        }
+        if !changes.truncated || changes.token == token { return }
+        token = changes.token
+      }
+    }
+    let listing = try await server { () async throws(CalDAVError) in try await client.list(remote.url) }
+    let listed = Set(listing.map { Self.key($0.href) })
+    let known = try await run { () async throws(StoreError) in try await store.syncItems(calendarID: calendarID) }
+    let removed = known.filter { !listed.contains(Self.key($0.href)) }.map(\.href)
+    try await apply(changed: listing, removed: removed)
+    // The token of discovery (taken before the listing): a change after it shows next time.
+    try await run { () async throws(StoreError) in
+      try await store.setSyncToken(calendarID: calendarID, token: remote.syncToken, syncedAt: engine.clock.now)
+    }
+  }
+
+  /// Hrefs compared whatever their percent-encoding (`%40` or `@`).
+  static func key(_ href: String) -> String { href.removingPercentEncoding ?? href }
+
+  /// Fetches the changed items whose ETag is not the one known, applies them, and the removals.
+  mutating func apply(changed: [RemoteItem], removed: [String]) async throws(SyncFailure) {
+    let known = try await run { () async throws(StoreError) in try await store.syncItems(calendarID: calendarID) }
+    let byHref = Dictionary(known.map { (Self.key($0.href), $0) }, uniquingKeysWith: { first, _ in first })
+    let wanted = changed.filter { item in
+      guard let etag = byHref[Self.key(item.href)]?.etag, let listed = item.etag else { return true }
+      return etag != listed
+    }.map(\.href)
+    var fetched = 0
+    var start = 0
+    let chunk = max(1, engine.fetchChunk)
+    while start < wanted.count {
+      let hrefs = Array(wanted[start..<min(start + chunk, wanted.count)])
+      start += hrefs.count
+      let result = try await server { () async throws(CalDAVError) in try await client.fetch(hrefs, from: remote.url) }
+      for object in result.objects {
+        try await pulled(object)
+      }
+      for href in result.missing {
+        try await removedOnServer(href)
+      }
+      fetched += hrefs.count
+      if wanted.count > 100 {
+        engine.report(.progress(calendar: local.name, fetched: fetched, total: wanted.count))
+      }
+    }
+    for href in removed {
+      try await removedOnServer(href)
+    }
+  }
+
+  /// The server's version of one object, read and applied by its UID (plan 15, pull step 3).
+  mutating func pulled(_ object: RemoteObject) async throws(SyncFailure) {
+    guard let (uid, appointments) = read(object) else { return }
+    let known = try await run { () async throws(StoreError) in try await store.syncItems(calendarID: calendarID) }
+    // The object at this href held another UID before: that item is gone from the server.
+    if let previous = known.first(where: { Self.key($0.href) == Self.key(object.href) }), previous.uid != uid {
+      try await removed(previous)
+    }
+    let item = known.first { $0.uid == uid }
+    let localItem = try await run { () async throws(StoreError) in
+      try await store.localItem(calendarID: calendarID, uid: uid)
+    }
+    if let item, sameContent(object, appointments, item.base) {
+      // The server holds what was last synced (a new ETag only): nothing to take.
+      try await record(uid, href: object.href, etag: object.etag, base: item.base)
+      return
+    }
+    if item == nil, let localItem, sameContent(object, appointments, localItem.ics) {
+      // What a PUT whose answer was lost stored: it is ours.
+      try await record(uid, href: object.href, etag: object.etag, base: localItem.ics)
+      return
+    }
+    let localChanged = localItem != nil && (item == nil || localItem?.ics != item?.base)
+    try await take(uid, appointments, object, conflictIfChanged: localChanged, hadLocal: localItem != nil)
+  }
+
+  /// Applies the server's version; counts it (and a conflict when the local one differed).
+  mutating func take(
+    _ uid: String,
+    _ appointments: [Appointment],
+    _ object: RemoteObject,
+    conflictIfChanged: Bool,
+    hadLocal: Bool
+  ) async throws(SyncFailure) {
+    let outcome = try await run { () async throws(StoreError) in
+      try await store.applyServerItem(
+        calendarID: calendarID,
+        uid: uid,
+        appointments: appointments,
+        href: object.href,
+        etag: object.etag,
+        conflictIfChanged: conflictIfChanged
+      )
+    }
+    switch outcome {
+    case .added: summary.new += 1
+    case .changed:
+      summary.changed += 1
+      if conflictIfChanged, hadLocal { summary.conflicts += 1 }
+    case .unchanged: break
+    }
+  }
+
+  /// An href the server no longer has (plan 15, pull step 4).
+  mutating func removedOnServer(_ href: String) async throws(SyncFailure) {
+    let known = try await run { () async throws(StoreError) in try await store.syncItems(calendarID: calendarID) }
+    guard let item = known.first(where: { Self.key($0.href) == Self.key(href) }) else { return }
+    try await removed(item)
+  }
+
+  mutating func removed(_ item: SyncItem) async throws(SyncFailure) {
+    let localItem = try await run { () async throws(StoreError) in
+      try await store.localItem(calendarID: calendarID, uid: item.uid)
+    }
+    if let localItem, localItem.ics == item.base {
+      try await run { () async throws(StoreError) in
+        try await store.removeServerItem(calendarID: calendarID, uid: item.uid)
+      }
+      summary.deleted += 1
+    } else {
+      // Deleted on both sides, or edited here: the edit wins (the push creates it again).
+      try await run { () async throws(StoreError) in try await store.forgetItem(calendarID: calendarID, uid: item.uid) }
+    }
+  }
+
+  /// The object's UID and appointments, or nil (reported) when appt cannot read it.
+  func read(_ object: RemoteObject) -> (String, [Appointment])? {
+    let result = ICalendar.read(object.ics, clock: engine.clock)
+    let where_ = "\(local.name): \(TextSafety.escapingControls(object.href))"
+    if let problem = result.problems.first {
+      engine.report(
+        .note("\(where_): \(problem.line): \(TextSafety.escapingControls(problem.message)); left on the server")
+      )
+      return nil
+    }
+    let uids = Set(result.appointments.compactMap(\.uid))
+    guard uids.count == 1, let uid = uids.first else {
+      let why = uids.isEmpty ? "it holds no event" : "it holds \(uids.count) UIDs, a CalDAV object holds one"
+      engine.report(.note("\(where_): 1: \(why); left on the server"))
+      return nil
+    }
+    return (uid, result.appointments)
+  }
+
+  /// Whether the server's object is `text` (as appt wrote it, or as appt would write what it
+  /// holds): then neither side's change is in it.
+  func sameContent(_ object: RemoteObject, _ appointments: [Appointment], _ text: String) -> Bool {
+    if Self.normalized(object.ics) == Self.normalized(text) { return true }
+    return ICalendar.write(Self.ordered(appointments), fallbackZone: engine.clock.timeZone) == text
+  }
+
+  static func normalized(_ text: String) -> String {
+    text.replacingOccurrences(of: "\r\n", with: "\n")
+  }
+
+  /// Masters first, then overrides by recurrence id: the order of a LocalItem's rows.
+  static func ordered(_ appointments: [Appointment]) -> [Appointment] {
+    appointments.enumerated().sorted { a, b in
+      switch (a.element.override, b.element.override) {
+      case (nil, nil): return a.offset < b.offset
+      case (nil, _): return true
+      case (_, nil): return false
+      case (let x?, let y?): return x.recurrenceID < y.recurrenceID
+      }
+    }.map(\.element)
+  }
+
+  mutating func record(_ uid: String, href: String, etag: String?, base: String) async throws(SyncFailure) {
+    try await run { () async throws(StoreError) in
+      try await store.recordPushed(calendarID: calendarID, uid: uid, href: href, etag: etag, base: base)
+    }
+  }
+
+  // MARK: - Push
+
+  mutating func push() async throws(SyncFailure) {
+    let items = try await run { () async throws(StoreError) in try await store.syncItems(calendarID: calendarID) }
+    let locals = try await run { () async throws(StoreError) in try await store.localItems(calendarID: calendarID) }
+    let byUID = Dictionary(items.map { ($0.uid, $0) }, uniquingKeysWith: { first, _ in first })
+    let localUIDs = Set(locals.map(\.uid))
+    for localItem in locals {
+      if let item = byUID[localItem.uid] {
+        if localItem.ics != item.base { try await pushUpdate(localItem, item) }
+      } else {
+        try await pushCreate(localItem)
+      }
+    }
+    for item in items where !localUIDs.contains(item.uid) {
+      try await pushDelete(item)
+    }
+  }
+
+  /// The href appt gives a new item: the calendar's path, the UID percent-encoded, `.ics`.
+  func href(for uid: String) -> String {
+    let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~@")
+    let name = uid.addingPercentEncoding(withAllowedCharacters: allowed) ?? uid
+    return (remote.href.hasSuffix("/") ? remote.href : remote.href + "/") + name + ".ics"
+  }
+
+  /// Runs one item's requests; a failure that is the item's own (a 4xx, a 5xx on it, a body
+  /// that cannot be read) is noted and the others go on; the connection lost stops the calendar.
+  mutating func perItem(
+    _ body: (inout CalendarRun) async throws(SyncFailure) -> Void
+  ) async throws(SyncFailure) {
+    do {
+      try await body(&self)
+    } catch {
+      guard case .server(let serverError) = error, !SyncEngine.endsAccount(serverError) else { throw error }
+      itemErrors.append(serverError.description)
+      if SyncEngine.isUnavailable(serverError) { itemsUnavailable = true }
+    }
+  }
+
+  mutating func pushCreate(_ localItem: LocalItem) async throws(SyncFailure) {
+    let href = href(for: localItem.uid)
+    try await perItem { (run: inout CalendarRun) async throws(SyncFailure) in
+      try await run.create(localItem, at: href, retries: 1)
+    }
+  }
+
+  mutating func create(_ localItem: LocalItem, at href: String, retries: Int) async throws(SyncFailure) {
+    let etag: String?
+    do {
+      etag = try await client.put(href, ics: localItem.ics, .create)
+    } catch .preconditionFailed {
+      // Something is there already (our PUT whose answer was lost, or the same event made on
+      // both sides): read it and take it as the server's version.
+      try await settle(localItem.uid, at: href, local: localItem, base: nil, retries: retries)
+      return
+    } catch {
+      throw .server(error)
+    }
+    try await record(localItem.uid, href: href, etag: etag, base: localItem.ics)
+    summary.pushed += 1
+  }
+
+  mutating func pushUpdate(_ localItem: LocalItem, _ item: SyncItem) async throws(SyncFailure) {
+    try await perItem { (run: inout CalendarRun) async throws(SyncFailure) in
+      guard let etag = item.etag else {
+        // No ETag known: read it first, so a server edit is never overwritten blind.
+        try await run.settle(localItem.uid, at: item.href, local: localItem, base: item.base, retries: 1)
+        return
+      }
+      try await run.update(localItem, item, etag: etag, retries: 1)
+    }
+  }
+
+  mutating func update(_ localItem: LocalItem, _ item: SyncItem, etag: String, retries: Int) async throws(SyncFailure) {
+    let newETag: String?
+    do {
+      newETag = try await client.put(item.href, ics: localItem.ics, .replace(etag: etag))
+    } catch .preconditionFailed {
+      try await settle(localItem.uid, at: item.href, local: localItem, base: item.base, retries: retries)
+      return
+    } catch .notFound {
+      // Gone from the server meanwhile: the edit wins, it is created again.
+      try await create(localItem, at: item.href, retries: retries)
+      return
+    } catch {
+      throw .server(error)
+    }
+    try await record(localItem.uid, href: item.href, etag: newETag, base: localItem.ics)
+    summary.pushed += 1
+  }
+
+  /// After a 412 (or with no ETag known): what the server holds at `href` decides. Still the
+  /// base: send ours again with its ETag. Ours already: record it. Gone: create (or, for a
+  /// delete, done). Otherwise the server's version is taken and ours kept as a conflict.
+  mutating func settle(
+    _ uid: String,
+    at href: String,
+    local localItem: LocalItem?,
+    base: String?,
+    retries: Int
+  ) async throws(SyncFailure) {
+    let object: RemoteObject
+    do {
+      object = try await client.get(href)
+    } catch .notFound {
+      if let localItem {
+        guard retries > 0 else { throw .server(.preconditionFailed(url: displayURL(remote.url))) }
+        try await create(localItem, at: href, retries: retries - 1)
+      } else {
+        try await run { () async throws(StoreError) in try await store.forgetItem(calendarID: calendarID, uid: uid) }
+      }
+      return
+    } catch {
+      throw .server(error)
+    }
+    guard let (serverUID, appointments) = read(object), serverUID == uid else {
+      itemErrors.append(
+        "\(local.name): \(TextSafety.escapingControls(href)) holds another item on the server; \(uid) not sent"
+      )
+      return
+    }
+    if let localItem, sameContent(object, appointments, localItem.ics) {
+      try await record(uid, href: href, etag: object.etag, base: localItem.ics)
+      return
+    }
+    if let base, let etag = object.etag, retries > 0, sameContent(object, appointments, base) {
+      if let localItem {
+        let item = SyncItem(calendarID: calendarID, uid: uid, href: href, etag: etag, base: base)
+        try await update(localItem, item, etag: etag, retries: retries - 1)
+      } else {
+        try await delete(uid, href: href, etag: etag, base: base, retries: retries - 1)
+      }
+      return
+    }
+    try await take(uid, appointments, object, conflictIfChanged: localItem != nil, hadLocal: localItem != nil)
+  }
+
+  mutating func pushDelete(_ item: SyncItem) async throws(SyncFailure) {
+    try await perItem { (run: inout CalendarRun) async throws(SyncFailure) in
+      guard let etag = item.etag else {
+        try await run.settle(item.uid, at: item.href, local: nil, base: item.base, retries: 1)
+        return
+      }
+      try await run.delete(item.uid, href: item.href, etag: etag, base: item.base, retries: 1)
+    }
+  }
+
+  mutating func delete(_ uid: String, href: String, etag: String, base: String, retries: Int) async throws(SyncFailure)
+  {
+    do {
+      try await client.delete(href, ifMatch: etag)
+      summary.pushed += 1
+    } catch .notFound {
+      // Gone already: done.
+    } catch .preconditionFailed {
+      // Edited on the server since: the edit wins and comes back.
+      try await settle(uid, at: href, local: nil, base: base, retries: retries)
+      return
+    } catch {
+      throw .server(error)
+    }
+    try await run { () async throws(StoreError) in try await store.forgetItem(calendarID: calendarID, uid: uid) }
+  }
+
+  // MARK: - Plumbing
+
+  func run<T>(_ body: () async throws(StoreError) -> T) async throws(SyncFailure) -> T {
+    do {
+      return try await body()
+    } catch {
+      throw .store(error)
+    }
+  }
+
+  func server<T>(_ body: () async throws(CalDAVError) -> T) async throws(SyncFailure) -> T {
+    do {
+      return try await body()
+    } catch {
+      throw .server(error)
+    }
+  }
+}

@@ -1,0 +1,37 @@
+// What the engine needs of the store: the DAO's sync API (plan 15, ApptStore's
+// AppointmentDAO+Sync.swift) as a protocol, so the engine runs against the real store and,
+// in tests, against a fake one. Every call that changes something is one transaction.
+
+public import ApptCore
+public import ApptStore
+public import Foundation
+
+public protocol SyncStore: Sendable {
+  /// The local calendar of a remote one, made (`ACCOUNT/Display name`) the first time.
+  func remoteCalendar(account: String, url: String, displayName: String, color: String?) async throws(StoreError)
+    -> CalendarInfo
+  /// The account's calendars that a sync made.
+  func remoteCalendars(account: String) async throws(StoreError) -> [CalendarInfo]
+  func syncToken(calendarID: String) async throws(StoreError) -> String?
+  func setSyncToken(calendarID: String, token: String?, syncedAt: Date?) async throws(StoreError)
+
+  func syncItems(calendarID: String) async throws(StoreError) -> [SyncItem]
+  func localItems(calendarID: String) async throws(StoreError) -> [LocalItem]
+  func localItem(calendarID: String, uid: String) async throws(StoreError) -> LocalItem?
+  /// The server's version replaces the local rows of `uid` (the local version saved as a
+  /// conflict first when `conflictIfChanged` and it differed); then the sync item is recorded.
+  func applyServerItem(
+    calendarID: String,
+    uid: String,
+    appointments: [Appointment],
+    href: String,
+    etag: String?,
+    conflictIfChanged: Bool
+  ) async throws(StoreError) -> ApplyOutcome
+  /// The server deleted it and the local rows are unchanged: rows and sync item go.
+  func removeServerItem(calendarID: String, uid: String) async throws(StoreError)
+  func recordPushed(calendarID: String, uid: String, href: String, etag: String?, base: String) async throws(StoreError)
+  /// Drops the sync item only.
+  func forgetItem(calendarID: String, uid: String) async throws(StoreError)
+  func pendingChanges(calendarID: String) async throws(StoreError) -> Int
+}

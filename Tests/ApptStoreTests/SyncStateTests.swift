@@ -1,0 +1,585 @@
+import ApptCore
+import ApptTestSupport
+import Foundation
+import Testing
+
+@testable import ApptStore
+
+/// The sync state (schema 8, plan15 "Store"): what a CalDAV sync keeps between runs, and the
+/// DAO functions the engine works through, on every engine.
+@Suite("Sync state in the store", .hangBackstop)
+struct SyncStateTests {
+  /// A server's object: a weekly series with `overrides` (RECURRENCE-ID on these December
+  /// Mondays, each moved an hour later), or a one-off when `weekly` is false.
+  static func object(
+    uid: String,
+    title: String,
+    weekly: Bool = true,
+    overrides: [Int] = [],
+    sequence: Int = 0,
+    stamp: String = "20261120T100000Z"
+  ) -> String {
+    var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//peer//EN"]
+    lines += [
+      "BEGIN:VEVENT", "UID:\(uid)", "DTSTAMP:\(stamp)", "CREATED:20261101T100000Z", "SEQUENCE:\(sequence)",
+      "SUMMARY:\(title)", "DTSTART:20261207T090000Z", "DTEND:20261207T100000Z",
+    ]
+    if weekly { lines.append("RRULE:FREQ=WEEKLY;COUNT=6") }
+    lines.append("END:VEVENT")
+    for day in overrides {
+      lines += [
+        "BEGIN:VEVENT", "UID:\(uid)", "DTSTAMP:\(stamp)", "SEQUENCE:\(sequence)", "SUMMARY:\(title) (moved)",
+        "RECURRENCE-ID:202612\(String(format: "%02d", day))T090000Z",
+        "DTSTART:202612\(String(format: "%02d", day))T100000Z", "DTEND:202612\(String(format: "%02d", day))T110000Z",
+        "END:VEVENT",
+      ]
+    }
+    lines.append("END:VCALENDAR")
+    return lines.joined(separator: "\r\n") + "\r\n"
+  }
+
+  static func read(_ text: String) throws -> [Appointment] {
+    let result = ICalendar.read(text, clock: TestClock.clock)
+    try #require(result.problems.isEmpty, "\(result.problems)")
+    return result.appointments
+  }
+
+  static func calendar(_ dao: AppointmentDAO, _ name: String = "acct/Home") async throws -> CalendarInfo {
+    try await dao.remoteCalendar(account: "acct", url: "https://dav.example/cal/home/", displayName: "Home", color: nil)
+  }
+
+  @discardableResult
+  static func apply(
+    _ dao: AppointmentDAO,
+    _ calendar: CalendarInfo,
+    _ text: String,
+    uid: String,
+    etag: String = "\"1\"",
+    conflict: Bool = false
+  ) async throws -> ApplyOutcome {
+    try await dao.applyServerItem(
+      calendarID: calendar.id,
+      uid: uid,
+      appointments: try read(text),
+      href: "/cal/home/\(uid).ics",
+      etag: etag,
+      conflictIfChanged: conflict
+    )
+  }
+
+  static func add(_ dao: AppointmentDAO, _ title: String, to calendar: CalendarInfo) async throws -> Appointment {
+    var request = AddRequest(title: title, start: december(3, 10), end: december(3, 11))
+    request.calendar = calendar.name
+    return try await dao.addAppointment(request)
+  }
+
+  // MARK: - Migration
+
+  @Test(
+    "schema 8 migrates a schema-7 store: no sync state yet, then the sync's functions work",
+    arguments: StoreKind.shared
+  )
+  func migratesFromSchema7(kind: StoreKind) async throws {
+    try await withSharedStore(kind) { store in
+      // Rows as schema 7 held them (written with SQL: this build's DAO reads schema 8).
+      let old = store.dao(migrations: Array(Schema.migrations.prefix(7)))
+      let workID = "00000000-0000-4000-8000-0000000000aa"
+      var standup = Appointment(
+        title: "Standup",
+        start: december(3, 9),
+        end: december(3, 10),
+        created: TestClock.now,
+        calendarID: workID
+      )
+      standup.revision = 1
+      try await old.database.write { connection throws(StoreError) in
+        try connection.run(
+          "INSERT INTO calendar (id, name, name_folded, position) VALUES (?, 'work', 'work', 1)",
+          [.text(workID)]
+        )
+        try Appointment.upsert(standup, in: connection)
+      }
+      await old.database.close()
+      let dao = store.dao()
+      let calendars = try await dao.calendars()
+      #expect(calendars.map(\.name) == ["personal", "work"])
+      #expect(calendars.allSatisfy { $0.syncedAt == nil && $0.remoteURL == nil })
+      #expect(try await dao.conflicts().isEmpty)
+      #expect(try await dao.syncItems(calendarID: calendars[1].id).isEmpty)
+      #expect(try await dao.pendingChanges(calendarID: calendars[1].id) == 1, "never synced: it all waits")
+      #expect(try await dao.localItems(calendarID: calendars[1].id).map(\.uid) == ["\(standup.id)@appt"])
+      let home = try await Self.calendar(dao)
+      #expect(try await Self.apply(dao, home, Self.object(uid: "s@peer", title: "Sync"), uid: "s@peer") == .added)
+      let version = try await dao.database.read { connection throws(StoreError) in
+        try connection.scalar(kind == .postgres ? "SELECT count(*) FROM appt_schema" : "PRAGMA user_version")?.int64
+      }
+      #expect(version == 8)
+    }
+  }
+
+  // MARK: - Calendars of an account
+
+  @Test(
+    "a collection gets one calendar ACCOUNT/Name, found again by its URL, renamed with it",
+    arguments: StoreKind.allCases
+  )
+  func remoteCalendars(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let home = try await dao.remoteCalendar(
+        account: "acct",
+        url: "https://dav.example/cal/home/",
+        displayName: "Home",
+        color: "#FF2968FF"
+      )
+      #expect(home.name == "acct/Home" && home.source == "caldav" && home.account == "acct")
+      #expect(home.color == "#ff2968", "Apple's #rrggbbaa loses its alpha")
+      #expect(home.remoteURL == "https://dav.example/cal/home/")
+      let again = try await dao.remoteCalendar(
+        account: "acct",
+        url: "https://dav.example/cal/home/",
+        displayName: "Home",
+        color: "red"
+      )
+      #expect(again == home, "found by (account, url): nothing changes, the colour stays the user's")
+      try await dao.addCalendar(name: "other")
+      // Another collection with the same display name, and one with none and a long name.
+      let twin = try await dao.remoteCalendar(
+        account: "acct",
+        url: "https://dav.example/cal/h2/",
+        displayName: "home",
+        color: nil
+      )
+      #expect(twin.name == "acct/home (2)")
+      #expect(CalendarRules.colorNames.contains(twin.color))
+      let long = String(repeating: "x", count: 80)
+      let cut = try await dao.remoteCalendar(
+        account: "acct",
+        url: "https://dav.example/cal/work%20stuff/",
+        displayName: long,
+        color: "no"
+      )
+      #expect(cut.name == "acct/" + String(repeating: "x", count: 59))
+      let unnamed = try await dao.remoteCalendar(
+        account: "acct",
+        url: "https://dav.example/cal/work%20stuff/x/",
+        displayName: " ",
+        color: nil
+      )
+      #expect(unnamed.name == "acct/x")
+      let renamed = try await dao.remoteCalendar(
+        account: "acct",
+        url: "https://dav.example/cal/home/",
+        displayName: "Family\u{7}",
+        color: nil
+      )
+      #expect(renamed.id == home.id && renamed.name == "acct/Family", "the display name followed, controls dropped")
+      #expect(
+        try await dao.remoteCalendars(account: "acct").map(\.name) == [
+          "acct/Family", "acct/home (2)", cut.name, "acct/x",
+        ]
+      )
+      #expect(try await dao.remoteCalendars(account: "other").isEmpty)
+      #expect(try await dao.calendars().count == 6)
+    }
+  }
+
+  @Test("the sync token and the time of the last good sync are kept per calendar", arguments: StoreKind.allCases)
+  func syncToken(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let home = try await Self.calendar(dao)
+      #expect(try await dao.syncToken(calendarID: home.id) == nil)
+      #expect(home.syncedAt == nil)
+      try await dao.setSyncToken(calendarID: home.id, token: "t1", syncedAt: TestClock.now)
+      #expect(try await dao.syncToken(calendarID: home.id) == "t1")
+      try await dao.setSyncToken(calendarID: home.id, token: nil, syncedAt: nil)
+      #expect(try await dao.syncToken(calendarID: home.id) == nil)
+      let stored = try #require(try await dao.remoteCalendars(account: "acct").first)
+      #expect(stored.syncedAt == TestClock.now, "nil leaves the last sync's time as it was")
+      await #expect(throws: StoreError.noCalendarForTest) {
+        try await dao.setSyncToken(calendarID: "00000000-0000-4000-8000-00000000dead", token: "x", syncedAt: nil)
+      }
+    }
+  }
+
+  // MARK: - Local items
+
+  @Test("local items: one per sync key, master then overrides, deterministic text", arguments: StoreKind.allCases)
+  func localItems(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let home = try await Self.calendar(dao)
+      _ = try await dao.importAppointments(
+        try Self.read(Self.object(uid: "s@peer", title: "Sync", overrides: [21, 14])),
+        calendar: home.name
+      )
+      let plain = try await Self.add(dao, "Dentist", to: home)
+      let elsewhere = try await dao.addAppointment(
+        AddRequest(title: "Not synced", start: december(3, 12), end: december(3, 13))
+      )
+      let items = try await dao.localItems(calendarID: home.id)
+      #expect(items.map(\.uid) == ["\(plain.id)@appt", "s@peer"].sorted())
+      let series = try #require(items.first { $0.uid == "s@peer" })
+      #expect(series.rows.map(\.title) == ["Sync", "Sync (moved)", "Sync (moved)"])
+      #expect(series.rows.compactMap(\.override?.recurrenceID) == [december(14, 10), december(21, 10)])
+      #expect(series.ics == ICalendar.write(series.rows, fallbackZone: TestClock.paris))
+      #expect(try await dao.localItems(calendarID: home.id) == items, "the same rows give the same text")
+      #expect(try await dao.localItem(calendarID: home.id, uid: "s@peer") == series)
+      #expect(try await dao.localItem(calendarID: home.id, uid: "\(plain.id)@appt")?.rows.map(\.id) == [plain.id])
+      #expect(try await dao.localItem(calendarID: home.id, uid: "\(elsewhere.id)@appt") == nil, "another calendar's")
+      #expect(try await dao.localItem(calendarID: home.id, uid: "nope") == nil)
+      // An occurrence edited locally joins its series' item, whatever uid it has.
+      try await dao.editAppointment(
+        EditRequest(id: series.rows[0].id.description, title: "Sync, room B", occurrence: december(28))
+      )
+      let edited = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer"))
+      #expect(edited.rows.count == 4 && edited.ics != series.ics)
+      #expect(try await dao.localItems(calendarID: home.id).map(\.uid) == items.map(\.uid))
+    }
+  }
+
+  // MARK: - Applying the server's version
+
+  @Test(
+    "apply: added, then unchanged (field for field), then changed with ids and created kept",
+    arguments: StoreKind.allCases
+  )
+  func applyOutcomes(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let home = try await Self.calendar(dao)
+      #expect(
+        try await Self.apply(dao, home, Self.object(uid: "s@peer", title: "Sync", overrides: [14]), uid: "s@peer")
+          == .added
+      )
+      let first = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer"))
+      var known = try await dao.syncItems(calendarID: home.id)
+      #expect(
+        known == [
+          SyncItem(calendarID: home.id, uid: "s@peer", href: "/cal/home/s@peer.ics", etag: "\"1\"", base: first.ics)
+        ]
+      )
+      #expect(try await dao.pendingChanges(calendarID: home.id) == 0)
+      // The same object again (a new DTSTAMP, another ETag): nothing written.
+      let again = Self.object(uid: "s@peer", title: "Sync", overrides: [14], stamp: "20261125T100000Z")
+      #expect(try await Self.apply(dao, home, again, uid: "s@peer", etag: "\"2\"", conflict: true) == .unchanged)
+      let same = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer"))
+      #expect(same == first, "rows and text as they were")
+      #expect(try await dao.conflicts().isEmpty)
+      known = try await dao.syncItems(calendarID: home.id)
+      #expect(known.map(\.etag) == ["\"2\""])
+      // appt's own text read back is unchanged too (what a PUT's echo is).
+      #expect(
+        try await dao.applyServerItem(
+          calendarID: home.id,
+          uid: "s@peer",
+          appointments: Self.read(first.ics),
+          href: "/cal/home/s@peer.ics",
+          etag: "\"3\"",
+          conflictIfChanged: true
+        ) == .unchanged
+      )
+      // The server changed the title: rows rewritten in place at their next revision.
+      let changed = Self.object(uid: "s@peer", title: "Standup", overrides: [14], sequence: 1)
+      #expect(try await Self.apply(dao, home, changed, uid: "s@peer", etag: "\"4\"") == .changed)
+      let now = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer"))
+      #expect(now.rows.map(\.id) == first.rows.map(\.id))
+      #expect(now.rows.map(\.created) == first.rows.map(\.created))
+      #expect(now.rows.map(\.revision) == first.rows.map { $0.revision + 1 })
+      #expect(now.rows.map(\.title) == ["Standup", "Standup (moved)"])
+      #expect(try await dao.syncItems(calendarID: home.id).map(\.base) == [now.ics])
+      // A lower SEQUENCE from the server still wins (an import would keep the stored copy).
+      let older = Self.object(uid: "s@peer", title: "Sync", overrides: [14], sequence: 0)
+      #expect(try await Self.apply(dao, home, older, uid: "s@peer") == .changed)
+      #expect(try await dao.localItem(calendarID: home.id, uid: "s@peer")?.rows.first?.title == "Sync")
+      // The series weeks follow every write: the series is found in its window.
+      let week = try await dao.appointments(matching: AppointmentQuery(range: window(december(28), december(29))))
+      #expect(week.map(\.title) == ["Sync"])
+    }
+  }
+
+  @Test("apply with conflictIfChanged: a differing local version is kept as a conflict", arguments: StoreKind.allCases)
+  func applyConflict(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let home = try await Self.calendar(dao)
+      try await Self.apply(dao, home, Self.object(uid: "s@peer", title: "Sync"), uid: "s@peer")
+      let series = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer")?.rows.first)
+      try await dao.editAppointment(EditRequest(id: series.id.description, title: "Mine"))
+      let local = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer"))
+      #expect(try await dao.pendingChanges(calendarID: home.id) == 1)
+      // Both sides made the same change: no conflict.
+      let same = try Self.read(local.ics)
+      #expect(
+        try await dao.applyServerItem(
+          calendarID: home.id,
+          uid: "s@peer",
+          appointments: same,
+          href: "/cal/home/s@peer.ics",
+          etag: "\"2\"",
+          conflictIfChanged: true
+        ) == .unchanged
+      )
+      #expect(try await dao.conflicts().isEmpty)
+      #expect(try await dao.pendingChanges(calendarID: home.id) == 0, "base is the common version now")
+      try await dao.editAppointment(EditRequest(id: series.id.description, title: "Mine again"))
+      let mine = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer"))
+      #expect(
+        try await Self.apply(
+          dao,
+          home,
+          Self.object(uid: "s@peer", title: "Theirs", sequence: 3),
+          uid: "s@peer",
+          conflict: true
+        ) == .changed
+      )
+      let conflicts = try await dao.conflicts()
+      #expect(
+        conflicts == [
+          SyncConflict(
+            id: series.id,
+            calendar: "acct/Home",
+            uid: "s@peer",
+            title: "Mine again",
+            localICS: mine.ics,
+            found: TestClock.now
+          )
+        ]
+      )
+      #expect(try await dao.getAppointment(id: series.id).title == "Theirs", "the server's version is stored")
+    }
+  }
+
+  @Test("apply moves an item stored in another calendar, overrides with it", arguments: StoreKind.allCases)
+  func applyMovesBetweenCalendars(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let home = try await Self.calendar(dao)
+      let text = Self.object(uid: "s@peer", title: "Sync", overrides: [14])
+      _ = try await dao.importAppointments(try Self.read(text))  // into personal
+      let before = try #require(try await dao.localItem(calendarID: Schema.personalCalendarID, uid: "s@peer"))
+      #expect(try await Self.apply(dao, home, text, uid: "s@peer") == .changed)
+      #expect(try await dao.localItem(calendarID: Schema.personalCalendarID, uid: "s@peer") == nil)
+      let moved = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer"))
+      #expect(moved.rows.map(\.id) == before.rows.map(\.id))
+      #expect(moved.rows.allSatisfy { $0.calendarID == home.id })
+    }
+  }
+
+  @Test("apply: an override the server's copy no longer has is deleted", arguments: StoreKind.allCases)
+  func applyRemovesOverride(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let home = try await Self.calendar(dao)
+      try await Self.apply(dao, home, Self.object(uid: "s@peer", title: "Sync", overrides: [14, 21]), uid: "s@peer")
+      let before = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer"))
+      #expect(
+        try await Self.apply(dao, home, Self.object(uid: "s@peer", title: "Sync", overrides: [21]), uid: "s@peer")
+          == .changed
+      )
+      let after = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer"))
+      #expect(after.rows.map(\.id) == [before.rows[0].id, before.rows[2].id])
+      #expect(try await dao.getAllAppointments().count == 2)
+      let monday = try await dao.appointments(matching: AppointmentQuery(range: window(december(14), december(15))))
+      #expect(monday.map(\.start) == [december(14, 10)], "the occurrence is back in its place")
+      #expect(try await dao.syncItems(calendarID: home.id).map(\.base) == [after.ics])
+    }
+  }
+
+  @Test("apply: an orphan override (stored before its series) joins the series' item", arguments: StoreKind.allCases)
+  func applyLinksOrphan(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let home = try await Self.calendar(dao)
+      // The server first had only an invitation to one occurrence.
+      let full = try Self.read(Self.object(uid: "s@peer", title: "Sync", overrides: [14]))
+      let orphan = try #require(full.first { $0.override != nil })
+      #expect(
+        try await dao.applyServerItem(
+          calendarID: home.id,
+          uid: "s@peer",
+          appointments: [orphan],
+          href: "/h/s.ics",
+          etag: nil,
+          conflictIfChanged: false
+        ) == .added
+      )
+      let alone = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer"))
+      #expect(alone.rows.count == 1 && alone.rows[0].override?.seriesID == nil)
+      #expect(
+        try await dao.applyServerItem(
+          calendarID: home.id,
+          uid: "s@peer",
+          appointments: full,
+          href: "/h/s.ics",
+          etag: "\"2\"",
+          conflictIfChanged: false
+        ) == .changed
+      )
+      let joined = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer"))
+      #expect(joined.rows.count == 2 && joined.rows[1].id == alone.rows[0].id)
+      #expect(joined.rows[1].override?.seriesID == joined.rows[0].id)
+      #expect(try await dao.conflicts().isEmpty, "local unchanged since the last sync: the engine asks for no conflict")
+      #expect(try await dao.pendingChanges(calendarID: home.id) == 0)
+      // The series goes on the server; the orphan that stays is its own item again.
+      #expect(
+        try await dao.applyServerItem(
+          calendarID: home.id,
+          uid: "s@peer",
+          appointments: [orphan],
+          href: "/h/s.ics",
+          etag: "\"3\"",
+          conflictIfChanged: false
+        ) == .changed
+      )
+      #expect(try await dao.localItem(calendarID: home.id, uid: "s@peer")?.rows.map(\.id) == [alone.rows[0].id])
+    }
+  }
+
+  @Test("an empty server item is refused, changing nothing", arguments: StoreKind.allCases)
+  func applyEmpty(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let home = try await Self.calendar(dao)
+      await #expect(throws: StoreError.self) {
+        try await dao.applyServerItem(
+          calendarID: home.id,
+          uid: "x",
+          appointments: [],
+          href: "/x.ics",
+          etag: nil,
+          conflictIfChanged: false
+        )
+      }
+      #expect(try await dao.syncItems(calendarID: home.id).isEmpty)
+    }
+  }
+
+  // MARK: - Removing, pushing, forgetting, pending
+
+  @Test("removeServerItem, recordPushed, forgetItem and pendingChanges", arguments: StoreKind.allCases)
+  func itemBookkeeping(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let home = try await Self.calendar(dao)
+      try await Self.apply(dao, home, Self.object(uid: "s@peer", title: "Sync", overrides: [14]), uid: "s@peer")
+      let added = try await Self.add(dao, "Dentist", to: home)
+      let key = "\(added.id)@appt"
+      #expect(try await dao.pendingChanges(calendarID: home.id) == 1, "a local item with no sync item")
+      let item = try #require(try await dao.localItem(calendarID: home.id, uid: key))
+      try await dao.recordPushed(calendarID: home.id, uid: key, href: "/h/\(key).ics", etag: "\"a\"", base: item.ics)
+      #expect(try await dao.pendingChanges(calendarID: home.id) == 0)
+      try await dao.deleteAppointment(id: added.id)
+      #expect(try await dao.pendingChanges(calendarID: home.id) == 1, "a sync item with no local rows")
+      try await dao.forgetItem(calendarID: home.id, uid: key)
+      #expect(try await dao.pendingChanges(calendarID: home.id) == 0)
+      #expect(try await dao.syncItems(calendarID: home.id).map(\.uid) == ["s@peer"])
+      try await dao.removeServerItem(calendarID: home.id, uid: "s@peer")
+      #expect(try await dao.getAllAppointments().isEmpty, "the series and its override")
+      #expect(try await dao.syncItems(calendarID: home.id).isEmpty)
+      #expect(try await dao.appointments(matching: AppointmentQuery(range: window(december(7), december(8)))).isEmpty)
+      // A server that reuses an href for another uid: the old record gives it up.
+      try await dao.recordPushed(calendarID: home.id, uid: "a", href: "/h/same.ics", etag: nil, base: "")
+      try await dao.recordPushed(calendarID: home.id, uid: "b", href: "/h/same.ics", etag: nil, base: "")
+      #expect(try await dao.syncItems(calendarID: home.id).map(\.uid) == ["b"])
+    }
+  }
+
+  @Test("deleting a calendar deletes its sync items and conflicts", arguments: StoreKind.allCases)
+  func deleteCalendarForgetsSync(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let home = try await Self.calendar(dao)
+      try await Self.apply(dao, home, Self.object(uid: "s@peer", title: "Sync"), uid: "s@peer")
+      let id = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer")?.rows.first?.id)
+      try await dao.editAppointment(EditRequest(id: id.description, title: "Mine"))
+      try await Self.apply(
+        dao,
+        home,
+        Self.object(uid: "s@peer", title: "Theirs", sequence: 1),
+        uid: "s@peer",
+        conflict: true
+      )
+      #expect(try await dao.conflicts().count == 1)
+      try await dao.deleteCalendar(home.name, disposal: .deleteAppointments)
+      #expect(try await dao.syncItems(calendarID: home.id).isEmpty)
+      #expect(try await dao.conflicts().isEmpty)
+      let rows = try await dao.database.read { connection throws(StoreError) in
+        try connection.scalar("SELECT (SELECT count(*) FROM sync_item) + (SELECT count(*) FROM sync_conflict)")?.int64
+      }
+      #expect(rows == 0)
+    }
+  }
+
+  // MARK: - Conflicts
+
+  @Test(
+    "resolve --keep server drops the conflict; --keep local puts the local version back",
+    arguments: StoreKind.allCases
+  )
+  func resolve(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let home = try await Self.calendar(dao)
+      try await Self.apply(dao, home, Self.object(uid: "s@peer", title: "Sync", overrides: [14]), uid: "s@peer")
+      try await Self.apply(dao, home, Self.object(uid: "o@peer", title: "Other", weekly: false), uid: "o@peer")
+      let series = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer"))
+      let other = try #require(try await dao.localItem(calendarID: home.id, uid: "o@peer"))
+      try await dao.editAppointment(EditRequest(id: series.rows[0].id.description, title: "Mine"))
+      try await dao.editAppointment(EditRequest(id: other.rows[0].id.description, note: "my note"))
+      let mine = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer"))
+      try await Self.apply(
+        dao,
+        home,
+        Self.object(uid: "s@peer", title: "Theirs", overrides: [14], sequence: 5),
+        uid: "s@peer",
+        conflict: true
+      )
+      try await Self.apply(
+        dao,
+        home,
+        Self.object(uid: "o@peer", title: "Other theirs", weekly: false),
+        uid: "o@peer",
+        conflict: true
+      )
+      #expect(try await dao.conflicts().map(\.title).sorted() == ["Mine", "Other"])
+      #expect(try await dao.pendingChanges(calendarID: home.id) == 0)
+
+      await #expect(
+        throws: StoreError.invalidRequest(message: "no conflict with id 0000dead ('appt conflicts' lists them)")
+      ) {
+        try await dao.resolveConflict(id: "0000dead", keep: .local)
+      }
+      let server = try await dao.resolveConflict(id: String(other.rows[0].id.description.prefix(8)), keep: .server)
+      #expect(server.title == "Other")
+      #expect(try await dao.localItem(calendarID: home.id, uid: "o@peer")?.rows.first?.title == "Other theirs")
+
+      let theirs = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer"))
+      let local = try await dao.resolveConflict(id: series.rows[0].id.description.uppercased(), keep: .local)
+      #expect(local.id == series.rows[0].id)
+      #expect(try await dao.conflicts().isEmpty)
+      let kept = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer"))
+      #expect(kept.rows.map(\.id) == mine.rows.map(\.id))
+      #expect(kept.rows.map(\.title) == ["Mine", "Sync (moved)"])
+      #expect(kept.rows.map(\.revision) == theirs.rows.map { $0.revision + 1 }, "written at the next revision")
+      #expect(kept.rows.allSatisfy { $0.sequence > 5 }, "above the server's SEQUENCE")
+      #expect(try await dao.pendingChanges(calendarID: home.id) == 1, "it goes to the server next")
+      await #expect(throws: StoreError.self) { try await dao.resolveConflict(id: local.id.description, keep: .local) }
+    }
+  }
+
+  @Test("a conflict found again for the same item replaces the older one")
+  func conflictAgain() async throws {
+    try await withStore(.memory) { dao in
+      let home = try await Self.calendar(dao)
+      try await Self.apply(dao, home, Self.object(uid: "s@peer", title: "Sync"), uid: "s@peer")
+      let id = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer")?.rows.first?.id)
+      for (round, title) in ["first", "second"].enumerated() {
+        try await dao.editAppointment(EditRequest(id: id.description, title: title))
+        try await Self.apply(
+          dao,
+          home,
+          Self.object(uid: "s@peer", title: "Theirs \(round)"),
+          uid: "s@peer",
+          conflict: true
+        )
+      }
+      #expect(try await dao.conflicts().map(\.title) == ["second"])
+    }
+  }
+}
+
+extension StoreError {
+  static let noCalendarForTest = StoreError.invalidRequest(
+    message: "no calendar with id 00000000-0000-4000-8000-00000000dead"
+  )
+}

@@ -1,0 +1,411 @@
+// The sync engine against FakeServer, on both stores (the fake and the real DAO): each of
+// plan 15's rules, and faults at every request of a sync followed by one more sync that must
+// converge with nothing duplicated and nothing lost.
+
+import ApptCalDAV
+import ApptCore
+import ApptStore
+import ApptSync
+import Foundation
+import Synchronization
+import Testing
+
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+  case fake
+  case sqlite
+  var testDescription: String { rawValue }
+
+  func make() -> any TestStore {
+    switch self {
+    case .fake: FakeStore()
+    case .sqlite: DAOTestStore()
+    }
+  }
+}
+
+/// A server event as another client writes it.
+func event(_ uid: String, _ summary: String, day: Int = 1) -> String {
+  let stamp = "20261201T120000Z"
+  let dayText = String(format: "202612%02d", min(28, max(1, day)))
+  return """
+    BEGIN:VCALENDAR\r
+    VERSION:2.0\r
+    PRODID:-//tests//peer//EN\r
+    BEGIN:VEVENT\r
+    UID:\(uid)\r
+    DTSTAMP:\(stamp)\r
+    DTSTART:\(dayText)T100000Z\r
+    DTEND:\(dayText)T110000Z\r
+    SUMMARY:\(summary)\r
+    X-PEER-PROPERTY:kept\r
+    END:VEVENT\r
+    END:VCALENDAR\r
+
+    """
+}
+
+struct Harness {
+  let server: FakeServer
+  let local: any TestStore
+  let engine: SyncEngine
+  static let calendar = "acct/Work"
+
+  init(_ kind: StoreKind, server: FakeServer = FakeServer()) {
+    self.server = server
+    local = kind.make()
+    engine = SyncEngine(store: local.store, clock: testClock)
+  }
+
+  var client: CalDAVClient {
+    CalDAVClient(baseURL: FakeServer.base, credentials: Credentials(username: "u", password: "p"), transport: server)
+  }
+
+  @discardableResult
+  func sync() async throws -> [CalendarSummary] {
+    try await engine.sync(account: "acct", client: client)
+  }
+
+  /// Syncs and expects it to succeed for the one calendar; its summary.
+  @discardableResult
+  func good() async throws -> CalendarSummary {
+    let summaries = try await sync()
+    try #require(summaries.count == 1, "\(summaries)")
+    #expect(summaries[0].error == nil, "\(summaries[0].error ?? "")")
+    return summaries[0]
+  }
+
+  /// The server's events: UID -> SUMMARY.
+  func serverTitles() async -> [String: String] {
+    var titles: [String: String] = [:]
+    for ics in await server.objects("work").values {
+      let result = ICalendar.read(ics, clock: testClock)
+      for appointment in result.appointments where appointment.override == nil {
+        if let uid = appointment.uid {
+          #expect(titles[uid] == nil, "UID \(uid) twice on the server")
+          titles[uid] = appointment.title
+        }
+      }
+    }
+    return titles
+  }
+
+  func methods() async -> [String] {
+    await server.requests.map { request in
+      let body = String(decoding: request.body ?? Data(), as: UTF8.self)
+      if request.method == "REPORT" { return body.contains("multiget") ? "MULTIGET" : "SYNC" }
+      return request.method
+    }
+  }
+}
+
+@Suite("sync engine", .serialized)
+struct EngineTests {
+  static let kinds: [StoreKind] = [.fake]  // TEMP until the DAO is built
+
+  @Test("first sync: the server's events come in, the local one goes out", arguments: kinds)
+  func firstSync(kind: StoreKind) async throws {
+    let h = Harness(kind)
+    await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
+    await h.server.clientPut("work", "b.ics", event("b", "Beta"))
+    let first = try await h.good()
+    #expect(first.calendar == Harness.calendar)
+    #expect((first.new, first.changed, first.deleted, first.pushed, first.conflicts) == (2, 0, 0, 0, 0))
+    #expect(first.synced != nil && first.pending == 0)
+    #expect(try await h.local.titles(Harness.calendar).values.sorted() == ["Alpha", "Beta"])
+
+    let uid = try await h.local.addLocal(Harness.calendar, title: "Gamma", day: 3)
+    let second = try await h.good()
+    #expect((second.new, second.pushed, second.pending) == (0, 1, 0))
+    #expect(await h.serverTitles() == ["a": "Alpha", "b": "Beta", uid: "Gamma"])
+    // What another client wrote survives the trip: nothing was sent back for it.
+    #expect(await h.server.objects("work").values.filter { $0.contains("X-PEER-PROPERTY:kept") }.count == 2)
+  }
+
+  @Test("a sync with no change makes only discovery and the token exchange", arguments: kinds)
+  func noChange(kind: StoreKind) async throws {
+    let h = Harness(kind)
+    await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
+    _ = try await h.local.addLocal("personal", title: "not synced", day: 2)
+    try await h.good()
+    _ = try await h.local.addLocal(Harness.calendar, title: "Mine", day: 2)
+    try await h.good()  // pushes it
+    await h.server.resetRequests()
+    let after = try await h.good()
+    #expect((after.new, after.changed, after.deleted, after.pushed) == (0, 0, 0, 0))
+    // Our own PUT moved the token: one sync-collection report, no object read or written.
+    #expect(await h.methods() == ["PROPFIND", "PROPFIND", "PROPFIND", "SYNC"])
+    await h.server.resetRequests()
+    try await h.good()
+    // Now the token is the collection's: discovery alone.
+    #expect(await h.methods() == ["PROPFIND", "PROPFIND", "PROPFIND"])
+  }
+
+  @Test("pull: new, changed and deleted on the server", arguments: kinds)
+  func pull(kind: StoreKind) async throws {
+    let h = Harness(kind)
+    await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
+    await h.server.clientPut("work", "b.ics", event("b", "Beta"))
+    try await h.good()
+    await h.server.clientPut("work", "a.ics", event("a", "Alpha 2"))
+    await h.server.clientDelete("work", "b.ics")
+    await h.server.clientPut("work", "c.ics", event("c", "Gamma"))
+    let summary = try await h.good()
+    #expect((summary.new, summary.changed, summary.deleted, summary.pushed, summary.conflicts) == (1, 1, 1, 0, 0))
+    #expect(try await h.local.titles(Harness.calendar) == ["a": "Alpha 2", "c": "Gamma"])
+  }
+
+  @Test("push: local creates, edits and deletes reach the server", arguments: kinds)
+  func push(kind: StoreKind) async throws {
+    let h = Harness(kind)
+    await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
+    await h.server.clientPut("work", "b.ics", event("b", "Beta"))
+    try await h.good()
+    let new = try await h.local.addLocal(Harness.calendar, title: "New", day: 4)
+    try await h.local.editLocal(Harness.calendar, uid: "a", title: "Alpha here")
+    try await h.local.deleteLocal(Harness.calendar, uid: "b")
+    let summary = try await h.good()
+    #expect((summary.new, summary.changed, summary.deleted, summary.pushed, summary.pending) == (0, 0, 0, 3, 0))
+    #expect(await h.serverTitles() == ["a": "Alpha here", new: "New"])
+    let next = try await h.good()
+    #expect((next.new, next.changed, next.pushed) == (0, 0, 0))
+  }
+
+  @Test("changed on both sides: the server's version is kept, the local one is a conflict", arguments: kinds)
+  func conflict(kind: StoreKind) async throws {
+    let h = Harness(kind)
+    await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
+    try await h.good()
+    await h.server.clientPut("work", "a.ics", event("a", "Server's"))
+    try await h.local.editLocal(Harness.calendar, uid: "a", title: "Mine")
+    let summary = try await h.good()
+    #expect((summary.changed, summary.conflicts, summary.pushed, summary.pending) == (1, 1, 0, 0))
+    #expect(try await h.local.titles(Harness.calendar) == ["a": "Server's"])
+    #expect(await h.serverTitles() == ["a": "Server's"])
+    #expect(try await h.local.conflictCount() == 1)
+  }
+
+  @Test("the same change on both sides is no conflict", arguments: kinds)
+  func sameChange(kind: StoreKind) async throws {
+    let h = Harness(kind)
+    await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
+    try await h.good()
+    try await h.local.editLocal(Harness.calendar, uid: "a", title: "Both")
+    // The other client makes the same change: the text appt now holds.
+    let mine = try #require(try await h.local.store.localItem(calendarID: calendarID(h), uid: "a"))
+    await h.server.clientPut("work", "a.ics", mine.ics)
+    let summary = try await h.good()
+    #expect((summary.conflicts, summary.pushed, summary.pending) == (0, 0, 0))
+    #expect(try await h.local.conflictCount() == 0)
+    #expect(await h.serverTitles() == ["a": "Both"])
+  }
+
+  @Test("deleted here, edited there: the edit comes back", arguments: kinds)
+  func deleteHereEditThere(kind: StoreKind) async throws {
+    let h = Harness(kind)
+    await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
+    try await h.good()
+    try await h.local.deleteLocal(Harness.calendar, uid: "a")
+    await h.server.clientPut("work", "a.ics", event("a", "Edited there"))
+    let summary = try await h.good()
+    #expect((summary.new, summary.pushed, summary.conflicts) == (1, 0, 0))
+    #expect(try await h.local.titles(Harness.calendar) == ["a": "Edited there"])
+    #expect(await h.serverTitles() == ["a": "Edited there"])
+  }
+
+  @Test("edited here, deleted there: the edit goes back to the server", arguments: kinds)
+  func editHereDeleteThere(kind: StoreKind) async throws {
+    let h = Harness(kind)
+    await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
+    try await h.good()
+    try await h.local.editLocal(Harness.calendar, uid: "a", title: "Edited here")
+    await h.server.clientDelete("work", "a.ics")
+    let summary = try await h.good()
+    #expect((summary.deleted, summary.pushed, summary.conflicts, summary.pending) == (0, 1, 0, 0))
+    #expect(try await h.local.titles(Harness.calendar) == ["a": "Edited here"])
+    #expect(await h.serverTitles() == ["a": "Edited here"])
+  }
+
+  @Test("412 on PUT: the server's edit made meanwhile is kept, ours a conflict", arguments: kinds)
+  func preconditionOnPut(kind: StoreKind) async throws {
+    let h = Harness(kind)
+    let href = await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
+    try await h.good()
+    try await h.local.editLocal(Harness.calendar, uid: "a", title: "Mine")
+    let edit = event("a", "Theirs")
+    await h.server.setFaults { _, request in
+      request.method == "PUT" ? .changeFirst(href: href, ics: edit) : nil
+    }
+    let summary = try await h.good()
+    await h.server.clearFaults()
+    #expect((summary.conflicts, summary.pushed, summary.pending) == (1, 0, 0))
+    #expect(try await h.local.titles(Harness.calendar) == ["a": "Theirs"])
+    #expect(await h.serverTitles() == ["a": "Theirs"])
+  }
+
+  @Test("412 on PUT with the server's content unchanged (a new ETag only): sent again", arguments: kinds)
+  func preconditionOnPutRetried(kind: StoreKind) async throws {
+    let h = Harness(kind)
+    let href = await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
+    try await h.good()
+    try await h.local.editLocal(Harness.calendar, uid: "a", title: "Mine")
+    let same = await h.server.objects("work")[href] ?? ""
+    await h.server.setFaults { number, request in
+      request.method == "PUT" && number < 7 ? .changeFirst(href: href, ics: same) : nil
+    }
+    let summary = try await h.good()
+    await h.server.clearFaults()
+    #expect((summary.conflicts, summary.pushed) == (0, 1))
+    #expect(await h.serverTitles() == ["a": "Mine"])
+  }
+
+  @Test("412 on DELETE: the server's edit comes back", arguments: kinds)
+  func preconditionOnDelete(kind: StoreKind) async throws {
+    let h = Harness(kind)
+    let href = await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
+    try await h.good()
+    try await h.local.deleteLocal(Harness.calendar, uid: "a")
+    let edit = event("a", "Theirs")
+    await h.server.setFaults { _, request in
+      request.method == "DELETE" ? .changeFirst(href: href, ics: edit) : nil
+    }
+    let summary = try await h.good()
+    await h.server.clearFaults()
+    #expect((summary.pushed, summary.conflicts, summary.pending) == (0, 0, 0))
+    #expect(try await h.local.titles(Harness.calendar) == ["a": "Theirs"])
+    #expect(await h.serverTitles() == ["a": "Theirs"])
+  }
+
+  @Test("a PUT whose answer was lost: the next sync finds it by UID, no duplicate", arguments: kinds)
+  func lostPutAnswer(kind: StoreKind) async throws {
+    let h = Harness(kind)
+    try await h.good()
+    let uid = try await h.local.addLocal(Harness.calendar, title: "Mine", day: 2)
+    await h.server.setFaults { _, request in request.method == "PUT" ? .lostAnswer : nil }
+    let failed = try await h.sync()
+    await h.server.clearFaults()
+    #expect(failed.first?.error?.contains("Connection reset") == true)
+    #expect(failed.first?.unavailable == true)
+    #expect(failed.first?.pending == 1)
+    let summary = try await h.good()
+    #expect((summary.new, summary.changed, summary.pushed, summary.conflicts, summary.pending) == (0, 0, 0, 0, 0))
+    #expect(await h.serverTitles() == [uid: "Mine"])
+    #expect(try await h.local.titles(Harness.calendar) == [uid: "Mine"])
+  }
+
+  @Test("the same event made on both sides (If-None-Match fails): one copy, no duplicate", arguments: kinds)
+  func createdOnBothSides(kind: StoreKind) async throws {
+    let h = Harness(kind)
+    try await h.good()
+    let uid = try await h.local.addLocal(Harness.calendar, title: "Mine", day: 2)
+    let mine = try #require(try await h.local.store.localItem(calendarID: calendarID(h), uid: uid))
+    let href = "/cal/u/work/" + uid + ".ics"
+    await h.server.setFaults { _, request in
+      request.method == "PUT" ? .changeFirst(href: href, ics: mine.ics) : nil
+    }
+    let summary = try await h.good()
+    await h.server.clearFaults()
+    #expect((summary.conflicts, summary.pending) == (0, 0))
+    #expect(await h.serverTitles() == [uid: "Mine"])
+  }
+
+  @Test("server failures: 500, 401, malformed XML, timeout; the next sync finishes", arguments: kinds)
+  func serverFailures(kind: StoreKind) async throws {
+    let faults: [(FakeServer.Fault, String, Bool)] = [
+      (.status(500), "SYNC", true), (.status(401), "PROPFIND", true), (.malformed, "MULTIGET", false),
+      (.timeout, "PUT", true), (.status(503), "PUT", true), (.status(403), "PUT", false),
+      (.status(404), "MULTIGET", false),
+    ]
+    for (fault, method, unavailable) in faults {
+      let h = Harness(kind)
+      await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
+      try await h.good()
+      await h.server.clientPut("work", "b.ics", event("b", "Beta"))
+      let uid = try await h.local.addLocal(Harness.calendar, title: "Mine", day: 2)
+      await h.server.setFaults { _, request in
+        let body = String(decoding: request.body ?? Data(), as: UTF8.self)
+        let name = request.method == "REPORT" ? (body.contains("multiget") ? "MULTIGET" : "SYNC") : request.method
+        return name == method ? fault : nil
+      }
+      let failed = try await h.sync()
+      await h.server.clearFaults()
+      #expect(failed.count == 1 && failed[0].error != nil, "\(fault) on \(method)")
+      #expect(failed[0].unavailable == unavailable, "\(fault) on \(method): \(failed[0].error ?? "")")
+      #expect(failed[0].synced == nil)
+      let summary = try await h.good()
+      #expect(summary.pending == 0)
+      #expect(await h.serverTitles() == ["a": "Alpha", "b": "Beta", uid: "Mine"], "\(fault) on \(method)")
+      #expect(try await h.local.titles(Harness.calendar) == ["a": "Alpha", "b": "Beta", uid: "Mine"])
+    }
+  }
+
+  @Test("a refused sync token, or no sync-collection at all: an ETag listing", arguments: kinds)
+  func listingFallback(kind: StoreKind) async throws {
+    let h = Harness(kind)
+    await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
+    await h.server.clientPut("work", "b.ics", event("b", "Beta"))
+    try await h.good()
+    await h.server.forgetTokens()
+    await h.server.clientDelete("work", "b.ics")
+    await h.server.clientPut("work", "c.ics", event("c", "Gamma"))
+    let summary = try await h.good()
+    #expect((summary.new, summary.deleted) == (1, 1))
+    await h.server.setSupportsSync("work", false)
+    await h.server.clientPut("work", "a.ics", event("a", "Alpha 2"))
+    let listed = try await h.good()
+    #expect(listed.changed == 1)
+    #expect(try await h.local.titles(Harness.calendar) == ["a": "Alpha 2", "c": "Gamma"])
+  }
+
+  @Test("collections without VEVENT are skipped; every event calendar syncs", arguments: kinds)
+  func calendarsOfTheAccount(kind: StoreKind) async throws {
+    let server = FakeServer(calendars: ["work", "home"])
+    await server.addCollection("tasks", components: ["VTODO"])
+    let h = Harness(kind, server: server)
+    let summaries = try await h.sync()
+    #expect(summaries.map(\.calendar) == ["acct/Work", "acct/Home"])
+    #expect(summaries.allSatisfy { $0.error == nil })
+  }
+
+  @Test("an object appt cannot read is reported and left on the server", arguments: kinds)
+  func unreadableObject(kind: StoreKind) async throws {
+    let notes = Notes()
+    let server = FakeServer()
+    let local = kind.make()
+    let engine = SyncEngine(store: local.store, clock: testClock) { notes.add($0) }
+    await server.clientPut(
+      "work",
+      "bad.ics",
+      "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART:garbage\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+    )
+    await server.clientPut("work", "a.ics", event("a", "Alpha"))
+    let client = CalDAVClient(baseURL: FakeServer.base, credentials: nil, transport: server)
+    let summaries = try await engine.sync(account: "acct", client: client)
+    #expect(summaries.first?.error == nil && summaries.first?.new == 1)
+    let lines = notes.lines
+    #expect(lines.count == 1 && lines.first?.hasPrefix("acct/Work: /cal/u/work/bad.ics: ") == true, "\(lines)")
+    #expect(lines.first?.hasSuffix("; left on the server") == true)
+    #expect(await server.objects("work").count == 2)
+  }
+
+  @Test("the engine's href for a UID is percent-encoded under the calendar", arguments: kinds)
+  func hrefOfNewItems(kind: StoreKind) async throws {
+    let h = Harness(kind)
+    try await h.good()
+    let uid = try await h.local.addLocal(Harness.calendar, title: "Mine", day: 2)
+    try await h.good()
+    let hrefs = await h.server.objects("work").keys.sorted()
+    #expect(hrefs == ["/cal/u/work/\(uid).ics"])
+  }
+
+  func calendarID(_ h: Harness) async throws -> String {
+    try #require(try await h.local.store.remoteCalendars(account: "acct").first).id
+  }
+}
+
+final class Notes: Sendable {
+  private let stored = Mutex<[String]>([])
+  func add(_ event: SyncEvent) {
+    if case .note(let text) = event { stored.withLock { $0.append(text) } }
+  }
+  var lines: [String] { stored.withLock { $0 } }
+}
