@@ -238,6 +238,20 @@ proxy_stop() {
     forget_pid "$PROXY_PID"
 }
 
+# wait_paused PID MARK [TIMEOUT]: until the proxy holds a request (its "paused" line after
+# MARK is printed, status 0) or the process PID has ended (status 1), at most TIMEOUT seconds.
+wait_paused() {
+    local pid=$1 mark=$2 deadline=$((SECONDS + ${3:-$SYNC_WATCHDOG})) line
+    while ((SECONDS < deadline)); do
+        if line=$(python3 "$PROXY" wait "$PROXY_LOG" paused --after "$mark" --timeout 0.3); then
+            echo "$line"
+            return 0
+        fi
+        kill -0 "$pid" 2>/dev/null || return 1
+    done
+    return 1
+}
+
 # stop_processes: the scenario's servers and proxies, by pid (lib.sh's cleanup does it too).
 stop_processes() {
     local pid
@@ -564,7 +578,7 @@ command_line() {
     mark=$(proxy_mark)
     "$APPT" --db "$STORE" sync >"$T/first.out" 2>&1 &
     pid=$!
-    python3 "$PROXY" wait "$PROXY_LOG" paused --after "$mark" --timeout 30 >/dev/null || fail "the first sync never reached the server"
+    wait_paused "$pid" "$mark" 30 >/dev/null || fail "the first sync never reached the server"
     sync_run
     check_status 1 "a second sync at the same time"
     check_contains "$ERR" "sync" "says a sync runs"
@@ -689,7 +703,7 @@ server_killed_pull() {
     mark=$(proxy_mark)
     "$APPT" --db "$STORE" sync >"$T/first.out" 2>"$T/first.err" &
     pid=$!
-    if ! python3 "$PROXY" wait "$PROXY_LOG" paused --after "$mark" --timeout "$SYNC_WATCHDOG" >/dev/null; then
+    if ! wait_paused "$pid" "$mark" >/dev/null; then
         fail "the first sync never reached its second fetch: $(proxy_requests "$mark" | tail -3)"
     fi
     server_kill
@@ -740,8 +754,7 @@ PY
     mark=$(proxy_mark)
     "$APPT" --db "$STORE" sync >"$T/first.out" 2>"$T/first.err" &
     pid=$!
-    python3 "$PROXY" wait "$PROXY_LOG" paused --after "$mark" --timeout "$SYNC_WATCHDOG" >/dev/null ||
-        fail "the sync never reached its 400th PUT"
+    wait_paused "$pid" "$mark" >/dev/null || fail "the sync never reached its 400th PUT"
     server_kill
     proxy_stop
     wait "$pid"
@@ -842,12 +855,7 @@ kill_nine_points() {
         mark=$(proxy_mark)
         "$APPT" --db "$STORE" sync >"$T/round.out" 2>"$T/round.err" &
         pid=$!
-        paused=""
-        while kill -0 "$pid" 2>/dev/null; do
-            paused=$(python3 "$PROXY" wait "$PROXY_LOG" paused --after "$mark" --timeout 0.2) && break
-            paused=""
-        done
-        if [[ -n $paused ]]; then
+        if paused=$(wait_paused "$pid" "$mark"); then
             kill -9 "$pid"
             wait "$pid" 2>/dev/null
             kills=$((kills + 1))
@@ -895,7 +903,7 @@ precondition_failed() {
     mark=$(proxy_mark)
     "$APPT" --db "$STORE" sync >"$T/race.out" 2>"$T/race.err" &
     pid=$!
-    python3 "$PROXY" wait "$PROXY_LOG" paused --after "$mark" --timeout 60 >/dev/null || fail "the PUT never came"
+    wait_paused "$pid" "$mark" 60 >/dev/null || fail "the PUT never came"
     peer edit "$CAL" race SUMMARY="Race (peer)" # while appt's PUT waits
     proxy_rules
     wait "$pid"
@@ -914,7 +922,7 @@ Spurious" "$(server_list | titles_of)" "the server's version stays"
     "$APPT" --db "$STORE" sync >"$T/race.out" 2>"$T/race.err" &
     pid=$!
     local paused href uid
-    paused=$(python3 "$PROXY" wait "$PROXY_LOG" paused --after "$mark" --timeout 60) || fail "the PUT never came"
+    paused=$(wait_paused "$pid" "$mark" 60) || { fail "the PUT never came"; proxy_rules; return; }
     href=$(python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["path"].rsplit("/", 1)[1])' <<<"$paused")
     uid=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.unquote(sys.argv[1])[:-4])' "$href")
     python3 - "$uid" >"$T/peer-made.ics" <<'PY'
