@@ -336,6 +336,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     status, headers, data = result
                     content_type = dict((k.lower(), v) for k, v in headers).get("content-type")
                     replaced = rule["body"].encode() if "body" in rule else malformed_body(content_type, self.command)
+                    # the new body is sent as it is: no Content-Encoding of the old one
+                    headers = [(k, v) for k, v in headers if k.lower() not in ("content-encoding", "etag")]
                     self._answer(status, headers, replaced)
             elif action == "silence":
                 self.server.log.write(record)  # now: the client may be killed before the end
@@ -454,7 +456,7 @@ def main(argv):
                 condition = f"if-none-match:{r['if_none_match']}"
             elif r.get("if_match"):
                 condition = "if-match"
-            print(f"{r['method']} {r['path']} {r['depth'] or '-'} {r['kind']} {r['status']} {r['action']} {condition}")
+            print(f"{r['method']} {r['path']} {r['depth'] or '-'} {r['kind']} {r.get('status')} {r['action']} {condition}")
         return 0
     if command == "lines" and len(rest) == 1:
         try:

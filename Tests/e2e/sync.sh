@@ -87,10 +87,16 @@ drop_database() {
 # a ARGS...: appt on the scenario's store.
 a() { run_appt --db "$STORE" "$@"; }
 
-# sync_run ARGS...: `appt sync ARGS` on the store (as a user runs it: appt execs appt-sync),
-# with a longer watchdog than run_appt's; OUT, ERR, STATUS. No output may hold the password.
+# sync_run [--json] ARGS...: `appt [--json] sync ARGS` on the store (as a user runs it: appt
+# execs appt-sync), with a longer watchdog than run_appt's; OUT, ERR, STATUS. No output may
+# hold the password.
 sync_run() {
-    timeout -k 2 "$SYNC_WATCHDOG" "$APPT" --db "$STORE" sync "$@" >"$T/.out" 2>"$T/.err"
+    local json=()
+    if [[ ${1:-} == --json ]]; then
+        json=(--json)
+        shift
+    fi
+    timeout -k 2 "$SYNC_WATCHDOG" "$APPT" --db "$STORE" "${json[@]}" sync "$@" >"$T/.out" 2>"$T/.err"
     STATUS=$?
     OUT=$(cat "$T/.out")
     ERR=$(cat "$T/.err")
@@ -346,15 +352,19 @@ check_every_property_kept() {
     check_eq "" "$added" "appt adds nothing but CREATED/LAST-MODIFIED"
 }
 
-# check_no_change_requests MARK CALENDARS: since MARK the proxy saw only discovery (PROPFIND,
-# OPTIONS) and one sync-collection REPORT per calendar: nothing fetched, nothing written.
+# check_no_change_requests MARK CALENDARS: since MARK the proxy saw only the token exchange:
+# discovery (PROPFIND, OPTIONS; a calendar's sync-token comes with it) and at most one
+# sync-collection REPORT per calendar: nothing fetched (GET, multiget, calendar-query),
+# nothing written.
 check_no_change_requests() {
     local requests others reports
     requests=$(proxy_requests "$1")
     others=$(awk '$1 != "PROPFIND" && $1 != "OPTIONS" && !($1 == "REPORT" && $4 == "sync-collection")' <<<"$requests")
     reports=$(awk '$1 == "REPORT" && $4 == "sync-collection"' <<<"$requests" | wc -l)
     check_eq "" "$others" "a sync with no change fetches and writes nothing (requests: $(tr '\n' ';' <<<"$requests"))"
-    check_eq "$2" "$reports" "one sync-collection per calendar"
+    if ((reports > $2)); then
+        fail "more than one sync-collection per calendar ($reports for $2): $(tr '\n' ';' <<<"$requests")"
+    fi
 }
 
 # local_id TITLE [CALENDAR]: the id of the one appointment titled TITLE in the calendar.
@@ -457,10 +467,12 @@ edits_both_ways() {
     done
     peer create "$CAL" series-peer --kind series --summary "Peer series" >/dev/null
     peer create "$CAL" series-local --kind series --summary "Local series" --start 20261208T090000 >/dev/null
+    sync_ok "the first sync"
+    check_summary 8 0 0 0 0
     a add "Local A" --at "2026-12-11 09:00" -c "$ACCOUNT/Work"
     a add "Local B" --at "2026-12-11 10:00" -c "$ACCOUNT/Work"
-    sync_ok "the first sync"
-    check_summary 8 0 0 2 0
+    sync_ok "the sync that sends appt's two"
+    check_summary 0 0 0 2 0
     # the server's side
     peer edit "$CAL" p-edit SUMMARY="Edited on the server" DTSTART=20261207T140000 DTEND=20261207T150000 || fail "peer edit"
     peer cancel "$CAL" p-cancel
@@ -645,7 +657,7 @@ Meeting (local)
 Same change" "$listed" "the kept local version went out; the server's stayed"
     check_same_sets
     # the same change on both sides is no conflict
-    peer edit "$CAL" c-same SUMMARY="Same change, twice" --keep-sequence
+    peer edit "$CAL" c-same SUMMARY="Same change, twice" # SEQUENCE + 1, as appt's edit does
     a edit "$(local_id "Same change")" --title "Same change, twice"
     sync_ok "the same change on both sides"
     check_contains "$(summary_line)" "; 0 conflicts" "the same change is no conflict"
@@ -696,15 +708,15 @@ server_killed_pull() {
     CAL=${SRV_URL}$([[ $1 == radicale ]] && echo alice/work/ || echo user/calendars/work/)
     peer count "$CAL" >/dev/null # the server's own first scan of the files (its cache)
     write_config
-    # held at the second fetch of events (a multiget or a GET), then the server and its
+    # held at the fifth fetch of events (a multiget of 100, or the 500th GET), then the server and its
     # proxy die: the connection drops and the next ones are refused
-    proxy_rules '{"rules": [{"kind": "calendar-multiget", "nth": 2, "action": "pause"}, {"method": "GET", "nth": 500, "action": "pause"}]}'
+    proxy_rules '{"rules": [{"kind": "calendar-multiget", "nth": 5, "action": "pause"}, {"method": "GET", "nth": 500, "action": "pause"}]}'
     local mark pid
     mark=$(proxy_mark)
     "$APPT" --db "$STORE" sync >"$T/first.out" 2>"$T/first.err" &
     pid=$!
     if ! wait_paused "$pid" "$mark" >/dev/null; then
-        fail "the first sync never reached its second fetch: $(proxy_requests "$mark" | tail -3)"
+        fail "the first sync never reached its fifth fetch: $(proxy_requests "$mark" | tail -3)"
     fi
     server_kill
     proxy_stop
@@ -786,13 +798,15 @@ kill_nine_points() {
     declare -A lids=()
     local n_server=0 n_local=0 round=0 kills=0 points=() last_point=none i key id title
     # the start: 8 events on each side, synced
-    {
-        for i in 1 2 3 4 5 6 7 8; do
-            echo "create s-$i 'S$i v0'"
-            model[s-$i]="S$i v0"
-        done
-    } | peer batch "$CAL" || fail "peer batch"
+    # (the peer's lines are written to a file first: a pipe would run this shell's part in a
+    # subshell, and its changes to the model would be lost)
+    for i in 1 2 3 4 5 6 7 8; do
+        echo "create s-$i 'S$i v0'"
+        model[s-$i]="S$i v0"
+    done >"$T/ops"
+    peer batch "$CAL" <"$T/ops" || fail "peer batch"
     n_server=8
+    sync_ok "the first sync (makes the local calendar)"
     for i in 1 2 3 4 5 6 7 8; do
         a --json add "L$i v0" --at "2026-12-1$((i % 10)) 0$i:00" -c "$ACCOUNT/Work"
         id=$(json_id)
@@ -800,7 +814,7 @@ kill_nine_points() {
         model[L-$i]="L$i v0"
     done
     n_local=8
-    sync_ok "the first sync"
+    sync_ok "the sync that sends appt's first eight"
     while ((kills < 20 && round < 40)); do
         round=$((round + 1))
         # changes on the server: two new, an edit, a delete (of the peer's own events)
@@ -825,7 +839,8 @@ kill_nine_points() {
                     unset "model[$victim]"
                 fi
             fi
-        } | peer batch "$CAL" || fail "peer batch in round $round"
+        } >"$T/ops"
+        peer batch "$CAL" <"$T/ops" || fail "peer batch in round $round"
         # changes in appt: three new, an edit, a delete (of appt's own events)
         for i in 1 2 3; do
             n_local=$((n_local + 1))
@@ -1034,16 +1049,23 @@ Second" "$(local_list | titles_of)" "all arrived"
 }
 
 # A server that answers nothing: `timeout = 2` ends the request, exit 3 naming the account;
-# on the sync-collection and on a PUT. The next sync finishes, nothing twice.
+# on discovery, on the sync-collection (something changed on the server) and on a PUT. The
+# next sync finishes, nothing twice.
 silent_server() {
     setup "$1" "$2" || return
     write_config "timeout = 2"
     peer create "$CAL" t-1 --summary "Server" >/dev/null
     sync_ok "the first sync"
+    proxy_rules '{"rules": [{"n": 1, "action": "silence", "seconds": 60}]}'
+    SYNC_WATCHDOG=30 sync_run
+    check_status 3 "no answer to the first request"
+    check_message "timeout at discovery"
+    peer create "$CAL" t-2 --summary "Server too" >/dev/null
     proxy_rules '{"rules": [{"kind": "sync-collection", "action": "silence", "seconds": 60}]}'
     SYNC_WATCHDOG=30 sync_run
     check_status 3 "no answer to the sync-collection"
-    check_message "timeout"
+    check_message "timeout on the sync-collection"
+    check_contains "$(proxy_requests 0)" "sync-collection None silence" "the sync-collection was the one not answered"
     a add "Local" --at "2026-12-15 09:00" -c "$ACCOUNT/Work"
     a add "Local too" --at "2026-12-15 10:00" -c "$ACCOUNT/Work"
     proxy_rules '{"rules": [{"method": "PUT", "nth": 1, "action": "silence", "seconds": 60}]}'
@@ -1054,7 +1076,8 @@ silent_server() {
     sync_ok "the sync after"
     check_eq "Local
 Local too
-Server" "$(server_list | titles_of)" "each once"
+Server
+Server too" "$(server_list | titles_of)" "each once"
     check_same_sets
 }
 
