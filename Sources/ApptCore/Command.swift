@@ -31,6 +31,10 @@ public enum Command: Equatable, Sendable {
   case config(path: Bool, json: Bool)
   /// Syncs the CalDAV accounts named (all of them when empty) through the `appt-sync` program.
   case sync(accounts: [String])
+  /// Lists the local versions a sync kept when the server's won (`conflicts`).
+  case conflicts
+  /// Resolves one of them (`resolve ID --keep local|server`).
+  case resolve(id: String, keep: ConflictChoice)
 }
 
 /// `add TITLE --at WHEN [--for DURATION | --until TIME] [--note TEXT]`, resolved to instants.

@@ -143,6 +143,23 @@ public enum CommandHelp {
         "the appt-sync program, found next to appt or on PATH.",
       ]
     ),
+    (
+      "conflicts", "conflicts",
+      [
+        "Lists the conflicts a sync found: an appointment changed here and on the server",
+        "since the last sync. The server's version is the one stored and shown; yours is",
+        "kept aside until 'resolve'. One line each: ID, calendar, title, when it was",
+        "found (--json: one object per conflict).",
+      ]
+    ),
+    (
+      "resolve", "resolve ID --keep local|server",
+      [
+        "Resolves a conflict ('conflicts' lists them). --keep server drops your version;",
+        "--keep local puts it back in place of the server's, and the next sync sends it",
+        "to the server.",
+      ]
+    ),
     ("help", "help [COMMAND]", ["Prints this overview, or the usage of one command."]),
   ]
 

@@ -74,6 +74,8 @@ public struct CommandParser: Sendable {
     case "help", "--help", "-h": return try parseHelp(rest)
     case "config": return try parseConfig(rest)
     case "sync": return try parseSync(rest)
+    case "conflicts": return try parseConflicts(rest)
+    case "resolve": return try parseResolve(rest)
     default:
       if let near = Suggestion.nearest(to: name, among: CommandHelp.names) {
         throw .usage("unknown command \(WhenParser.quoted(name)); did you mean \(near)?")
@@ -729,6 +731,27 @@ public struct CommandParser: Sendable {
     }
     guard !path.isEmpty else { throw .invalid("backup: the file name is empty") }
     return .backup(path: path)
+  }
+
+  private func parseConflicts(_ words: [String]) throws(CommandError) -> Command {
+    let scan = try scanOptions("conflicts", [:], words)
+    if scan.help { return .help(topic: "conflicts") }
+    if let extra = scan.positional.first { throw .usage("conflicts: unexpected argument \(WhenParser.quoted(extra))") }
+    return .conflicts
+  }
+
+  private func parseResolve(_ words: [String]) throws(CommandError) -> Command {
+    let scan = try scanOptions("resolve", ["--keep": .text], words)
+    if scan.help { return .help(topic: "resolve") }
+    guard let id = scan.positional.first else { throw .usage("resolve: missing ID ('appt conflicts' lists them)") }
+    guard scan.positional.count == 1 else {
+      throw .usage("resolve: unexpected argument \(WhenParser.quoted(scan.positional[1]))")
+    }
+    guard let keep = scan.texts["--keep"] else { throw .usage("resolve: missing --keep local|server") }
+    guard let choice = ConflictChoice(rawValue: keep.lowercased()) else {
+      throw .usage("resolve: --keep takes local or server, not \(WhenParser.quoted(keep))")
+    }
+    return .resolve(id: id, keep: choice)
   }
 
   private func parseConfig(_ words: [String]) throws(CommandError) -> Command {

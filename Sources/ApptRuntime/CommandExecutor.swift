@@ -197,6 +197,12 @@ public struct CommandExecutor: Sendable {
         // Settings are read before any command runs; this only shows them (no store opened).
         if pathOnly { return (settings.source?.path ?? "") + "\n" }
         return json || asJSON ? settings.reportJSON() : settings.reportText()
+
+      case .conflicts:
+        return conflictList(try await dao.conflicts())
+
+      case .resolve(let prefix, let keep):
+        return resolved(try await dao.resolveConflict(id: prefix, keep: keep), keep: keep)
       }
     } catch {
       // A stale revision: the message goes where errors go, and what is stored now where
@@ -548,6 +554,50 @@ public struct CommandExecutor: Sendable {
         line += " and its \(count) appointment\(count == 1 ? "" : "s")"
       }
       return line + "\n"
+    }
+  }
+
+  /// `conflicts`: `SHORTID  CALENDAR  TITLE  found WHEN` a line, in columns, oldest first
+  /// ("no conflicts" when there is none); --json: `{"id","calendar","uid","title","found"}`
+  /// a line.
+  private func conflictList(_ conflicts: [SyncConflict]) -> String {
+    if json {
+      return conflicts.map { conflict in
+        "{\"id\":\(AppointmentFormatter.jsonString(conflict.id.description))"
+          + ",\"calendar\":\(AppointmentFormatter.jsonString(conflict.calendar))"
+          + ",\"uid\":\(AppointmentFormatter.jsonString(conflict.uid))"
+          + ",\"title\":\(AppointmentFormatter.jsonString(conflict.title))"
+          + ",\"found\":\(AppointmentFormatter.jsonString(formatter.iso8601(conflict.found)))}\n"
+      }.joined()
+    }
+    guard !conflicts.isEmpty else { return "no conflicts\n" }
+    let names = conflicts.map { TextSafety.escapingControls($0.calendar) }
+    let titles = conflicts.map { TextSafety.escapingControls($0.title) }
+    let nameWidth = names.map(\.count).max() ?? 0
+    let titleWidth = min(40, titles.map(\.count).max() ?? 0)
+    func padded(_ text: String, _ width: Int) -> String {
+      text + String(repeating: " ", count: max(0, width - text.count))
+    }
+    return conflicts.indices.map { index in
+      let id = conflicts[index].id.short
+      return "\(id)  \(padded(names[index], nameWidth))  \(padded(titles[index], titleWidth))  "
+        + "found \(formatter.dayAndTime(conflicts[index].found))\n"
+    }.joined()
+  }
+
+  /// `resolve`: what was kept; --json: `{"id","calendar","uid","title","kept"}`.
+  private func resolved(_ conflict: SyncConflict, keep: ConflictChoice) -> String {
+    if json {
+      return "{\"id\":\(AppointmentFormatter.jsonString(conflict.id.description))"
+        + ",\"calendar\":\(AppointmentFormatter.jsonString(conflict.calendar))"
+        + ",\"uid\":\(AppointmentFormatter.jsonString(conflict.uid))"
+        + ",\"title\":\(AppointmentFormatter.jsonString(conflict.title))"
+        + ",\"kept\":\(AppointmentFormatter.jsonString(keep.rawValue))}\n"
+    }
+    let id = conflict.id.short
+    switch keep {
+    case .local: return "resolved \(id): kept the local version; it goes to the server on the next sync\n"
+    case .server: return "resolved \(id): kept the server's version\n"
     }
   }
 

@@ -82,14 +82,6 @@ public struct SyncConflict: Sendable, Equatable {
   }
 }
 
-/// Which version `resolveConflict` keeps.
-public enum ConflictChoice: String, Sendable, CaseIterable {
-  /// The local version that lost: it replaces the item's rows and goes to the server next.
-  case local
-  /// The server's version, already stored: the conflict is dropped.
-  case server
-}
-
 @DatabaseActor
 extension AppointmentDAO {
   // MARK: - Calendars of an account

@@ -149,6 +149,31 @@ public struct SyncEngine: Sendable {
   static func endsAccount(_ error: CalDAVError) -> Bool { error.isUnavailable }
 }
 
+/// Sync items by UID and by href (compared whatever their percent-encoding).
+struct KnownItems {
+  private(set) var byUID: [String: SyncItem] = [:]
+  private var uidByHref: [String: String] = [:]
+
+  init(_ items: [SyncItem] = []) {
+    for item in items { set(item) }
+  }
+
+  func item(at href: String) -> SyncItem? {
+    uidByHref[CalendarRun.key(href)].flatMap { byUID[$0] }
+  }
+
+  mutating func set(_ item: SyncItem) {
+    remove(item.uid)
+    byUID[item.uid] = item
+    uidByHref[CalendarRun.key(item.href)] = item.uid
+  }
+
+  mutating func remove(_ uid: String) {
+    guard let old = byUID.removeValue(forKey: uid) else { return }
+    if uidByHref[CalendarRun.key(old.href)] == uid { uidByHref[CalendarRun.key(old.href)] = nil }
+  }
+}
+
 /// Why a calendar's sync stopped.
 enum SyncFailure: Error {
   case server(CalDAVError)
@@ -165,6 +190,9 @@ struct CalendarRun {
   /// Failures of single items (a 4xx on a PUT); the others went on.
   var itemErrors: [String] = []
   var itemsUnavailable = false
+  /// The store's sync items while the pull runs, kept up to date as it records them (read
+  /// once: a first sync of 10,000 events must not read them 10,000 times).
+  var known = KnownItems()
 
   init(engine: SyncEngine, client: CalDAVClient, remote: RemoteCalendar, local: CalendarInfo, summary: CalendarSummary)
   {
@@ -211,8 +239,8 @@ struct CalendarRun {
     }
     let listing = try await server { () async throws(CalDAVError) in try await client.list(remote.url) }
     let listed = Set(listing.map { Self.key($0.href) })
-    let known = try await run { () async throws(StoreError) in try await store.syncItems(calendarID: calendarID) }
-    let removed = known.filter { !listed.contains(Self.key($0.href)) }.map(\.href)
+    try await loadKnown()
+    let removed = known.byUID.values.filter { !listed.contains(Self.key($0.href)) }.map(\.href).sorted()
     try await apply(changed: listing, removed: removed)
     // The token of discovery (taken before the listing): a change after it shows next time.
     try await run { () async throws(StoreError) in
@@ -225,10 +253,9 @@ struct CalendarRun {
 
   /// Fetches the changed items whose ETag is not the one known, applies them, and the removals.
   mutating func apply(changed: [RemoteItem], removed: [String]) async throws(SyncFailure) {
-    let known = try await run { () async throws(StoreError) in try await store.syncItems(calendarID: calendarID) }
-    let byHref = Dictionary(known.map { (Self.key($0.href), $0) }, uniquingKeysWith: { first, _ in first })
+    try await loadKnown()
     let wanted = changed.filter { item in
-      guard let etag = byHref[Self.key(item.href)]?.etag, let listed = item.etag else { return true }
+      guard let etag = known.item(at: item.href)?.etag, let listed = item.etag else { return true }
       return etag != listed
     }.map(\.href)
     var fetched = 0
@@ -257,12 +284,11 @@ struct CalendarRun {
   /// The server's version of one object, read and applied by its UID (plan 15, pull step 3).
   mutating func pulled(_ object: RemoteObject) async throws(SyncFailure) {
     guard let (uid, appointments) = read(object) else { return }
-    let known = try await run { () async throws(StoreError) in try await store.syncItems(calendarID: calendarID) }
     // The object at this href held another UID before: that item is gone from the server.
-    if let previous = known.first(where: { Self.key($0.href) == Self.key(object.href) }), previous.uid != uid {
+    if let previous = known.item(at: object.href), previous.uid != uid {
       try await removed(previous)
     }
-    let item = known.first { $0.uid == uid }
+    let item = known.byUID[uid]
     let localItem = try await run { () async throws(StoreError) in
       try await store.localItem(calendarID: calendarID, uid: uid)
     }
@@ -298,6 +324,8 @@ struct CalendarRun {
         conflictIfChanged: conflictIfChanged
       )
     }
+    // Its base is the store's now (the new rows' text); the pull needs only where it is.
+    known.set(SyncItem(calendarID: calendarID, uid: uid, href: object.href, etag: object.etag, base: ""))
     switch outcome {
     case .added: summary.new += 1
     case .changed:
@@ -309,12 +337,12 @@ struct CalendarRun {
 
   /// An href the server no longer has (plan 15, pull step 4).
   mutating func removedOnServer(_ href: String) async throws(SyncFailure) {
-    let known = try await run { () async throws(StoreError) in try await store.syncItems(calendarID: calendarID) }
-    guard let item = known.first(where: { Self.key($0.href) == Self.key(href) }) else { return }
+    guard let item = known.item(at: href) else { return }
     try await removed(item)
   }
 
   mutating func removed(_ item: SyncItem) async throws(SyncFailure) {
+    known.remove(item.uid)
     let localItem = try await run { () async throws(StoreError) in
       try await store.localItem(calendarID: calendarID, uid: item.uid)
     }
@@ -375,6 +403,12 @@ struct CalendarRun {
     try await run { () async throws(StoreError) in
       try await store.recordPushed(calendarID: calendarID, uid: uid, href: href, etag: etag, base: base)
     }
+    known.set(SyncItem(calendarID: calendarID, uid: uid, href: href, etag: etag, base: base))
+  }
+
+  mutating func loadKnown() async throws(SyncFailure) {
+    let items = try await run { () async throws(StoreError) in try await store.syncItems(calendarID: calendarID) }
+    known = KnownItems(items)
   }
 
   // MARK: - Push

@@ -583,3 +583,46 @@ extension StoreError {
     message: "no calendar with id 00000000-0000-4000-8000-00000000dead"
   )
 }
+
+extension SyncStateTests {
+  @Test(
+    "appt's own text of what the user added, read back as a server's echo, is unchanged",
+    arguments: StoreKind.allCases
+  )
+  func echoOfLocalAdds(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let home = try await Self.calendar(dao)
+      var requests = [
+        AddRequest(title: "Dentist", start: december(3, 10), end: december(3, 11), note: "x-rays", location: "Rue 1"),
+        AddRequest(title: "Holiday", start: december(24), end: december(26), isAllDay: true),
+        AddRequest(
+          title: "Standup",
+          start: december(1, 9),
+          end: december(1, 9, 15),
+          recurrence: Recurrence(frequency: .weekly, weekdays: [.monday, .wednesday], count: 10)
+        ),
+      ]
+      for index in requests.indices { requests[index].calendar = home.name }
+      for request in requests { try await dao.addAppointment(request) }
+      let standup = try #require(try await dao.getAllAppointments().first { $0.title == "Standup" })
+      try await dao.editAppointment(
+        EditRequest(id: standup.id.description, title: "Standup, room B", occurrence: december(7))
+      )
+      let items = try await dao.localItems(calendarID: home.id)
+      #expect(items.count == 3)
+      for item in items {
+        let outcome = try await dao.applyServerItem(
+          calendarID: home.id,
+          uid: item.uid,
+          appointments: Self.read(item.ics),
+          href: "/h/\(item.uid).ics",
+          etag: nil,
+          conflictIfChanged: true
+        )
+        #expect(outcome == .unchanged, "\(item.rows.map(\.title))")
+      }
+      #expect(try await dao.localItems(calendarID: home.id) == items)
+      #expect(try await dao.conflicts().isEmpty)
+    }
+  }
+}

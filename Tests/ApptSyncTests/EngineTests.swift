@@ -100,7 +100,7 @@ struct Harness {
 
 @Suite("sync engine", .serialized)
 struct EngineTests {
-  static let kinds: [StoreKind] = [.fake]  // TEMP until the DAO is built
+  static let kinds = StoreKind.allCases
 
   @Test("first sync: the server's events come in, the local one goes out", arguments: kinds)
   func firstSync(kind: StoreKind) async throws {
@@ -397,9 +397,41 @@ struct EngineTests {
     #expect(hrefs == ["/cal/u/work/\(uid).ics"])
   }
 
+  @Test("a big first sync reports its progress, multiget by multiget", arguments: kinds)
+  func progress(kind: StoreKind) async throws {
+    let events = Events()
+    let server = FakeServer()
+    for index in 0..<250 {
+      await server.clientPut("work", "e\(index).ics", event("e\(index)", "Event \(index)", day: index % 28))
+    }
+    let local = kind.make()
+    let engine = SyncEngine(store: local.store, clock: testClock) { events.add($0) }
+    let client = CalDAVClient(baseURL: FakeServer.base, credentials: nil, transport: server)
+    let summaries = try await engine.sync(account: "acct", client: client)
+    #expect(summaries.first?.new == 250)
+    #expect(
+      events.all == [
+        .progress(calendar: "acct/Work", fetched: 100, total: 250),
+        .progress(calendar: "acct/Work", fetched: 200, total: 250),
+        .progress(calendar: "acct/Work", fetched: 250, total: 250),
+      ]
+    )
+    #expect(try await local.titles("acct/Work").count == 250)
+    // 100 objects or fewer: no progress line.
+    await server.clientPut("work", "e1.ics", event("e1", "Changed"))
+    _ = try await engine.sync(account: "acct", client: client)
+    #expect(events.all.count == 3)
+  }
+
   func calendarID(_ h: Harness) async throws -> String {
     try #require(try await h.local.store.remoteCalendars(account: "acct").first).id
   }
+}
+
+final class Events: Sendable {
+  private let stored = Mutex<[SyncEvent]>([])
+  func add(_ event: SyncEvent) { stored.withLock { $0.append(event) } }
+  var all: [SyncEvent] { stored.withLock { $0 } }
 }
 
 final class Notes: Sendable {

@@ -20,18 +20,35 @@ import Testing
     chmod(onPath, 0o755)
     #expect(SyncLauncher.locate(in: dir.path, path: "/nonexistent:\(other.path)") == onPath)
     let nextTo = dir.appendingPathComponent("appt-sync").path
-    #expect(FileManager.default.createFile(atPath: nextTo, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755]))
+    #expect(
+      FileManager.default.createFile(
+        atPath: nextTo,
+        contents: Data("#!/bin/sh\n".utf8),
+        attributes: [.posixPermissions: 0o755]
+      )
+    )
     #expect(SyncLauncher.locate(in: dir.path, path: other.path) == nextTo)
     #expect(SyncLauncher.locate(in: nil, path: "") == nil)
   }
 
   @Test func passesTheResolvedStoreAndSettings() {
     #expect(
-      SyncLauncher.arguments(database: .file(URL(fileURLWithPath: "/d/a.sqlite3")), config: "/c", json: true, accounts: ["w"])
+      SyncLauncher.arguments(
+        database: .file(URL(fileURLWithPath: "/d/a.sqlite3")),
+        config: "/c",
+        json: true,
+        accounts: ["w"]
+      )
         == ["--db", "/d/a.sqlite3", "--config", "/c", "--json", "--", "w"]
     )
     #expect(
-      SyncLauncher.arguments(database: .postgres(url: "postgresql://h/db"), config: "/c", json: false, quiet: true, accounts: [])
+      SyncLauncher.arguments(
+        database: .postgres(url: "postgresql://h/db"),
+        config: "/c",
+        json: false,
+        quiet: true,
+        accounts: []
+      )
         == ["--db", "postgresql://h/db", "--config", "/c", "--quiet"]
     )
     #expect(SyncLauncher.arguments(database: .inMemory, config: "/c", json: false, accounts: []) == nil)

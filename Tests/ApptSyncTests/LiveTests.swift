@@ -29,7 +29,9 @@ struct LiveServer: Sendable, CustomTestStringConvertible {
     if let url = environment["APPT_TEST_XANDIKOS_URL"].flatMap(URL.init(string:)) {
       servers.append(LiveServer(name: "Xandikos", url: url, username: nil, password: nil, caFile: nil))
     }
-    if let url = environment["APPT_TEST_HTTPS_URL"].flatMap(URL.init(string:)), let ca = environment["APPT_TEST_CA_FILE"] {
+    if let url = environment["APPT_TEST_HTTPS_URL"].flatMap(URL.init(string:)),
+      let ca = environment["APPT_TEST_CA_FILE"]
+    {
       servers.append(LiveServer(name: "Radicale (https)", url: url, username: user, password: password, caFile: ca))
     }
     return servers
@@ -66,7 +68,10 @@ func syncServersWhenRequired() {
 
 @Suite("sync engine against real servers", .enabled(if: !LiveServer.all.isEmpty), .serialized)
 struct LiveTests {
-  @Test("both ways: another client's event comes in whole; appt's edits and deletes go out", arguments: LiveServer.cases)
+  @Test(
+    "both ways: another client's event comes in whole; appt's edits and deletes go out",
+    arguments: LiveServer.cases
+  )
   func bothWays(server: LiveServer, kind: StoreKind) async throws {
     let local = kind.make()
     let engine = SyncEngine(store: local.store, clock: testClock)
@@ -111,7 +116,9 @@ struct LiveTests {
     #expect(try await sync().pushed == 1)
     let items = try await client.list(work.url)
     #expect(!items.contains { $0.href.contains(mine) })
-    let theirsItem = try #require(try await local.store.syncItems(calendarID: try calendarID(local)).first { $0.uid == theirs })
+    let theirsItem = try #require(
+      try await local.store.syncItems(calendarID: try calendarID(local)).first { $0.uid == theirs }
+    )
     try await client.delete(theirsItem.href, ifMatch: nil)
     #expect(try await sync().deleted == 1)
     #expect(try await local.titles(calendar)[theirs] == nil)

@@ -21,11 +21,14 @@ struct Ran {
 }
 
 /// Runs `program` with `arguments` and `environment` (on top of a small fixed one).
-func run(_ program: URL, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> Ran {
+func run(_ program: URL, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> Ran
+{
   let process = Process()
   process.executableURL = program
   process.arguments = arguments
-  var env = ["PATH": "/usr/bin:/bin", "SWIFT_BACKTRACE": "interactive=no", "TZ": "Europe/Berlin", "HOME": "/nonexistent"]
+  var env = [
+    "PATH": "/usr/bin:/bin", "SWIFT_BACKTRACE": "interactive=no", "TZ": "Europe/Berlin", "HOME": "/nonexistent",
+  ]
   env.merge(environment) { _, new in new }
   process.environment = env
   let out = Pipe()
@@ -149,7 +152,9 @@ struct ProgramTests {
 
   @Test func unreachableServerExits3NamingTheAccountAndURL() throws {
     let port = try closedPort()
-    try withFiles("[account work]\nurl = http://127.0.0.1:\(port)/dav/\nusername = u\npassword_command = echo pw\ntimeout = 5s\n") {
+    try withFiles(
+      "[account work]\nurl = http://127.0.0.1:\(port)/dav/\nusername = u\npassword_command = echo pw\ntimeout = 5s\n"
+    ) {
       db,
       config,
       _ in
