@@ -124,7 +124,8 @@ public struct SyncEngine: Sendable {
     }
     var summaries: [CalendarSummary] = []
     for calendar in known {
-      var summary = CalendarSummary(account: account, calendar: calendar.name, url: url)
+      let calendarURL = calendar.remoteURL.flatMap(URL.init(string:)).map(displayURL) ?? url
+      var summary = CalendarSummary(account: account, calendar: calendar.name, url: calendarURL)
       fail(&summary, error)
       summary.pending = try await store.pendingChanges(calendarID: calendar.id)
       summaries.append(summary)

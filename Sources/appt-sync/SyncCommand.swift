@@ -205,14 +205,14 @@ enum SyncCommand {
   /// One calendar's line (stdout), its failure (stderr), or its JSON object.
   static func report(_ summary: CalendarSummary, json: Bool, quiet: Bool, formatter: AppointmentFormatter) {
     let name = TextSafety.escapingControls(summary.calendar ?? summary.account)
+    // A failure is said on stderr in either mode (as appt says its errors); --json also has
+    // it in the object.
+    if let error = summary.error { Output.err("appt: \(name): \(TextSafety.escapingControls(error))") }
     if json {
       Output.out(jsonObject(summary, formatter: formatter) + "\n")
       return
     }
-    if let error = summary.error {
-      Output.err("appt: \(name): \(error)")
-      return
-    }
+    if summary.error != nil { return }
     guard !quiet else { return }
     Output.out(
       "\(name): ↓ \(summary.new) new, \(summary.changed) changed, \(summary.deleted) deleted; ↑ \(summary.pushed);"

@@ -4,23 +4,42 @@
 
 import ApptCalDAV
 import ApptCore
-import ApptStore
 import ApptSync
 import Foundation
 import Synchronization
 import Testing
 
+@testable import ApptStore
+
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
   case fake
   case sqlite
+  /// The throwaway server of Tests/pg/with-server.sh (APPT_TEST_PG), a database per test.
+  case postgres
   var testDescription: String { rawValue }
 
-  func make() -> any TestStore {
+  /// The stores there are: PostgreSQL only under its test server.
+  static var available: [StoreKind] {
+    [.fake, .sqlite] + (ProcessInfo.processInfo.environment["APPT_TEST_PG"].map { $0.isEmpty ? [] : [.postgres] } ?? [])
+  }
+
+  func make() throws -> any TestStore {
     switch self {
     case .fake: FakeStore()
-    case .sqlite: DAOTestStore()
+    case .sqlite: DAOTestStore(location: .inMemory)
+    case .postgres: DAOTestStore(location: .postgres(url: try postgresDatabase()))
     }
   }
+}
+
+/// A new empty database on the APPT_TEST_PG server; its URL.
+func postgresDatabase() throws -> String {
+  let server = try #require(ProcessInfo.processInfo.environment["APPT_TEST_PG"])
+  var components = try #require(URLComponents(string: server))
+  let name = "appt_sync_test_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+  try PostgresConnection(url: server).execute("CREATE DATABASE \(name)")
+  components.path = "/\(name)"
+  return try #require(components.string)
 }
 
 /// A server event as another client writes it.
@@ -50,9 +69,9 @@ struct Harness {
   let engine: SyncEngine
   static let calendar = "acct/Work"
 
-  init(_ kind: StoreKind, server: FakeServer = FakeServer()) {
+  init(_ kind: StoreKind, server: FakeServer = FakeServer()) throws {
     self.server = server
-    local = kind.make()
+    local = try kind.make()
     engine = SyncEngine(store: local.store, clock: testClock)
   }
 
@@ -100,11 +119,11 @@ struct Harness {
 
 @Suite("sync engine", .serialized)
 struct EngineTests {
-  static let kinds = StoreKind.allCases
+  static let kinds = StoreKind.available
 
   @Test("first sync: the server's events come in, the local one goes out", arguments: kinds)
   func firstSync(kind: StoreKind) async throws {
-    let h = Harness(kind)
+    let h = try Harness(kind)
     await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
     await h.server.clientPut("work", "b.ics", event("b", "Beta"))
     let first = try await h.good()
@@ -123,7 +142,7 @@ struct EngineTests {
 
   @Test("a sync with no change makes only discovery and the token exchange", arguments: kinds)
   func noChange(kind: StoreKind) async throws {
-    let h = Harness(kind)
+    let h = try Harness(kind)
     await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
     _ = try await h.local.addLocal("personal", title: "not synced", day: 2)
     try await h.good()
@@ -142,7 +161,7 @@ struct EngineTests {
 
   @Test("pull: new, changed and deleted on the server", arguments: kinds)
   func pull(kind: StoreKind) async throws {
-    let h = Harness(kind)
+    let h = try Harness(kind)
     await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
     await h.server.clientPut("work", "b.ics", event("b", "Beta"))
     try await h.good()
@@ -156,7 +175,7 @@ struct EngineTests {
 
   @Test("push: local creates, edits and deletes reach the server", arguments: kinds)
   func push(kind: StoreKind) async throws {
-    let h = Harness(kind)
+    let h = try Harness(kind)
     await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
     await h.server.clientPut("work", "b.ics", event("b", "Beta"))
     try await h.good()
@@ -172,7 +191,7 @@ struct EngineTests {
 
   @Test("changed on both sides: the server's version is kept, the local one is a conflict", arguments: kinds)
   func conflict(kind: StoreKind) async throws {
-    let h = Harness(kind)
+    let h = try Harness(kind)
     await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
     try await h.good()
     await h.server.clientPut("work", "a.ics", event("a", "Server's"))
@@ -186,7 +205,7 @@ struct EngineTests {
 
   @Test("the same change on both sides is no conflict", arguments: kinds)
   func sameChange(kind: StoreKind) async throws {
-    let h = Harness(kind)
+    let h = try Harness(kind)
     await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
     try await h.good()
     try await h.local.editLocal(Harness.calendar, uid: "a", title: "Both")
@@ -201,7 +220,7 @@ struct EngineTests {
 
   @Test("deleted here, edited there: the edit comes back", arguments: kinds)
   func deleteHereEditThere(kind: StoreKind) async throws {
-    let h = Harness(kind)
+    let h = try Harness(kind)
     await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
     try await h.good()
     try await h.local.deleteLocal(Harness.calendar, uid: "a")
@@ -214,7 +233,7 @@ struct EngineTests {
 
   @Test("edited here, deleted there: the edit goes back to the server", arguments: kinds)
   func editHereDeleteThere(kind: StoreKind) async throws {
-    let h = Harness(kind)
+    let h = try Harness(kind)
     await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
     try await h.good()
     try await h.local.editLocal(Harness.calendar, uid: "a", title: "Edited here")
@@ -227,7 +246,7 @@ struct EngineTests {
 
   @Test("412 on PUT: the server's edit made meanwhile is kept, ours a conflict", arguments: kinds)
   func preconditionOnPut(kind: StoreKind) async throws {
-    let h = Harness(kind)
+    let h = try Harness(kind)
     let href = await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
     try await h.good()
     try await h.local.editLocal(Harness.calendar, uid: "a", title: "Mine")
@@ -244,7 +263,7 @@ struct EngineTests {
 
   @Test("412 on PUT with the server's content unchanged (a new ETag only): sent again", arguments: kinds)
   func preconditionOnPutRetried(kind: StoreKind) async throws {
-    let h = Harness(kind)
+    let h = try Harness(kind)
     let href = await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
     try await h.good()
     try await h.local.editLocal(Harness.calendar, uid: "a", title: "Mine")
@@ -260,7 +279,7 @@ struct EngineTests {
 
   @Test("412 on DELETE: the server's edit comes back", arguments: kinds)
   func preconditionOnDelete(kind: StoreKind) async throws {
-    let h = Harness(kind)
+    let h = try Harness(kind)
     let href = await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
     try await h.good()
     try await h.local.deleteLocal(Harness.calendar, uid: "a")
@@ -277,7 +296,7 @@ struct EngineTests {
 
   @Test("a PUT whose answer was lost: the next sync finds it by UID, no duplicate", arguments: kinds)
   func lostPutAnswer(kind: StoreKind) async throws {
-    let h = Harness(kind)
+    let h = try Harness(kind)
     try await h.good()
     let uid = try await h.local.addLocal(Harness.calendar, title: "Mine", day: 2)
     await h.server.setFaults { _, request in request.method == "PUT" ? .lostAnswer : nil }
@@ -294,7 +313,7 @@ struct EngineTests {
 
   @Test("the same event made on both sides (If-None-Match fails): one copy, no duplicate", arguments: kinds)
   func createdOnBothSides(kind: StoreKind) async throws {
-    let h = Harness(kind)
+    let h = try Harness(kind)
     try await h.good()
     let uid = try await h.local.addLocal(Harness.calendar, title: "Mine", day: 2)
     let mine = try #require(try await h.local.store.localItem(calendarID: calendarID(h), uid: uid))
@@ -316,7 +335,7 @@ struct EngineTests {
       (.status(404), "MULTIGET", false),
     ]
     for (fault, method, unavailable) in faults {
-      let h = Harness(kind)
+      let h = try Harness(kind)
       await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
       try await h.good()
       await h.server.clientPut("work", "b.ics", event("b", "Beta"))
@@ -340,7 +359,7 @@ struct EngineTests {
 
   @Test("a refused sync token, or no sync-collection at all: an ETag listing", arguments: kinds)
   func listingFallback(kind: StoreKind) async throws {
-    let h = Harness(kind)
+    let h = try Harness(kind)
     await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
     await h.server.clientPut("work", "b.ics", event("b", "Beta"))
     try await h.good()
@@ -360,7 +379,7 @@ struct EngineTests {
   func calendarsOfTheAccount(kind: StoreKind) async throws {
     let server = FakeServer(calendars: ["work", "home"])
     await server.addCollection("tasks", components: ["VTODO"])
-    let h = Harness(kind, server: server)
+    let h = try Harness(kind, server: server)
     let summaries = try await h.sync()
     #expect(summaries.map(\.calendar) == ["acct/Work", "acct/Home"])
     #expect(summaries.allSatisfy { $0.error == nil })
@@ -370,7 +389,7 @@ struct EngineTests {
   func unreadableObject(kind: StoreKind) async throws {
     let notes = Notes()
     let server = FakeServer()
-    let local = kind.make()
+    let local = try kind.make()
     let engine = SyncEngine(store: local.store, clock: testClock) { notes.add($0) }
     await server.clientPut(
       "work",
@@ -389,7 +408,7 @@ struct EngineTests {
 
   @Test("the engine's href for a UID is percent-encoded under the calendar", arguments: kinds)
   func hrefOfNewItems(kind: StoreKind) async throws {
-    let h = Harness(kind)
+    let h = try Harness(kind)
     try await h.good()
     let uid = try await h.local.addLocal(Harness.calendar, title: "Mine", day: 2)
     try await h.good()
@@ -404,7 +423,7 @@ struct EngineTests {
     for index in 0..<250 {
       await server.clientPut("work", "e\(index).ics", event("e\(index)", "Event \(index)", day: index % 28))
     }
-    let local = kind.make()
+    let local = try kind.make()
     let engine = SyncEngine(store: local.store, clock: testClock) { events.add($0) }
     let client = CalDAVClient(baseURL: FakeServer.base, credentials: nil, transport: server)
     let summaries = try await engine.sync(account: "acct", client: client)

@@ -209,8 +209,8 @@ struct DAOTestStore: TestStore {
   let dao: AppointmentDAO
   var store: any SyncStore { DAOSyncStore(dao: dao) }
 
-  init() {
-    dao = AppointmentDAO(location: .inMemory, clock: testClock)
+  init(location: DatabaseConfiguration.Location) {
+    dao = AppointmentDAO(location: location, clock: testClock)
   }
 
   func rows(_ calendar: String) async throws -> [Appointment] {
