@@ -607,7 +607,6 @@ conflict_both_edited() {
     setup "$1" "$2" || return
     peer create "$CAL" c-keep-local --summary "Meeting" >/dev/null
     peer create "$CAL" c-keep-server --summary "Call" >/dev/null
-    peer create "$CAL" c-same --summary "Same change" >/dev/null
     sync_ok "the first sync"
     peer edit "$CAL" c-keep-local SUMMARY="Meeting (server)"
     peer edit "$CAL" c-keep-server SUMMARY="Call (server)" LOCATION="Phone"
@@ -619,8 +618,7 @@ conflict_both_edited() {
     local listed
     listed=$(server_list | titles_of)
     check_eq "Call (server)
-Meeting (server)
-Same change" "$listed" "the server's versions stay on the server"
+Meeting (server)" "$listed" "the server's versions stay on the server"
     check_same_sets
     a conflicts
     check_status 0 "conflicts"
@@ -647,21 +645,27 @@ for line in sys.stdin:
     a resolve "${c_call:0:8}" --keep server
     check_status 1 "resolving it twice"
     check_contains "$ERR" "no conflict with id ${c_call:0:8}" "names the id"
-    a conflicts
+    a --json conflicts
     check_eq "" "$OUT" "no conflicts left"
     sync_ok "the sync after resolving"
     check_summary 0 0 0 1 0
     listed=$(server_list | titles_of)
     check_eq "Call (server)
-Meeting (local)
-Same change" "$listed" "the kept local version went out; the server's stayed"
+Meeting (local)" "$listed" "the kept local version went out; the server's stayed"
     check_same_sets
-    # the same change on both sides is no conflict
-    peer edit "$CAL" c-same SUMMARY="Same change, twice" # SEQUENCE + 1, as appt's edit does
+}
+
+# The same change made on both sides (the title, and SEQUENCE + 1 as both appt and a phone
+# do) is no conflict: the plan's "`.unchanged` means both sides made the same change".
+same_change_twice() {
+    setup "$1" "$2" || return
+    peer create "$CAL" c-same --summary "Same change" >/dev/null
+    sync_ok "the first sync"
+    peer edit "$CAL" c-same SUMMARY="Same change, twice"
     a edit "$(local_id "Same change")" --title "Same change, twice"
     sync_ok "the same change on both sides"
     check_contains "$(summary_line)" "; 0 conflicts" "the same change is no conflict"
-    a conflicts
+    a --json conflicts
     check_eq "" "$OUT" "no conflict for the same change"
     check_same_sets
 }
@@ -683,7 +687,7 @@ delete_against_edit() {
     check_eq "Edited in appt, v2
 Edited on the server, v2" "$listed" "both edits won over the deletes"
     check_same_sets
-    a conflicts
+    a --json conflicts
     check_eq "" "$OUT" "no conflicts"
     sync_ok "one more"
     check_summary 0 0 0 0 0
@@ -815,6 +819,8 @@ kill_nine_points() {
     done
     n_local=8
     sync_ok "the sync that sends appt's first eight"
+    : >"$T/journal"
+    for key in "${!lids[@]}"; do echo "start: $key is ${lids[$key]}" >>"$T/journal"; done
     while ((kills < 20 && round < 40)); do
         round=$((round + 1))
         # changes on the server: two new, an edit, a delete (of the peer's own events)
@@ -841,6 +847,7 @@ kill_nine_points() {
             fi
         } >"$T/ops"
         peer batch "$CAL" <"$T/ops" || fail "peer batch in round $round"
+        sed "s/^/round $round: peer: /" "$T/ops" >>"$T/journal"
         # changes in appt: three new, an edit, a delete (of appt's own events)
         for i in 1 2 3; do
             n_local=$((n_local + 1))
@@ -848,6 +855,7 @@ kill_nine_points() {
             id=$(json_id)
             lids[L-$n_local]=$id
             model[L-$n_local]="L$n_local v0"
+            echo "round $round: appt: add L$n_local v0 ($id)" >>"$T/journal"
         done
         if ((${#local_keys[@]} > 2)); then
             key=${local_keys[RANDOM % ${#local_keys[@]}]}
@@ -855,10 +863,12 @@ kill_nine_points() {
             a edit "${lids[$key]}" --title "$title"
             [[ $STATUS == 0 ]] && model[$key]=$title
             [[ $STATUS == 0 ]] || fail "round $round: edit ${lids[$key]}: $ERR"
+            echo "round $round: appt: edit $key (${lids[$key]}) -> $title" >>"$T/journal"
             local victim=${local_keys[RANDOM % ${#local_keys[@]}]}
             if [[ $victim != "$key" ]]; then
                 a delete "${lids[$victim]}"
                 [[ $STATUS == 0 ]] || fail "round $round: delete ${lids[$victim]}: $ERR"
+                echo "round $round: appt: delete $victim (${lids[$victim]}, ${model[$victim]})" >>"$T/journal"
                 unset "model[$victim]"
             fi
         fi
@@ -880,7 +890,10 @@ kill_nine_points() {
             wait "$pid"
             local rc=$?
             [[ $rc == 0 ]] || fail "round $round: the sync (not killed: it made fewer than $k requests) exited $rc: $(cat "$T/round.err")"
+            echo "round $round: the sync ended before request $k (exit $rc): $(tr '\n' ' ' <"$T/round.out")" >>"$T/journal"
         fi
+        proxy_requests "$mark" | sed "s/^/round $round: request: /" >>"$T/journal"
+        [[ -n $paused ]] && echo "killed: $last_point" >>"$T/journal"
         proxy_rules
         local dups
         dups=$(peer dups "$CAL")
@@ -888,7 +901,7 @@ kill_nine_points() {
     done
     check_eq 20 "$kills" "20 kill points (in $round rounds)"
     sync_ok "the sync after the last kill"
-    a conflicts
+    a --json conflicts
     check_eq "" "$OUT" "no conflicts (no event was changed on both sides)"
     local expected server local
     expected=$(for key in "${!model[@]}"; do echo "${model[$key]}"; done | sort)
@@ -902,6 +915,8 @@ kill_nine_points() {
     if ((E2E_SCENARIO_FAILED)); then
         printf '    kill points (APPT_SYNC_KILL_SEED=%s):\n' "$KILL_SEED"
         printf '      %s\n' "${points[@]}"
+        printf '    what each round did (appt ids, the peer'"'"'s lines, the requests of its sync):\n'
+        sed 's/^/      /' "$T/journal"
     fi
 }
 
@@ -996,7 +1011,7 @@ Local 2
 Local 3
 Local 4" "$(server_list | titles_of)" "every event once on the server"
     check_same_sets
-    a conflicts
+    a --json conflicts
     check_eq "" "$OUT" "no conflicts"
     sync_ok "one more"
     check_summary 0 0 0 0 0
@@ -1120,7 +1135,7 @@ run() { # SCENARIO SERVER ENGINE
     run_scenario "$name"
 }
 
-ALL=(peer_events_arrive appt_events_arrive edits_both_ways conflict_both_edited delete_against_edit
+ALL=(peer_events_arrive appt_events_arrive edits_both_ways conflict_both_edited same_change_twice delete_against_edit
     server_killed_pull kill_nine_points precondition_failed server_errors unauthorized malformed_bodies
     silent_server offline_changes_wait command_line)
 PG_SUBSET=(peer_events_arrive edits_both_ways conflict_both_edited kill_nine_points server_errors)
