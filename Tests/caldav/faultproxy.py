@@ -36,15 +36,16 @@ first rule that matches and may fire decides; its "action" is one of
                (default 3600), then close it
   "drop"       close the connection without an answer ("forward": true forwards first)
   "pause"      log {"event": "paused"} and hold the request until the control file changes,
-               then carry on; "when": "before" (default: not yet forwarded) or "after"
-               (forwarded, the server acted, the answer held back)
+               then carry on; "when": "before" (default: not yet forwarded; if the client is
+               gone by then, it never is: {"event": "dropped"}) or "after" (forwarded, the
+               server acted, the answer held back)
 
 Every request is one JSON line in the log: seq (since start), n (since the rules were read),
 method, path, depth, kind (the body: "-" none, "ics" iCalendar, the XML root element's name
 such as "propfind", "sync-collection", "calendar-multiget", or "data"), if_match,
 if_none_match, auth (whether credentials were sent; never their value), status (what the
 client got, null if nothing), action (the rule's, or "forward"). Events are lines with
-"event" (paused, released, upstream-down).
+"event" (paused, released, dropped, silence, upstream-down).
 """
 import http.client
 import http.server
@@ -275,6 +276,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
 
+    def _client_gone(self):
+        """Whether the client has closed its end (a held request's client was killed)."""
+        import select
+
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            if not readable:
+                return False
+            return self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
     def _hold_until_released(self, generation):
         while not self.server.control.changed_since(generation):
             if self.server.stopping.wait(0.02):
@@ -308,6 +321,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.server.log.event("paused", seq=self._seq, n=n, when=when, method=self.command, path=request["path"])
                 if when == "before":
                     self._hold_until_released(generation)
+                    if self._client_gone():
+                        # the client died while its request was held: it never reaches the
+                        # server ("before" means exactly that)
+                        self.server.log.event("dropped", seq=self._seq)
+                        self.close_connection = True
+                        return
                     result = self._forward(body)
                 else:
                     result = self._forward(body)

@@ -22,6 +22,9 @@
 # Python's caldav) talks to the server directly, never through the proxy, so the proxy's log
 # holds appt-sync's requests only.
 #
+# APPT_SYNC_KEEP=DIR keeps a failed kill_nine_points scenario's temp dir (store, server, proxy
+# log, journal) in DIR.
+#
 # Fault scenarios: the server killed in the middle of a 1,000-event first sync (pull, and
 # push on Radicale) then restarted; appt-sync kill -9'd at 20 points drawn from a seeded RNG
 # (APPT_SYNC_KILL_SEED, default 14), exact because the proxy pauses at that request (before
@@ -900,7 +903,10 @@ kill_nine_points() {
         [[ -z $dups ]] || fail "round $round (last kill: $last_point): a UID twice on the server: $dups"
     done
     check_eq 20 "$kills" "20 kill points (in $round rounds)"
+    local mark
+    mark=$(proxy_mark)
     sync_ok "the sync after the last kill"
+    { echo "last sync: $OUT $ERR"; proxy_requests "$mark" | sed "s/^/last sync: request: /"; } >>"$T/journal"
     a --json conflicts
     check_eq "" "$OUT" "no conflicts (no event was changed on both sides)"
     local expected server local
@@ -917,7 +923,72 @@ kill_nine_points() {
         printf '      %s\n' "${points[@]}"
         printf '    what each round did (appt ids, the peer'"'"'s lines, the requests of its sync):\n'
         sed 's/^/      /' "$T/journal"
+        if [[ -n ${APPT_SYNC_KEEP:-} ]]; then
+            mkdir -p "$APPT_SYNC_KEEP" && cp -r "$T" "$APPT_SYNC_KEEP/" && echo "    kept in $APPT_SYNC_KEEP/$(basename "$T")"
+        fi
     fi
+}
+
+# kill_at_push WHAT: a sync held right after its first PUT reached the server (the server
+# stored it, the answer is held back) and kill -9'd there.
+kill_at_push() {
+    proxy_rules '{"rules": [{"method": "PUT", "nth": 1, "action": "pause", "when": "after"}]}'
+    local mark pid
+    mark=$(proxy_mark)
+    "$APPT" --db "$STORE" sync >"$T/killed.out" 2>"$T/killed.err" &
+    pid=$!
+    if wait_paused "$pid" "$mark" >/dev/null; then
+        kill -9 "$pid"
+    else
+        fail "$1: the sync made no PUT"
+    fi
+    wait "$pid" 2>/dev/null
+    proxy_rules
+}
+
+# The kill -9 points that matter most, one by one: appt's PUT reached the server but appt was
+# killed before the answer, and then the event changed again in appt before the next sync.
+# That change is appt's own and must win: a delete stays deleted, a second edit goes out (no
+# conflict with appt's own first edit).
+interrupted_push_then_change() {
+    setup "$1" "$2" || return
+    sync_ok "the first sync (makes the local calendar)"
+    # made in appt, its create's answer lost, then deleted in appt
+    a --json add "Made, then deleted" --at "2026-12-17 09:00" -c "$ACCOUNT/Work"
+    local made
+    made=$(json_id)
+    kill_at_push "the create"
+    check_contains "$(server_list)" "Made, then deleted" "the server stored the create"
+    a delete "$made"
+    check_status 0 "delete"
+    sync_ok "the sync after the delete"
+    check_not_contains "$(server_list)" "Made, then deleted" "appt's delete went out (the create's answer was lost)"
+    check_not_contains "$(local_list)" "Made, then deleted" "and it did not come back"
+    # synced, edited in appt, the edit's answer lost, then deleted in appt
+    a --json add "Edited" --at "2026-12-17 10:00" -c "$ACCOUNT/Work"
+    local edited
+    edited=$(json_id)
+    sync_ok "the sync of Edited"
+    a edit "$edited" --title "Edited, v2"
+    kill_at_push "the edit"
+    check_contains "$(server_list)" "Edited, v2" "the server stored the edit"
+    a delete "$edited"
+    sync_ok "the sync after the delete"
+    check_not_contains "$(server_list)" "Edited" "appt's delete went out (the edit's answer was lost)"
+    check_not_contains "$(local_list)" "Edited" "and it did not come back"
+    # synced, edited in appt, the edit's answer lost, edited again in appt
+    a --json add "Twice" --at "2026-12-17 11:00" -c "$ACCOUNT/Work"
+    local twice
+    twice=$(json_id)
+    sync_ok "the sync of Twice"
+    a edit "$twice" --title "Twice, v2"
+    kill_at_push "the first edit"
+    a edit "$twice" --title "Twice, v3"
+    sync_ok "the sync after the second edit"
+    check_contains "$(server_list | titles_of)" "Twice, v3" "appt's second edit went out"
+    a --json conflicts
+    check_eq "" "$OUT" "appt's own first edit is no conflict"
+    check_same_sets
 }
 
 # 412: a real race (the peer changes the event between appt's pull and its PUT, and creates
@@ -1136,9 +1207,9 @@ run() { # SCENARIO SERVER ENGINE
 }
 
 ALL=(peer_events_arrive appt_events_arrive edits_both_ways conflict_both_edited same_change_twice delete_against_edit
-    server_killed_pull kill_nine_points precondition_failed server_errors unauthorized malformed_bodies
+    server_killed_pull kill_nine_points interrupted_push_then_change precondition_failed server_errors unauthorized malformed_bodies
     silent_server offline_changes_wait command_line)
-PG_SUBSET=(peer_events_arrive edits_both_ways conflict_both_edited kill_nine_points server_errors)
+PG_SUBSET=(peer_events_arrive edits_both_ways conflict_both_edited kill_nine_points interrupted_push_then_change server_errors)
 
 for server in radicale xandikos; do
     for s in "${ALL[@]}"; do run "$s" "$server" sqlite; done
