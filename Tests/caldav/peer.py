@@ -55,6 +55,7 @@ and so are VTIMEZONE components and the calendar's own properties (PRODID, VERSI
 X-WR-CALNAME...). A duplicate component shows as its lines twice. --ignore leaves out more
 properties by name (e.g. LAST-MODIFIED,SEQUENCE).
 
+APPT_CALDAV_TIMEOUT is how many seconds a request may take (default 60).
 Credentials come from APPT_CALDAV_USER / APPT_CALDAV_PASSWORD (none when unset), a CA file
 from APPT_CALDAV_CA_FILE; never from the command line (it shows in `ps`). An HTTP failure is
 one line on stderr and exit 1.
@@ -87,6 +88,10 @@ def client(url):
     )
 
 
+# seconds a request may take (APPT_CALDAV_TIMEOUT; a server's first scan of 10,000 files is slow)
+TIMEOUT = float(os.environ.get("APPT_CALDAV_TIMEOUT") or 60)
+
+
 class Failure(Exception):
     pass
 
@@ -107,8 +112,8 @@ class Raw:
         port = self.url.port
         if self.url.scheme == "https":
             context = ssl.create_default_context(cafile=os.environ.get("APPT_CALDAV_CA_FILE") or None)
-            return http.client.HTTPSConnection(host, port or 443, timeout=60, context=context)
-        return http.client.HTTPConnection(host, port or 80, timeout=60)
+            return http.client.HTTPSConnection(host, port or 443, timeout=TIMEOUT, context=context)
+        return http.client.HTTPConnection(host, port or 80, timeout=TIMEOUT)
 
     def request(self, method, path, body=None, headers=None):
         headers = dict(headers or {})
