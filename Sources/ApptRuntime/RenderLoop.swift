@@ -35,17 +35,34 @@ public final class RenderLoop {
   private let executor: CommandExecutor
   /// How often the clock ticks (the now marker moves, "today" changes at midnight).
   private let tickInterval: Duration
+  /// Runs `appt-sync` with the arguments given (`SyncLauncher.run` unless a test gives one).
+  private let syncRunner: SyncRunner
+  /// How long a `.scheduleSync(after:)` waits (the seconds as they are, unless a test says).
+  private let syncDelay: @Sendable (TimeInterval) -> Duration
+  /// The one sync timer (`.scheduleSync` replaces it).
+  private var syncTimer: Task<Void, Never>?
+
+  /// What runs the sync program: its arguments in, its exit status and output out.
+  public typealias SyncRunner = @Sendable ([String]) async -> (status: Int32, stdout: String, stderr: String)
+
+  /// Background syncs started and ended (tests wait for these).
+  public private(set) var syncsStarted = 0
+  public private(set) var syncsFinished = 0
 
   public init(
     dao: AppointmentDAO,
     terminal: any Terminal,
     environment: Environment,
-    tickInterval: Duration = .seconds(20)
+    tickInterval: Duration = .seconds(20),
+    syncRunner: SyncRunner? = nil,
+    syncDelay: @escaping @Sendable (TimeInterval) -> Duration = { .milliseconds(Int64($0 * 1000)) }
   ) {
     self.dao = dao
     self.terminal = terminal
     self.environment = environment
     self.tickInterval = tickInterval
+    self.syncRunner = syncRunner ?? { arguments in await SyncLauncher.run(arguments: arguments) }
+    self.syncDelay = syncDelay
     executor = CommandExecutor(dao: dao, clock: environment.clock, json: false, settings: environment.settings)
     (inbox, inboxInput) = AsyncStream.makeStream(of: Message.self)
     (state, startEffects) = UI.start(size: terminal.size, environment: environment)
@@ -59,6 +76,7 @@ public final class RenderLoop {
       monthObservation?.cancel()
       calendarsObservation?.cancel()
       ticker?.cancel()
+      syncTimer?.cancel()
       terminal.stop()
     }
     // A real terminal knows its size once started.
@@ -146,9 +164,96 @@ public final class RenderLoop {
       runCommand(line)
     case .setCalendarShown(let name, let shown):
       runStoreCall { dao throws(StoreError) in .calendarShown(try await dao.setCalendarShown(name, shown)) }
+    case .runSync:
+      runSync()
+    case .scheduleSync(let seconds):
+      syncTimer?.cancel()
+      let delay = syncDelay(seconds)
+      syncTimer = Task { [weak self] in
+        do {
+          try await Task.sleep(for: delay)
+        } catch {
+          return  // replaced by a newer timer, or the loop ended
+        }
+        self?.send(.syncDue)
+      }
     case .quit:
       break  // handled by perform(_:), which ends the loop; its defer cancels the observations
     }
+  }
+
+  /// Runs `appt-sync --json --quiet` on the calendar's store and settings file as a child,
+  /// off the main actor (keys go on being handled), and sends how it went: the outcome by
+  /// its exit status, the changes still waiting as its JSON lines say (the store's count
+  /// when it printed none), the conflicts as the store holds them.
+  private func runSync() {
+    syncsStarted += 1
+    let clock = environment.clock
+    let config =
+      environment.settings.source?.path
+      ?? SettingsSource.locate(option: nil, environment: ProcessInfo.processInfo.environment).path
+    let arguments = SyncLauncher.arguments(
+      database: dao.database.configuration.location,
+      config: config,
+      json: true,
+      quiet: true,
+      accounts: []
+    )
+    let runner = syncRunner
+    let dao = self.dao
+    Task { [weak self] in
+      let report: SyncReport
+      if let arguments {
+        let result = await runner(arguments)
+        report = await Self.syncReport(result, dao: dao, at: clock.now)
+      } else {
+        report = SyncReport(
+          outcome: .failed("sync needs a database file or a PostgreSQL database"),
+          finished: clock.now
+        )
+      }
+      self?.syncsFinished += 1
+      self?.send(.syncFinished(report))
+    }
+  }
+
+  /// What a run of the sync program said, with the store's conflicts.
+  static func syncReport(
+    _ result: (status: Int32, stdout: String, stderr: String),
+    dao: AppointmentDAO,
+    at now: Date
+  ) async -> SyncReport {
+    var pending: Int?
+    /// The part of a calendar's JSON line (`appt-sync --json`) the status line uses.
+    struct CalendarLine: Decodable { var pending: Int? }
+    for line in result.stdout.split(separator: "\n") {
+      let decoded = try? JSONDecoder().decode(CalendarLine.self, from: Data(line.utf8))  // ok: not a calendar's line
+      guard let count = decoded?.pending else { continue }
+      pending = (pending ?? 0) + count
+    }
+    var conflicts = 0
+    do throws(StoreError) {
+      conflicts = try await dao.conflicts().count
+      if pending == nil, result.status != 0 {
+        var waiting = 0
+        for calendar in try await dao.calendars() where calendar.source == "caldav" {
+          waiting += try await dao.pendingChanges(calendarID: calendar.id)
+        }
+        pending = waiting
+      }
+    } catch {
+      return SyncReport(outcome: .failed(error.description), finished: now)
+    }
+    let said = result.stderr.split(separator: "\n").first.map { line in
+      line.hasPrefix("appt: ") ? String(line.dropFirst(6)) : String(line)
+    }
+    let outcome: SyncReport.Outcome
+    switch result.status {
+    case 0: outcome = .synced
+    case 3: outcome = .offline
+    default: outcome = .failed(said ?? "appt-sync exited with status \(result.status)")
+    }
+    return SyncReport(outcome: outcome, finished: now, pending: pending ?? 0, conflicts: conflicts)
   }
 
   /// Carries out an edit. An occurrence edited as the whole series moves the series' start by

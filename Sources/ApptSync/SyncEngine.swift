@@ -75,6 +75,15 @@ public struct SyncEngine: Sendable {
     }
     var summaries: [CalendarSummary] = []
     var stop: CalDAVError?
+    let found = Set(discovery.calendars.map(\.url.absoluteString))
+    for gone in try await store.remoteCalendars(account: account) where !found.contains(gone.remoteURL ?? "") {
+      report(
+        .note(
+          "\(gone.name): the server no longer has this calendar; it is kept here, unsynced"
+            + " ('appt calendar delete' removes it)"
+        )
+      )
+    }
     for remote in discovery.calendars {
       let local = try await store.remoteCalendar(
         account: account,
@@ -116,17 +125,25 @@ public struct SyncEngine: Sendable {
 
   /// The summaries of an account that failed before its calendars were known.
   func accountFailed(_ account: String, url: String, error: CalDAVError) async throws(StoreError) -> [CalendarSummary] {
-    let known = try await store.remoteCalendars(account: account)
-    guard !known.isEmpty else {
-      var summary = CalendarSummary(account: account, calendar: nil, url: url)
-      fail(&summary, error)
-      return [summary]
+    try await accountFailed(account, url: url, message: error.description, unavailable: Self.isUnavailable(error))
+  }
+
+  /// The summaries of an account that could not be synced at all (its server, or its
+  /// password): one per calendar a sync made before, or one without a calendar.
+  public func accountFailed(_ account: String, url: String, message: String, unavailable: Bool)
+    async throws(StoreError) -> [CalendarSummary]
+  {
+    func failed(_ calendar: String?, _ url: String) -> CalendarSummary {
+      var summary = CalendarSummary(account: account, calendar: calendar, url: url)
+      summary.error = message
+      summary.unavailable = unavailable
+      return summary
     }
+    let known = try await store.remoteCalendars(account: account)
+    guard !known.isEmpty else { return [failed(nil, url)] }
     var summaries: [CalendarSummary] = []
     for calendar in known {
-      let calendarURL = calendar.remoteURL.flatMap(URL.init(string:)).map(displayURL) ?? url
-      var summary = CalendarSummary(account: account, calendar: calendar.name, url: calendarURL)
-      fail(&summary, error)
+      var summary = failed(calendar.name, calendar.remoteURL.flatMap(URL.init(string:)).map(displayURL) ?? url)
       summary.pending = try await store.pendingChanges(calendarID: calendar.id)
       summaries.append(summary)
     }
@@ -298,8 +315,9 @@ struct CalendarRun {
       try await record(uid, href: object.href, etag: object.etag, base: item.base)
       return
     }
-    if item == nil, let localItem, sameContent(object, appointments, localItem.ics) {
-      // What a PUT whose answer was lost stored: it is ours.
+    if let localItem, sameContent(object, appointments, localItem.ics) {
+      // What a PUT whose answer was lost stored (or the same change made on both sides): the
+      // server holds what appt holds.
       try await record(uid, href: object.href, etag: object.etag, base: localItem.ics)
       return
     }
@@ -459,14 +477,17 @@ struct CalendarRun {
     }
   }
 
-  mutating func create(_ localItem: LocalItem, at href: String, retries: Int) async throws(SyncFailure) {
+  /// `base`: the last synced version when the item was synced before (a 404 sent it here).
+  mutating func create(_ localItem: LocalItem, at href: String, base: String? = nil, retries: Int)
+    async throws(SyncFailure)
+  {
     let etag: String?
     do {
       etag = try await client.put(href, ics: localItem.ics, .create)
     } catch .preconditionFailed {
       // Something is there already (our PUT whose answer was lost, or the same event made on
       // both sides): read it and take it as the server's version.
-      try await settle(localItem.uid, at: href, local: localItem, base: nil, retries: retries)
+      try await settle(localItem.uid, at: href, local: localItem, base: base, retries: retries)
       return
     } catch {
       throw .server(error)
@@ -495,7 +516,7 @@ struct CalendarRun {
       return
     } catch .notFound {
       // Gone from the server meanwhile: the edit wins, it is created again.
-      try await create(localItem, at: item.href, retries: retries)
+      try await create(localItem, at: item.href, base: item.base, retries: retries)
       return
     } catch {
       throw .server(error)
@@ -520,7 +541,7 @@ struct CalendarRun {
     } catch .notFound {
       if let localItem {
         guard retries > 0 else { throw .server(.preconditionFailed(url: displayURL(remote.url))) }
-        try await create(localItem, at: href, retries: retries - 1)
+        try await create(localItem, at: href, base: base, retries: retries - 1)
       } else {
         try await run { () async throws(StoreError) in try await store.forgetItem(calendarID: calendarID, uid: uid) }
       }
@@ -538,7 +559,17 @@ struct CalendarRun {
       try await record(uid, href: href, etag: object.etag, base: localItem.ics)
       return
     }
-    if let base, let etag = object.etag, retries > 0, sameContent(object, appointments, base) {
+    if let base, sameContent(object, appointments, base) {
+      // The server still holds the last synced version, yet refused the condition: send it
+      // again with the ETag it has now, once; then leave the change waiting (never a conflict
+      // where nothing changed there).
+      guard let etag = object.etag, retries > 0 else {
+        itemErrors.append(
+          "\(local.name): \(TextSafety.escapingControls(href)): the server refused the change (HTTP 412)"
+            + " though it holds the last synced version; it waits for the next sync"
+        )
+        return
+      }
       if let localItem {
         let item = SyncItem(calendarID: calendarID, uid: uid, href: href, etag: etag, base: base)
         try await update(localItem, item, etag: etag, retries: retries - 1)

@@ -111,6 +111,8 @@ public struct State: Equatable, Sendable {
   public var busyDays: [Int: Int] = [:]
   /// The store's calendars, live (`calendarsArrived`): their colours mark the rows.
   public var calendars: [CalendarInfo] = []
+  /// The background sync (Sync.swift), nil when the settings have no account.
+  public var sync: SyncState?
 
   public init(size: Screen.Size, selectedDay: Date, now: Date, month: Date) {
     self.size = size
@@ -269,6 +271,10 @@ public enum Message: Sendable, Equatable {
   case changeRefused(State.Change, current: Appointment)
   /// The terminal was interrupted (SIGINT, SIGTERM, SIGHUP) or hung up.
   case interrupted
+  /// The sync timer (`.scheduleSync`) went off.
+  case syncDue
+  /// A background sync (`.runSync`) ended.
+  case syncFinished(SyncReport)
 }
 
 /// Side effects `update` asks the runtime to carry out; results come back as messages.
@@ -298,6 +304,10 @@ public enum Effect: Equatable, Sendable {
   case runCommand(String)
   /// Show or hide a calendar (kept in the store).
   case setCalendarShown(name: String, shown: Bool)
+  /// Run a background sync (`appt-sync --json --quiet`) off the main actor: `.syncFinished`.
+  case runSync
+  /// Send `.syncDue` this many seconds from now, replacing the timer set before.
+  case scheduleSync(after: TimeInterval)
   /// Stop: the one way the calendar ends (q, ctrl+c, a signal, the terminal hanging up).
   case quit
 }

@@ -9,8 +9,10 @@ public enum UI {
     let clock = environment.clock
     let today = clock.today
     let month = State.firstOfMonth(today, clock: clock)
-    let state = State(size: size, selectedDay: today, now: clock.now, month: month)
-    return (state, [.observeDay(today), .observeMonth(month)])
+    var state = State(size: size, selectedDay: today, now: clock.now, month: month)
+    state.sync = SyncState(settings: environment.settings)
+    let sync = syncDue(&state)
+    return (state, [.observeDay(today), .observeMonth(month)] + sync)
   }
 
   public static func update(_ state: inout State, _ message: Message, environment: Environment) -> [Effect] {
@@ -70,7 +72,7 @@ public enum UI {
       state.mode = .browsing
       state.recordUndo(.remove(appointment))
       state.report("Added \"\(appointment.title)\" (\(appointment.id.short))")
-      return show(appointment, state: &state, clock: environment.clock)
+      return syncSoon(state) + show(appointment, state: &state, clock: environment.clock)
 
     case .appointmentUpdated(let old, let new):
       state.mode = .browsing
@@ -85,36 +87,42 @@ public enum UI {
         state.recordUndo(.put(previous))
       }
       state.report("Saved \"\(new.title)\"")
-      return show(new, state: &state, clock: environment.clock)
+      return syncSoon(state) + show(new, state: &state, clock: environment.clock)
 
     case .appointmentCancelled(let appointment):
       state.recordUndo(.setStatus(appointment, .scheduled))
       state.report("Cancelled \"\(appointment.title)\" (u undoes)")
-      return []
+      return syncSoon(state)
 
     case .appointmentRestored(let appointment):
       state.recordUndo(.setStatus(appointment, .cancelled))
       state.report("Restored \"\(appointment.title)\"")
-      return []
+      return syncSoon(state)
 
     case .appointmentDeleted(let appointment):
       state.recordUndo(.put(appointment))
       state.report("Deleted \"\(appointment.title)\" (u undoes)")
-      return []
+      return syncSoon(state)
 
     case .undone(let what):
       state.report("Undid: \(what)")
-      return []
+      return syncSoon(state)
 
     case .commandFinished(let output, let isError):
       let lines = output.split(separator: "\n", omittingEmptySubsequences: true)
       var text = lines.first.map(String.init) ?? (isError ? "failed" : "done")
       if lines.count > 1 { text += "  (+\(lines.count - 1) more lines)" }
       state.report(text, isError: isError)
-      return []
+      return isError ? [] : syncSoon(state)
 
     case .interrupted:
       return quit(&state)
+
+    case .syncDue:
+      return syncDue(&state)
+
+    case .syncFinished(let report):
+      return syncFinished(report, state: &state)
 
     case .changeRefused(let change, let current):
       let formatter = environment.formatter

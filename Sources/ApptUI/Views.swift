@@ -100,9 +100,26 @@ public enum Views {
 
   private static func drawStatusLine(_ state: State, environment: Environment, into screen: inout Screen) {
     let row = state.size.rows - 1
-    let (text, style) = statusLine(state, environment: environment)
+    var (text, style) = statusLine(state, environment: environment)
     screen.fill(row: row, style: style)
+    // How the background sync went, at the right end: beside a message when it fits, and
+    // over the end of the key hints (which are always there to read again).
+    let sync = syncText(state, environment: environment)
+    let column = state.size.columns - TextWidth.of(sync ?? "") - 1
+    // Whole hints are dropped from the end ("? help  q quit" go first) until it fits.
+    while sync != nil, state.status == nil, TextWidth.of(text) + 2 > column,
+      let cut = text.range(of: "  ", options: .backwards), cut.lowerBound > text.startIndex
+    {
+      text = String(text[..<cut.lowerBound])
+    }
     screen.put(text, row: row, column: 0, style: style)
+    if let sync, column > TextWidth.of(text) + 1 { screen.put(sync, row: row, column: column, style: style) }
+  }
+
+  /// The background sync's words for the status line (Sync.swift), while browsing.
+  static func syncText(_ state: State, environment: Environment) -> String? {
+    guard case .browsing = state.mode else { return nil }
+    return state.sync?.statusText(environment.formatter)
   }
 
   static func statusLine(_ state: State, environment: Environment) -> (String, Screen.Style) {

@@ -167,24 +167,29 @@ enum SyncCommand {
     var worst: Int32 = 0
     for account in accounts {
       let summaries: [CalendarSummary]
-      switch Password.resolve(account, environment: environment) {
-      case .failure(let problem):
-        summaries = [accountFailure(account, problem.message)]
-      case .success(let password):
-        let client = CalDAVClient(
-          url: URL(string: account.url.value) ?? URL(fileURLWithPath: "/"),
-          username: account.username.value,
-          password: password,
-          caFile: account.caFile.map { expandingTilde($0.value, environment: environment) },
-          timeout: account.timeout.value
-        )
-        do throws(StoreError) {
+      do throws(StoreError) {
+        switch Password.resolve(account, environment: environment) {
+        case .failure(let problem):
+          summaries = try await engine.accountFailed(
+            account.name,
+            url: account.url.value,
+            message: problem.message,
+            unavailable: true
+          )
+        case .success(let password):
+          let client = CalDAVClient(
+            url: URL(string: account.url.value) ?? URL(fileURLWithPath: "/"),
+            username: account.username.value,
+            password: password,
+            caFile: account.caFile.map { expandingTilde($0.value, environment: environment) },
+            timeout: account.timeout.value
+          )
           summaries = try await engine.sync(account: account.name, client: client)
-        } catch {
-          progress.erase()
-          Output.err("appt: \(error)")
-          return 3
         }
+      } catch {
+        progress.erase()
+        Output.err("appt: \(error)")
+        return error.isStorageFailure ? 3 : 1
       }
       progress.erase()
       for summary in summaries {
@@ -193,13 +198,6 @@ enum SyncCommand {
       }
     }
     return worst
-  }
-
-  static func accountFailure(_ account: AccountSettings, _ message: String) -> CalendarSummary {
-    var summary = CalendarSummary(account: account.name, calendar: nil, url: account.url.value)
-    summary.error = message
-    summary.unavailable = true
-    return summary
   }
 
   /// One calendar's line (stdout), its failure (stderr), or its JSON object.
@@ -262,22 +260,12 @@ enum Password {
       return .failure(Problem("no password_command or password_env"))
     }
     let shown = TextSafety.escapingControls(command)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", command]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    do {
-      try process.run()
-    } catch {
-      return .failure(Problem("password_command \"\(shown)\" could not be run: \(error.localizedDescription)"))
+    guard let (output, status) = firstLine(of: command) else {
+      return .failure(Problem("password_command \"\(shown)\" could not be run: \(String(cString: strerror(errno)))"))
     }
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-      return .failure(
-        Problem("password_command \"\(shown)\" failed (exit \(process.terminationStatus)); nothing was synced")
-      )
+    guard status == 0 else {
+      let how = status > 128 ? "killed by signal \(status - 128)" : "exit \(status)"
+      return .failure(Problem("password_command \"\(shown)\" failed (\(how)); nothing was synced"))
     }
     let text = String(decoding: output, as: UTF8.self)
     let first = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map {
@@ -288,6 +276,60 @@ enum Password {
     }
     return .success(first)
   }
+}
+
+extension Password {
+  /// Runs `command` with /bin/sh -c (stdin and stderr this process's: a prompt reaches the
+  /// terminal) and reads its output up to the first line's end: a daemon the command started
+  /// (gpg-agent) may keep the pipe open long after the command exited. Nil if it could not be
+  /// started; else what was read and the exit status (128 + N for signal N).
+  static func firstLine(of command: String) -> (Data, Int32)? {
+    var fds: [Int32] = [-1, -1]
+    guard pipe(&fds) == 0 else { return nil }
+    _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+    // Nothing else of this process reaches the command (nor a daemon it leaves behind, which
+    // would hold a pipe of whoever started appt-sync open).
+    for fd in openDescriptors() where fd > 2 && fd != fds[1] {
+      posix_spawn_file_actions_addclose(&actions, fd)
+    }
+    posix_spawn_file_actions_addclose(&actions, fds[1])
+    let words: [String] = ["/bin/sh", "-c", command]
+    let argv = words.map { strdup($0) }
+    defer { argv.forEach { free($0) } }
+    var pid = pid_t()
+    let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, argv + [nil], environ)
+    close(fds[1])
+    guard spawned == 0 else {
+      close(fds[0])
+      errno = spawned
+      return nil
+    }
+    var output = Data()
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while !output.contains(UInt8(ascii: "\n")) {
+      let got = buffer.withUnsafeMutableBytes { read(fds[0], $0.baseAddress, $0.count) }
+      if got < 0, errno == EINTR { continue }
+      if got <= 0 { break }
+      output += buffer[0..<got]
+    }
+    close(fds[0])
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+    // WIFEXITED / WEXITSTATUS by hand (the macros do not import).
+    let exit = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    return (output, exit)
+  }
+}
+
+/// The descriptors open in this process (from /proc/self/fd).
+func openDescriptors() -> [Int32] {
+  let fm = FileManager.default
+  let names = (try? fm.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []  // ok: unknown, none closed
+  return names.compactMap { Int32($0) }
 }
 
 /// One sync per store at a time: an advisory lock (flock) on a file beside the store (for

@@ -268,12 +268,36 @@ struct EngineTests {
     try await h.good()
     try await h.local.editLocal(Harness.calendar, uid: "a", title: "Mine")
     let same = await h.server.objects("work")[href] ?? ""
+    await h.server.resetRequests()
+    // 1-3 discovery (the token is the collection's: no report), 4 the PUT: 412, 5 GET, 6 PUT.
     await h.server.setFaults { number, request in
-      request.method == "PUT" && number < 7 ? .changeFirst(href: href, ics: same) : nil
+      request.method == "PUT" && number == 4 ? .changeFirst(href: href, ics: same) : nil
     }
     let summary = try await h.good()
     await h.server.clearFaults()
+    #expect(await h.methods() == ["PROPFIND", "PROPFIND", "PROPFIND", "PUT", "GET", "PUT"])
     #expect((summary.conflicts, summary.pushed) == (0, 1))
+    #expect(await h.serverTitles() == ["a": "Mine"])
+  }
+
+  @Test("412 on every PUT and DELETE though nothing changed there: no conflict, the changes wait", arguments: kinds)
+  func preconditionAlways(kind: StoreKind) async throws {
+    let h = try Harness(kind)
+    await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
+    await h.server.clientPut("work", "b.ics", event("b", "Beta"))
+    try await h.good()
+    try await h.local.editLocal(Harness.calendar, uid: "a", title: "Mine")
+    try await h.local.deleteLocal(Harness.calendar, uid: "b")
+    await h.server.setFaults { _, request in ["PUT", "DELETE"].contains(request.method) ? .status(412) : nil }
+    let refused = try await h.sync()
+    await h.server.clearFaults()
+    #expect(refused.first?.error?.contains("(HTTP 412)") == true, "\(refused)")
+    #expect(refused.first?.unavailable == false)
+    #expect((refused.first?.conflicts, refused.first?.pending) == (0, 2))
+    #expect(try await h.local.conflictCount() == 0)
+    #expect(try await h.local.titles(Harness.calendar) == ["a": "Mine"])
+    let summary = try await h.good()
+    #expect((summary.pushed, summary.conflicts, summary.pending) == (2, 0, 0))
     #expect(await h.serverTitles() == ["a": "Mine"])
   }
 
@@ -334,6 +358,20 @@ struct EngineTests {
       (.timeout, "PUT", true), (.status(503), "PUT", true), (.status(403), "PUT", false),
       (.status(404), "MULTIGET", false),
     ]
+    // And a 404 to a PUT of an edit (the server says it is gone, but it is not).
+    let h = try Harness(kind)
+    await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
+    try await h.good()
+    try await h.local.editLocal(Harness.calendar, uid: "a", title: "Mine")
+    await h.server.resetRequests()
+    // Requests 1-3 are discovery (the token is the collection's: no report), 4 the PUT.
+    await h.server.setFaults { number, request in request.method == "PUT" && number == 4 ? .status(404) : nil }
+    let summary404 = try await h.good()
+    await h.server.clearFaults()
+    #expect(await h.methods() == ["PROPFIND", "PROPFIND", "PROPFIND", "PUT", "PUT", "GET", "PUT"])
+    #expect((summary404.pushed, summary404.conflicts, summary404.pending) == (1, 0, 0))
+    #expect(try await h.local.conflictCount() == 0)
+    #expect(await h.serverTitles() == ["a": "Mine"])
     for (fault, method, unavailable) in faults {
       let h = try Harness(kind)
       await h.server.clientPut("work", "a.ics", event("a", "Alpha"))
@@ -355,6 +393,23 @@ struct EngineTests {
       #expect(await h.serverTitles() == ["a": "Alpha", "b": "Beta", uid: "Mine"], "\(fault) on \(method)")
       #expect(try await h.local.titles(Harness.calendar) == ["a": "Alpha", "b": "Beta", uid: "Mine"])
     }
+  }
+
+  @Test("an account refused before its calendars are known reports each calendar it had", arguments: kinds)
+  func accountFailureNamesKnownCalendars(kind: StoreKind) async throws {
+    let h = try Harness(kind)
+    let fresh = try await h.sync()
+    #expect(fresh.map(\.calendar) == [Harness.calendar])
+    _ = try await h.local.addLocal(Harness.calendar, title: "Waiting", day: 2)
+    await h.server.setFaults { _, _ in .status(401) }
+    let refused = try await h.sync()
+    #expect(refused.map(\.calendar) == [Harness.calendar])
+    #expect(refused.first?.url == "http://dav.test/cal/u/work/")
+    #expect(refused.first?.unavailable == true && refused.first?.pending == 1 && refused.first?.synced == nil)
+    #expect(refused.first?.error?.contains("refused the user name or password (HTTP 401)") == true)
+    // Before any sync there is no calendar to name: one summary for the account.
+    let other = try await h.engine.accountFailed("other", url: "http://x/", message: "no", unavailable: true)
+    #expect(other.map(\.calendar) == [nil] && other.first?.url == "http://x/")
   }
 
   @Test("a refused sync token, or no sync-collection at all: an ETag listing", arguments: kinds)
@@ -383,6 +438,30 @@ struct EngineTests {
     let summaries = try await h.sync()
     #expect(summaries.map(\.calendar) == ["acct/Work", "acct/Home"])
     #expect(summaries.allSatisfy { $0.error == nil })
+  }
+
+  @Test("a calendar gone from the server is kept here, and said so", arguments: kinds)
+  func calendarGone(kind: StoreKind) async throws {
+    let notes = Notes()
+    let local = try kind.make()
+    let engine = SyncEngine(store: local.store, clock: testClock) { notes.add($0) }
+    let both = FakeServer(calendars: ["work", "home"])
+    _ = try await engine.sync(
+      account: "acct",
+      client: CalDAVClient(baseURL: FakeServer.base, credentials: nil, transport: both)
+    )
+    #expect(notes.lines.isEmpty)
+    let onlyWork = FakeServer(calendars: ["work"])
+    let summaries = try await engine.sync(
+      account: "acct",
+      client: CalDAVClient(baseURL: FakeServer.base, credentials: nil, transport: onlyWork)
+    )
+    #expect(summaries.map(\.calendar) == ["acct/Work"])
+    #expect(
+      notes.lines == [
+        "acct/Home: the server no longer has this calendar; it is kept here, unsynced ('appt calendar delete' removes it)"
+      ]
+    )
   }
 
   @Test("an object appt cannot read is reported and left on the server", arguments: kinds)

@@ -1,7 +1,8 @@
 // The engine against the real servers of Tests/caldav/with-servers.sh (Radicale, Xandikos,
 // Radicale over https with a private CA), on both stores. Skipped without them, unless
 // APPT_REQUIRE_CALDAV=1 says they must be there. Each run touches only its own UIDs (the
-// servers' "work" calendar is shared with the CalDAV client's tests).
+// servers' "work" calendar belongs to the CalDAV client's tests, which run meanwhile: each test
+// here makes a calendar of its own and writes only there).
 
 import ApptCalDAV
 import ApptCore
@@ -41,6 +42,13 @@ struct LiveServer: Sendable, CustomTestStringConvertible {
     all.flatMap { server in [StoreKind.fake, .sqlite].map { (server, $0) } }
   }
 
+  /// A new calendar on the server (made by Python's caldav), for one test: its display name.
+  func makeCalendar() throws -> String {
+    let id = "sync-" + String(UUID().uuidString.prefix(8)).lowercased()
+    _ = try python(["seed", url.absoluteString, id, "Sync \(id)", "#3366CCFF"])
+    return "Sync \(id)"
+  }
+
   func client() -> CalDAVClient {
     CalDAVClient(url: url, username: username, password: password, caFile: caFile, timeout: 20)
   }
@@ -78,22 +86,23 @@ struct LiveTests {
     let local = try kind.make()
     let engine = SyncEngine(store: local.store, clock: testClock)
     let client = server.client()
+    let name = try server.makeCalendar()
+    let calendar = "live/\(name)"
     func sync() async throws -> CalendarSummary {
       let summaries = try await engine.sync(account: "live", client: client)
-      let work = try #require(summaries.first { $0.calendar == "live/Work" }, "\(summaries)")
-      #expect(work.error == nil, "\(work.error ?? "")")
-      #expect(work.pending == 0)
-      return work
+      let mine = try #require(summaries.first { $0.calendar == calendar }, "\(summaries)")
+      #expect(mine.error == nil, "\(mine.error ?? "")")
+      #expect(mine.pending == 0)
+      return mine
     }
     let work = try await {
       let discovery = try await client.discover()
-      return try #require(discovery.calendars.first { $0.displayName == "Work" })
+      return try #require(discovery.calendars.first { $0.displayName == name })
     }()
     // Another client (Python caldav) makes an event with many properties.
     let theirs = "peer-\(UUID().uuidString)"
     _ = try server.python(["put-event", work.url.absoluteString, theirs])
     _ = try await sync()
-    let calendar = "live/Work"
     #expect(try await local.titles(calendar)[theirs] == "Dentist, with ; a semicolon")
     // A second sync with nothing changed reads and writes nothing.
     let quiet = try await sync()
@@ -119,7 +128,7 @@ struct LiveTests {
     let items = try await client.list(work.url)
     #expect(!items.contains { $0.href.contains(mine) })
     let theirsItem = try #require(
-      try await local.store.syncItems(calendarID: try calendarID(local)).first { $0.uid == theirs }
+      try await local.store.syncItems(calendarID: try calendarID(local, calendar)).first { $0.uid == theirs }
     )
     try await client.delete(theirsItem.href, ifMatch: nil)
     #expect(try await sync().deleted == 1)
@@ -131,25 +140,27 @@ struct LiveTests {
     let local = try kind.make()
     let engine = SyncEngine(store: local.store, clock: testClock)
     let client = server.client()
+    let name = try server.makeCalendar()
+    let calendar = "live/\(name)"
     let discovery = try await client.discover()
-    let work = try #require(discovery.calendars.first { $0.displayName == "Work" })
+    let work = try #require(discovery.calendars.first { $0.displayName == name })
     let uid = "both-\(UUID().uuidString)"
     let href = work.href + uid + ".ics"
     try await client.put(href, ics: event(uid, "Original"), .create)
     _ = try await engine.sync(account: "live", client: client)
     let etag = try await client.get(href).etag
     try await client.put(href, ics: event(uid, "Server's"), .replace(etag: try #require(etag)))
-    try await local.editLocal("live/Work", uid: uid, title: "Mine")
+    try await local.editLocal(calendar, uid: uid, title: "Mine")
     let summaries = try await engine.sync(account: "live", client: client)
-    let summary = try #require(summaries.first { $0.calendar == "live/Work" })
+    let summary = try #require(summaries.first { $0.calendar == calendar })
     #expect(summary.error == nil && summary.conflicts == 1)
-    #expect(try await local.titles("live/Work")[uid] == "Server's")
+    #expect(try await local.titles(calendar)[uid] == "Server's")
     #expect(try await client.get(href).ics.contains("SUMMARY:Server's"))
     #expect(try await local.conflictCount() == 1)
     try await client.delete(href, ifMatch: nil)
   }
 
-  func calendarID(_ local: any TestStore) async throws -> String {
-    try #require(try await local.store.remoteCalendars(account: "live").first { $0.name == "live/Work" }).id
+  func calendarID(_ local: any TestStore, _ name: String) async throws -> String {
+    try #require(try await local.store.remoteCalendars(account: "live").first { $0.name == name }).id
   }
 }

@@ -131,6 +131,10 @@ struct ProgramTests {
       url = http://127.0.0.1:\(port)/
       username = u
       password_command = true
+      [account daemon]
+      url = http://127.0.0.1:\(port)/
+      username = u
+      password_command = (sleep 30 2>/dev/null &) ; echo pw
 
       """
     try withFiles(text) { db, config, _ in
@@ -141,12 +145,15 @@ struct ProgramTests {
       let objects = ran.stdout.split(separator: "\n").compactMap {
         try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
       }
-      #expect(objects.map { $0["account"] as? String } == ["env", "failing", "empty"])
+      #expect(objects.map { $0["account"] as? String } == ["env", "failing", "empty", "daemon"])
       #expect(objects.allSatisfy { $0["calendar"] is NSNull && $0["synced"] is NSNull })
       let errors = objects.map { $0["error"] as? String ?? "" }
       #expect(errors[0].contains("APPT_TEST_NO_SUCH_VARIABLE, which is not set"))
       #expect(errors[1].contains("failed (exit 4)"))
       #expect(errors[2].contains("printed no password"))
+      // A command that leaves a daemon holding its output: the first line is the password
+      // (the server is then tried: unreachable), no wait for the daemon.
+      #expect(errors[3].contains("cannot reach http://127.0.0.1:\(port)/"))
     }
   }
 
@@ -168,6 +175,36 @@ struct ProgramTests {
       let script = try run(appt, ["--db", db, "--config", config], stdin: "sync work\nlist --all\n")
       #expect(script.status == 3)
       #expect(script.stderr.hasPrefix("line 1: work: cannot reach http://127.0.0.1:\(port)/"), "\(script.stderr)")
+    }
+  }
+
+  @Test func aServerThatAnswersNothingTimesOutAfterTheAccountsTimeout() throws {
+    // Accepts connections, never answers.
+    let silent = Process()
+    silent.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    silent.arguments = [
+      "python3", "-c",
+      "import socket, time\ns = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(8)\n"
+        + "print(s.getsockname()[1], flush=True)\ntime.sleep(60)",
+    ]
+    let pipe = Pipe()
+    silent.standardOutput = pipe
+    try silent.run()
+    defer { silent.terminate() }
+    var line = Data()
+    while let byte = try pipe.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+      line += byte
+    }
+    let port = try #require(Int(String(decoding: line, as: UTF8.self)))
+    try withFiles("[account slow]\nurl = http://127.0.0.1:\(port)/\nusername = u\npassword_env = P\ntimeout = 1s\n") {
+      db,
+      config,
+      _ in
+      let ran = try run(sync, ["--db", db, "--config", config, "--json"], environment: ["P": "pw"])
+      #expect(ran.status == 3)
+      #expect(ran.stderr.contains("appt: slow: http://127.0.0.1:\(port)/"), "\(ran.stderr)")
+      #expect(ran.stderr.contains("did not answer within 1 s"), "\(ran.stderr)")
+      #expect(ran.stdout.contains("\"error\":\"http://127.0.0.1:\(port)/"))
     }
   }
 

@@ -23,6 +23,12 @@ public final class Pilot {
     loop = RenderLoop(dao: dao, terminal: terminal, environment: Environment(clock: clock, settings: settings))
   }
 
+  /// A pilot of a loop the test built itself (with a sync runner of its own...) on `terminal`.
+  public init(terminal: HeadlessTerminal, loop: RenderLoop) {
+    self.terminal = terminal
+    self.loop = loop
+  }
+
   /// Starts the loop and waits for the first settled frame.
   public func start(
     fileID: String = #fileID,
