@@ -158,8 +158,9 @@ asan:
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --sanitize=address --scratch-path .build/asan
 
 ## bench: measure appt against sqlite3 and calcurse at 10k, 100k and 1M, and on PostgreSQL (a throwaway
-## server, Benchmarks/postgres.sh) beside SQLite at 10k and 100k (writes BENCHMARKS.md)
-bench: deps
+## server, Benchmarks/postgres.sh) beside SQLite at 10k and 100k, and a sync of a 10,000-event
+## calendar from a Radicale server on loopback (Benchmarks/sync.sh) (writes BENCHMARKS.md)
+bench: deps test-tools
 	bash Benchmarks/run.sh
 
 ## fuzz: build the libFuzzer targets (Fuzz/targets) and run each for FUZZ_SECONDS

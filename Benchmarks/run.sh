@@ -16,6 +16,7 @@
 #   BENCH_PG_SIZES        sizes measured on PostgreSQL too (default "10000 100000"; each must be
 #                         one of BENCH_SIZES; empty: no PostgreSQL part). Benchmarks/postgres.sh
 #                         lists its own options (BENCH_PG_LIST_RUNS, BENCH_PG_FSYNC, ...).
+#   BENCH_SYNC_SIZE ...   the sync part's options: Benchmarks/sync.sh lists them
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -69,6 +70,7 @@ fi
 log "building appt and appt-bench (release, scratch path $SCRATCH)"
 swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product appt
 swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product appt-bench
+swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product appt-sync
 BIN=$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)
 APPT=$BIN/appt
 BENCH=$BIN/appt-bench
@@ -321,4 +323,10 @@ elapsed=$((SECONDS - START_SECONDS))
   echo "load=$LOAD_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 } > "$RAW/env.txt"
 "$BENCH" report --raw "$RAW" --json "$RESULTS/latest.json" --markdown BENCHMARKS.md
+
+# --- 10. Sync (issue 14) -------------------------------------------------------------------
+# A 10,000-event calendar on a Radicale server: the first sync and one with no change. It
+# writes its own section of BENCHMARKS.md (8. Sync), put into the report just written.
+log "sync: a 10,000-event CalDAV calendar (Benchmarks/sync.sh)"
+APPT=$APPT BENCH_SCRATCH=$SCRATCH BENCH_DATA=$DATA bash Benchmarks/sync.sh
 log "done in $((elapsed / 60)) min $((elapsed % 60)) s"

@@ -1,0 +1,1225 @@
+#!/usr/bin/env bash
+# End-to-end scenarios for `appt sync` (issue 14, "Done when" 1-3) against real CalDAV servers,
+# Radicale and Xandikos, on SQLite and (a subset) on PostgreSQL when a test server is given
+# (Tests/pg/with-server.sh sets APPT_TEST_PG).
+# usage: Tests/e2e/sync.sh [PATH_TO_APPT [SCENARIO...]]   (scenario names: only those)
+#
+# Needs what Tests/caldav/with-servers.sh gives (APPT_TEST_RADICALE_URL, APPT_TEST_XANDIKOS_URL,
+# APPT_TEST_HTTPS_URL with APPT_TEST_CA_FILE): without them the suite is skipped with a line,
+# unless APPT_REQUIRE_CALDAV=1, when it fails. `make test` runs it so.
+#
+# Isolation. appt-sync syncs every calendar of an account, and with-servers.sh's servers are
+# shared (seeded with a "work" calendar, written to by the Swift CalDAV tests). So every
+# scenario starts servers of its own, in its own temp dir, on free loopback ports: Radicale
+# with `[auth] type = none` (any username is its own principal; the scenarios log in as
+# alice) or Xandikos (one principal, /user/), each behind Tests/caldav/faultproxy.py. That
+# way a scenario knows every calendar the account has (so "a sync with no change makes only
+# discovery and sync-collection requests" can be asserted on the proxy's log), can kill and
+# restart its server, and leaves nothing to the next one. The shared servers are used where
+# they are the point: the https one (a private CA, reached through ca_file) and the shared
+# Radicale's real Basic authentication (refused credentials); there each scenario makes a
+# calendar with a unique name and asserts only on it. The peer (Tests/caldav/peer.py,
+# Python's caldav) talks to the server directly, never through the proxy, so the proxy's log
+# holds appt-sync's requests only.
+#
+# APPT_SYNC_KEEP=DIR keeps a failed kill_nine_points scenario's temp dir (store, server, proxy
+# log, journal) in DIR.
+#
+# Fault scenarios: the server killed in the middle of a 1,000-event first sync (pull, and
+# push on Radicale) then restarted; appt-sync kill -9'd at 20 points drawn from a seeded RNG
+# (APPT_SYNC_KILL_SEED, default 14), exact because the proxy pauses at that request (before
+# or after forwarding it); the server answering 412 (a real race, and one made up), 500,
+# 401, a malformed body, or nothing (`timeout = 2`). After each, one more sync must give
+# identical sets on both sides, no duplicates, nothing lost.
+set -u
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+e2e_init "${1:-}"
+shift $(($# > 0 ? 1 : 0))
+ONLY=("$@")
+
+CALDAV_DIR=$E2E_ROOT/Tests/caldav
+PEER=$CALDAV_DIR/peer.py
+PROXY=$CALDAV_DIR/faultproxy.py
+APPT_SYNC=$(dirname "$APPT")/appt-sync
+
+if [[ -z ${APPT_TEST_RADICALE_URL:-} || -z ${APPT_TEST_XANDIKOS_URL:-} || -z ${APPT_TEST_HTTPS_URL:-} ]]; then
+    if [[ ${APPT_REQUIRE_CALDAV:-} == 1 ]]; then
+        echo "e2e sync: APPT_REQUIRE_CALDAV=1 but no CalDAV servers are given (APPT_TEST_RADICALE_URL...)" >&2
+        echo "e2e sync: 0 passed, 1 failed"
+        exit 1
+    fi
+    echo "e2e sync: skipped (no CalDAV servers; run it under Tests/caldav/with-servers.sh, as make test does)"
+    e2e_finish "e2e sync"
+fi
+for module in radicale xandikos caldav icalendar; do
+    python3 -c "import $module" 2>/dev/null || { echo "e2e sync: Python's $module is missing (make test-tools)" >&2; echo "e2e sync: 0 passed, 1 failed"; exit 1; }
+done
+if [[ ! -x $APPT_SYNC ]]; then
+    echo "e2e sync: no appt-sync next to $APPT (build it: swift build --product appt-sync)" >&2
+    echo "e2e sync: 0 passed, 1 failed"
+    exit 1
+fi
+
+ACCOUNT=cloud
+KILL_SEED=${APPT_SYNC_KILL_SEED:-14}
+SYNC_WATCHDOG=${APPT_SYNC_WATCHDOG:-180} # seconds one sync may take before it counts as hung
+
+# ---------------------------------------------------------------- the store of a scenario
+
+# use_store ENGINE: STORE (what --db takes) is a new SQLite file in $T or a new PostgreSQL
+# database, dropped when the scenario ends (then lib.sh's cleanup).
+use_store() {
+    ENGINE=$1
+    trap 'stop_processes; e2e_cleanup' EXIT
+    if [[ $1 == sqlite ]]; then
+        STORE=$T/db.sqlite3
+        return 0
+    fi
+    PG_DB="appt_e2e_sync_${BASHPID}_${RANDOM}"
+    PGCONNECT_TIMEOUT=10 psql -X -q -At -v ON_ERROR_STOP=1 "$APPT_TEST_PG" -c "CREATE DATABASE \"$PG_DB\"" >/dev/null ||
+        { fail "cannot create database $PG_DB"; return 1; }
+    trap 'stop_processes; drop_database; e2e_cleanup' EXIT
+    STORE=${APPT_TEST_PG%/*}/$PG_DB
+}
+
+drop_database() {
+    [[ -n ${PG_DB:-} ]] || return 0
+    PGCONNECT_TIMEOUT=10 psql -X -q -At "$APPT_TEST_PG" -c "DROP DATABASE IF EXISTS \"$PG_DB\" WITH (FORCE)" >/dev/null 2>&1
+}
+
+# a ARGS...: appt on the scenario's store.
+a() { run_appt --db "$STORE" "$@"; }
+
+# sync_run [--json] ARGS...: `appt [--json] sync ARGS` on the store (as a user runs it: appt
+# execs appt-sync), with a longer watchdog than run_appt's; OUT, ERR, STATUS. No output may
+# hold the password.
+sync_run() {
+    local json=()
+    if [[ ${1:-} == --json ]]; then
+        json=(--json)
+        shift
+    fi
+    timeout -k 2 "$SYNC_WATCHDOG" "$APPT" --db "$STORE" "${json[@]}" sync "$@" >"$T/.out" 2>"$T/.err"
+    STATUS=$?
+    OUT=$(cat "$T/.out")
+    ERR=$(cat "$T/.err")
+    check_not_contains "$OUT$ERR" "$APPT_TEST_SYNC_PASSWORD" "the password is never printed"
+    if [[ $STATUS == 124 ]]; then fail "appt sync $* hung (${SYNC_WATCHDOG}s)"; fi
+    return 0
+}
+
+# sync_ok WHAT [ARGS...]: a sync that must succeed.
+sync_ok() {
+    local what=$1
+    shift
+    sync_run "$@"
+    check_status 0 "$what"
+}
+
+# summary_line: the text summary of the account's Work calendar from the last sync.
+summary_line() { grep -F "$ACCOUNT/Work:" <<<"$OUT" | head -1; }
+
+# check_summary NEW CHANGED DELETED PUSHED CONFLICTS [CALENDAR]
+check_summary() {
+    local calendar=${6:-Work} line
+    line=$(grep -F "$ACCOUNT/$calendar:" <<<"$OUT" | head -1)
+    check_eq "$ACCOUNT/$calendar: ↓ $1 new, $2 changed, $3 deleted; ↑ $4; $5 conflicts" "$line" "the summary of $ACCOUNT/$calendar"
+}
+
+# json_summary [CALENDAR]: the --json object of $ACCOUNT/CALENDAR (default Work) from the last
+# sync, as "new=N changed=N deleted=N pushed=N conflicts=N pending=N error=E synced=yes|no".
+json_summary() {
+    python3 -c '
+import json, sys
+account, name = sys.argv[1], sys.argv[2]
+found = []
+for line in sys.stdin:
+    line = line.strip()
+    if not line:
+        continue
+    try:
+        o = json.loads(line)
+    except ValueError:
+        print(f"not JSON: {line}")
+        sys.exit(0)
+    if o.get("account") == account and o.get("calendar") in (name, f"{account}/{name}"):
+        found.append(o)
+if len(found) != 1:
+    print(f"{len(found)} objects for {account}/{name}")
+    sys.exit(0)
+o = found[0]
+error = "null" if o.get("error") is None else "text"
+synced = "yes" if o.get("synced") else "no"
+print(" ".join(f"{k}={o.get(k)}" for k in ("new", "changed", "deleted", "pushed", "conflicts", "pending")) + f" error={error} synced={synced}")
+' "$ACCOUNT" "${1:-Work}" <<<"$OUT"
+}
+
+# ---------------------------------------------------------------- servers and the proxy
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# wait_port PORT PID NAME: until 127.0.0.1:PORT accepts, PID died, or 30 s.
+wait_port() {
+    local port=$1 pid=$2 name=$3 tries=300
+    while ((tries-- > 0)); do
+        kill -0 "$pid" 2>/dev/null || { fail "$name exited at start: $(tail -5 "$T/srv/server.log" 2>/dev/null)"; return 1; }
+        python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 0.2)" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    fail "$name did not listen on 127.0.0.1:$port"
+    return 1
+}
+
+# server_start KIND: Radicale (auth none) or Xandikos in $T/srv, on SRV_PORT (a free port the
+# first time; the same port again after server_kill, with the data it had). SRV_PID, SRV_URL
+# (the server's root, for the peer), SRV_USER; PEER_ENV for the peer's credentials.
+server_start() {
+    SRV_KIND=$1
+    SRV_PORT=${SRV_PORT:-$(free_port)}
+    SRV_USER=alice
+    mkdir -p "$T/srv"
+    case $SRV_KIND in
+    radicale)
+        printf '[server]\nhosts = 127.0.0.1:%s\n[auth]\ntype = none\n[storage]\nfilesystem_folder = %s\n[logging]\nlevel = warning\n' \
+            "$SRV_PORT" "$T/srv/collections" >"$T/srv/radicale.conf"
+        python3 -m radicale --config "$T/srv/radicale.conf" >>"$T/srv/server.log" 2>&1 &
+        ;;
+    xandikos)
+        python3 -m xandikos serve -d "$T/srv/collections" --autocreate -l 127.0.0.1 -p "$SRV_PORT" \
+            --state-dir "$T/srv/state" --no-detect-systemd >>"$T/srv/server.log" 2>&1 &
+        ;;
+    *) fail "no server $SRV_KIND"; return 1 ;;
+    esac
+    SRV_PID=$!
+    E2E_BG_PIDS+=("$SRV_PID")
+    SRV_URL=http://127.0.0.1:$SRV_PORT/
+    wait_port "$SRV_PORT" "$SRV_PID" "$SRV_KIND"
+}
+
+# server_collections: where the server keeps the principal's calendars on disk.
+server_collection_dir() { # CAL_ID
+    case $SRV_KIND in
+    radicale) echo "$T/srv/collections/collection-root/$SRV_USER/$1" ;;
+    xandikos) echo "$T/srv/collections/user/calendars/$1" ;;
+    esac
+}
+
+# server_kill: kill -9 the server (its data stays in $T/srv).
+server_kill() {
+    kill -9 "$SRV_PID" 2>/dev/null
+    wait "$SRV_PID" 2>/dev/null
+    forget_pid "$SRV_PID"
+}
+
+# forget_pid PID: a process that is gone leaves the list the cleanup kills (its pid may be
+# another process's by then).
+forget_pid() {
+    local pid kept=()
+    for pid in "${E2E_BG_PIDS[@]}"; do [[ $pid == "$1" ]] || kept+=("$pid"); done
+    E2E_BG_PIDS=("${kept[@]}")
+}
+
+# proxy_start: the fault proxy in front of the server, on PROXY_PORT (a free port the first
+# time, the same again after proxy_stop). PROXY_LOG, PROXY_CONTROL.
+proxy_start() {
+    PROXY_CONTROL=$T/proxy.control
+    PROXY_LOG=$T/proxy.log
+    [[ -e $PROXY_CONTROL ]] || python3 "$PROXY" rules "$PROXY_CONTROL"
+    rm -f "$T/proxy.port"
+    python3 "$PROXY" serve --upstream "http://127.0.0.1:$SRV_PORT/" --control "$PROXY_CONTROL" --log "$PROXY_LOG" \
+        --port-file "$T/proxy.port" --port "${PROXY_PORT:-0}" >>"$T/proxy.err" 2>&1 &
+    PROXY_PID=$!
+    E2E_BG_PIDS+=("$PROXY_PID")
+    local tries=300
+    while [[ ! -s $T/proxy.port ]] && ((tries-- > 0)); do
+        kill -0 "$PROXY_PID" 2>/dev/null || { fail "the proxy exited at start: $(cat "$T/proxy.err")"; return 1; }
+        sleep 0.05
+    done
+    PROXY_PORT=$(cat "$T/proxy.port")
+    PROXY_URL=http://127.0.0.1:$PROXY_PORT/
+}
+
+proxy_stop() {
+    kill -9 "$PROXY_PID" 2>/dev/null
+    wait "$PROXY_PID" 2>/dev/null
+    forget_pid "$PROXY_PID"
+}
+
+# wait_paused PID MARK [TIMEOUT]: until the proxy holds a request (its "paused" line after
+# MARK is printed, status 0) or the process PID has ended (status 1), at most TIMEOUT seconds.
+wait_paused() {
+    local pid=$1 mark=$2 deadline=$((SECONDS + ${3:-$SYNC_WATCHDOG})) line
+    while ((SECONDS < deadline)); do
+        if line=$(python3 "$PROXY" wait "$PROXY_LOG" paused --after "$mark" --timeout 0.3); then
+            echo "$line"
+            return 0
+        fi
+        kill -0 "$pid" 2>/dev/null || return 1
+    done
+    return 1
+}
+
+# stop_processes: the scenario's servers and proxies, by pid (lib.sh's cleanup does it too).
+stop_processes() {
+    local pid
+    for pid in "${E2E_BG_PIDS[@]}"; do
+        kill "$pid" 2>/dev/null
+    done
+    for pid in "${E2E_BG_PIDS[@]}"; do
+        wait "$pid" 2>/dev/null
+    done
+    E2E_BG_PIDS=()
+}
+
+proxy_rules() { python3 "$PROXY" rules "$PROXY_CONTROL" "$@"; } # JSON (none: no faults)
+proxy_mark() { python3 "$PROXY" lines "$PROXY_LOG"; }
+proxy_requests() { python3 "$PROXY" requests "$PROXY_LOG" --after "${1:-0}"; }
+
+# peer ARGS...: Tests/caldav/peer.py against the scenario's server (directly, not proxied).
+peer() { APPT_CALDAV_USER=$SRV_USER APPT_CALDAV_PASSWORD=x timeout -k 2 120 python3 "$PEER" "$@"; }
+
+# write_config [LINE...]: the settings file ($XDG_CONFIG_HOME/appt/config) with the account
+# `cloud` at URL (default: the proxy), password from the environment; LINEs go into it.
+write_config() {
+    mkdir -p "$XDG_CONFIG_HOME/appt"
+    {
+        echo "[account $ACCOUNT]"
+        echo "url = ${CONFIG_URL:-$PROXY_URL}"
+        echo "username = ${CONFIG_USER:-$SRV_USER}"
+        echo "password_env = APPT_TEST_SYNC_PASSWORD"
+        local line
+        for line in "$@"; do echo "$line"; done
+    } >"$XDG_CONFIG_HOME/appt/config"
+}
+
+# setup SERVER ENGINE [home]: store, server, proxy, the calendar Work (CAL; and Home, HOME_CAL),
+# and the settings file.
+setup() {
+    use_store "$2" || return 1
+    server_start "$1" || return 1
+    proxy_start || return 1
+    CAL=$(peer mkcal "$SRV_URL" work Work '#FF8800FF') || { fail "could not make the calendar Work"; return 1; }
+    if [[ ${3:-} == home ]]; then
+        HOME_CAL=$(peer mkcal "$SRV_URL" home Home '#3366CCFF') || { fail "could not make the calendar Home"; return 1; }
+    fi
+    write_config
+}
+
+export APPT_TEST_SYNC_PASSWORD
+APPT_TEST_SYNC_PASSWORD="pw-$(python3 -c 'import secrets; print(secrets.token_hex(8))')"
+
+# ---------------------------------------------------------------- comparing the two sides
+
+# local_ics [CALENDAR]: export the account's calendar to $T/local.ics.
+local_ics() {
+    rm -f "$T/local.ics"
+    a export -c "$ACCOUNT/${1:-Work}" "$T/local.ics"
+    [[ $STATUS == 0 ]] || fail "export -c $ACCOUNT/${1:-Work}: exit $STATUS: $ERR"
+}
+
+# local_list / server_list [CAL_URL]: UID, RECURRENCE-ID, STATUS, SUMMARY of every component.
+local_list() { local_ics "${1:-Work}" && python3 "$PEER" list-file "$T/local.ics"; }
+server_list() { peer list "${1:-$CAL}"; }
+titles_of() { cut -f4 | sort; } # the SUMMARY column of a list
+
+# check_same_sets [LOCAL_NAME CAL_URL]: what the server holds and what appt exports are the
+# same events, property by property (CREATED and LAST-MODIFIED aside: appt stamps them on an
+# event that came without), with no UID held twice on either side.
+check_same_sets() {
+    local name=${1:-Work} url=${2:-$CAL} server local dups
+    local_ics "$name" || return 1
+    server=$(peer dump "$url" --ignore CREATED,LAST-MODIFIED) || { fail "peer dump failed"; return 1; }
+    local=$(python3 "$PEER" dump-file "$T/local.ics" --ignore CREATED,LAST-MODIFIED)
+    if [[ $server != "$local" ]]; then
+        fail "the server and appt differ (< server, > appt):
+$(diff <(echo "$server") <(echo "$local") | head -40 | sed 's/^/      /')"
+    fi
+    dups=$(peer dups "$url")
+    check_eq "" "$dups" "no UID is held by two resources on the server"
+    dups=$(python3 "$PEER" list-file "$T/local.ics" | cut -f1,2 | sort | uniq -d)
+    check_eq "" "$dups" "no event is twice in appt"
+}
+
+# check_every_property_kept: every line of the server's canonical form is in appt's export
+# (appt may add CREATED, LAST-MODIFIED where they were missing; nothing else).
+check_every_property_kept() {
+    local server local lost added
+    local_ics "${1:-Work}" || return 1
+    server=$(peer dump "${2:-$CAL}")
+    local=$(python3 "$PEER" dump-file "$T/local.ics")
+    lost=$(comm -23 <(echo "$server" | LC_ALL=C sort) <(echo "$local" | LC_ALL=C sort))
+    added=$(comm -13 <(echo "$server" | LC_ALL=C sort) <(echo "$local" | LC_ALL=C sort) | grep -Ev $'\t(CREATED|LAST-MODIFIED)[;:]')
+    check_eq "" "$lost" "every property of the server's events is in appt (lost on the way)"
+    check_eq "" "$added" "appt adds nothing but CREATED/LAST-MODIFIED"
+}
+
+# check_no_change_requests MARK CALENDARS: since MARK the proxy saw only the token exchange:
+# discovery (PROPFIND, OPTIONS; a calendar's sync-token comes with it) and at most one
+# sync-collection REPORT per calendar: nothing fetched (GET, multiget, calendar-query),
+# nothing written.
+check_no_change_requests() {
+    local requests others reports
+    requests=$(proxy_requests "$1")
+    others=$(awk '$1 != "PROPFIND" && $1 != "OPTIONS" && !($1 == "REPORT" && $4 == "sync-collection")' <<<"$requests")
+    reports=$(awk '$1 == "REPORT" && $4 == "sync-collection"' <<<"$requests" | wc -l)
+    check_eq "" "$others" "a sync with no change fetches and writes nothing (requests: $(tr '\n' ';' <<<"$requests"))"
+    if ((reports > $2)); then
+        fail "more than one sync-collection per calendar ($reports for $2): $(tr '\n' ';' <<<"$requests")"
+    fi
+}
+
+# local_id TITLE [CALENDAR]: the id of the one appointment titled TITLE in the calendar.
+local_id() {
+    a --json list --all --include-cancelled -c "$ACCOUNT/${2:-Work}"
+    python3 -c '
+import json, sys
+ids = {o["id"] for o in map(json.loads, filter(str.strip, sys.stdin)) if o.get("title") == sys.argv[1]}
+if len(ids) != 1:
+    sys.exit(f"{len(ids)} appointments titled {sys.argv[1]!r}")
+print(ids.pop())
+' "$1" <<<"$OUT"
+}
+
+# json_id: the id in the JSON object that `appt --json add` printed ($OUT).
+json_id() { python3 -c 'import json, sys; print(json.loads(sys.stdin.readline())["id"])' <<<"$OUT"; }
+
+# check_message WHAT: the last sync failed with a message naming the account and its URL.
+check_message() {
+    check_contains "$ERR" "$ACCOUNT" "$1: the message names the account"
+    check_contains "$ERR" "127.0.0.1:${2:-$PROXY_PORT}" "$1: the message names the server"
+}
+
+# ---------------------------------------------------------------- Done when 1: both ways
+
+# An event made by another client (every property a phone writes), a series with an override
+# and an EXDATE, a whole-day one, a cancelled one, in two calendars: all arrive, nothing lost.
+peer_events_arrive() {
+    setup "$1" "$2" home || return
+    peer create "$CAL" full-1 --kind full --summary Dentist >/dev/null || fail "peer create"
+    peer create "$CAL" series-1 --kind series --summary Standup >/dev/null
+    peer create "$CAL" allday-1 --kind allday --summary Holiday >/dev/null
+    peer create "$CAL" gone-1 --summary "Called off" >/dev/null
+    peer cancel "$CAL" gone-1
+    peer create "$HOME_CAL" home-1 --summary Groceries >/dev/null
+    sync_ok "the first sync" --json
+    check_eq "new=4 changed=0 deleted=0 pushed=0 conflicts=0 pending=0 error=null synced=yes" "$(json_summary Work)" "JSON of Work"
+    check_eq "new=1 changed=0 deleted=0 pushed=0 conflicts=0 pending=0 error=null synced=yes" "$(json_summary Home)" "JSON of Home"
+    a calendars
+    check_contains "$OUT" "$ACCOUNT/Work" "one local calendar per remote one"
+    check_contains "$OUT" "$ACCOUNT/Home" "one local calendar per remote one"
+    check_every_property_kept Work
+    check_every_property_kept Home "$HOME_CAL"
+    check_same_sets Work
+    a list --from 2026-12-07 --days 30 -c "$ACCOUNT/Work"
+    check_contains "$OUT" "Standup (moved)" "the override is listed"
+    check_contains "$OUT" "Dentist" "the full event is listed"
+    # A second sync with no change transfers nothing but the token exchange.
+    local mark
+    mark=$(proxy_mark)
+    sync_ok "the second sync"
+    check_summary 0 0 0 0 0
+    check_summary 0 0 0 0 0 Home
+    check_no_change_requests "$mark" 2
+}
+
+# Events made in appt (a one-off with location and note, a series with a changed occurrence,
+# a whole-day one) go to the server, created with If-None-Match: *.
+appt_events_arrive() {
+    setup "$1" "$2" || return
+    sync_ok "the first sync (makes the local calendar)"
+    check_summary 0 0 0 0 0
+    a add "Team lunch" --at "2026-12-08 12:00" --for 1h30m --location "Canteen, 2nd floor" --note "Bring cake; and plates" -c "$ACCOUNT/Work"
+    check_status 0 "add"
+    a add "Weekly review" --at "2026-12-09 15:00" --repeat weekly --count 5 -c "$ACCOUNT/Work"
+    local review
+    review=$(local_id "Weekly review") || { fail "no Weekly review"; return; }
+    a edit "$review" --occurrence 2026-12-16 --title "Weekly review (short)" --for 30m
+    check_status 0 "edit an occurrence"
+    a add Offsite --at 2026-12-10 --all-day -c "$ACCOUNT/Work"
+    local mark
+    mark=$(proxy_mark)
+    sync_ok "the sync that pushes"
+    check_summary 0 0 0 3 0
+    local puts
+    puts=$(proxy_requests "$mark" | awk '$1 == "PUT"')
+    check_eq 3 "$(wc -l <<<"$puts")" "three PUTs"
+    check_eq "" "$(awk '$7 != "if-none-match:*"' <<<"$puts")" "every create carries If-None-Match: *"
+    local listed
+    listed=$(server_list | titles_of)
+    check_eq "Offsite
+Team lunch
+Weekly review
+Weekly review (short)" "$listed" "the server holds what appt made"
+    check_same_sets
+    check_contains "$(peer dump "$CAL")" 'LOCATION:Canteen\, 2nd floor' "the location"
+    check_contains "$(peer dump "$CAL")" 'DESCRIPTION:Bring cake\; and plates' "the note"
+    mark=$(proxy_mark)
+    sync_ok "a sync with no change"
+    check_summary 0 0 0 0 0
+    check_no_change_requests "$mark" 1
+}
+
+# Edits, cancels, deletes and changed occurrences of series, on each side, all in one sync.
+edits_both_ways() {
+    setup "$1" "$2" || return
+    local uid
+    for uid in p-edit p-cancel p-delete p-local-edit p-local-cancel p-local-delete; do
+        peer create "$CAL" "$uid" --summary "Peer $uid" >/dev/null || fail "peer create $uid"
+    done
+    peer create "$CAL" series-peer --kind series --summary "Peer series" >/dev/null
+    peer create "$CAL" series-local --kind series --summary "Local series" --start 20261208T090000 >/dev/null
+    sync_ok "the first sync"
+    check_summary 8 0 0 0 0
+    a add "Local A" --at "2026-12-11 09:00" -c "$ACCOUNT/Work"
+    a add "Local B" --at "2026-12-11 10:00" -c "$ACCOUNT/Work"
+    sync_ok "the sync that sends appt's two"
+    check_summary 0 0 0 2 0
+    # the server's side
+    peer edit "$CAL" p-edit SUMMARY="Edited on the server" DTSTART=20261207T140000 DTEND=20261207T150000 || fail "peer edit"
+    peer cancel "$CAL" p-cancel
+    peer delete "$CAL" p-delete
+    peer edit "$CAL" series-peer --rid 20261221T100000 SUMMARY="Moved by the peer"
+    peer override "$CAL" series-peer 20261214T100000 SUMMARY="Changed by the peer"
+    uid=$(peer uid "$CAL" "Local A") || fail "no Local A on the server"
+    peer edit "$CAL" "$uid" SUMMARY="Local A, edited on the server"
+    # appt's side
+    local id
+    id=$(local_id "Peer p-local-edit") && a edit "$id" --title "Edited in appt" --at "2026-12-07 11:00"
+    check_status 0 "edit"
+    id=$(local_id "Peer p-local-cancel") && a cancel "$id"
+    check_status 0 "cancel"
+    id=$(local_id "Peer p-local-delete") && a delete "$id"
+    check_status 0 "delete"
+    id=$(local_id "Local series") && a edit "$id" --occurrence 2027-01-05 --title "Local series (appt)"
+    check_status 0 "edit an occurrence"
+    id=$(local_id "Local B") && a delete "$id"
+    sync_ok "the sync both ways"
+    check_summary 0 4 1 5 0
+    check_same_sets
+    local listed
+    listed=$(server_list)
+    check_contains "$listed" $'p-cancel\t-\tCANCELLED' "the peer's cancel arrived"
+    check_contains "$listed" $'p-local-cancel\t-\tCANCELLED' "appt's cancel went out"
+    check_contains "$listed" $'\tMoved by the peer' "the peer's changed occurrence"
+    check_contains "$listed" $'series-local\t20270105T090000\tCONFIRMED\tLocal series (appt)' "appt's changed occurrence"
+    check_not_contains "$listed" "p-delete" "the peer's delete"
+    check_not_contains "$listed" "p-local-delete" "appt's delete"
+    check_not_contains "$listed" "Local B" "appt's delete of its own"
+    a list --from 2026-12-07 --days 1 -c "$ACCOUNT/Work"
+    check_contains "$OUT" "Edited on the server" "the peer's edit is listed"
+    local mark
+    mark=$(proxy_mark)
+    sync_ok "a sync with no change"
+    check_summary 0 0 0 0 0
+    check_no_change_requests "$mark" 1
+}
+
+# https with a private CA: ca_file in the account reaches it; without it, the certificate is
+# refused (verification always on), exit 3. The shared https server: a calendar of its own.
+https_with_ca_file() {
+    use_store "$2" || return
+    SRV_USER=$APPT_TEST_CALDAV_USER
+    local id="sync-e2e-$BASHPID-$RANDOM" url
+    url=$(APPT_CALDAV_USER=$APPT_TEST_CALDAV_USER APPT_CALDAV_PASSWORD=$APPT_TEST_CALDAV_PASSWORD APPT_CALDAV_CA_FILE=$APPT_TEST_CA_FILE \
+        python3 "$PEER" mkcal "$APPT_TEST_HTTPS_URL" "$id" "Tls $id") || { fail "could not make a calendar on the https server"; return; }
+    APPT_CALDAV_USER=$APPT_TEST_CALDAV_USER APPT_CALDAV_PASSWORD=$APPT_TEST_CALDAV_PASSWORD APPT_CALDAV_CA_FILE=$APPT_TEST_CA_FILE \
+        python3 "$PEER" create "$url" "tls-$id" --kind full --summary "Over TLS" >/dev/null || fail "peer create over https"
+    local saved=$APPT_TEST_SYNC_PASSWORD
+    APPT_TEST_SYNC_PASSWORD=$APPT_TEST_CALDAV_PASSWORD
+    CONFIG_URL=$APPT_TEST_HTTPS_URL CONFIG_USER=$APPT_TEST_CALDAV_USER write_config
+    sync_run
+    check_status 3 "an https server whose CA is not trusted"
+    check_contains "$ERR" "$ACCOUNT" "the message names the account"
+    check_contains "$ERR" "localhost" "the message names the server"
+    CONFIG_URL=$APPT_TEST_HTTPS_URL CONFIG_USER=$APPT_TEST_CALDAV_USER write_config "ca_file = $APPT_TEST_CA_FILE"
+    sync_ok "with ca_file"
+    check_contains "$OUT" "$ACCOUNT/Tls $id: ↓ 1 new" "the event came over https"
+    a list --all -c "$ACCOUNT/Tls $id"
+    check_contains "$OUT" "Over TLS" "listed"
+    a add "Back over TLS" --at "2026-12-09 09:00" -c "$ACCOUNT/Tls $id"
+    sync_ok "a push over https"
+    local listed
+    listed=$(APPT_CALDAV_USER=$APPT_TEST_CALDAV_USER APPT_CALDAV_PASSWORD=$APPT_TEST_CALDAV_PASSWORD APPT_CALDAV_CA_FILE=$APPT_TEST_CA_FILE \
+        python3 "$PEER" list "$url")
+    check_contains "$listed" "Back over TLS" "appt's event is on the https server"
+    APPT_TEST_SYNC_PASSWORD=$saved
+}
+
+# The shared Radicale's real Basic authentication: a wrong password is exit 3 naming the account
+# and URL (never the password); password_command gives the right one.
+credentials() {
+    use_store "$2" || return
+    local id="sync-e2e-$BASHPID-$RANDOM" url
+    url=$(APPT_CALDAV_USER=$APPT_TEST_CALDAV_USER APPT_CALDAV_PASSWORD=$APPT_TEST_CALDAV_PASSWORD \
+        python3 "$PEER" mkcal "$APPT_TEST_RADICALE_URL" "$id" "Auth $id") || { fail "could not make a calendar"; return; }
+    CONFIG_URL=$APPT_TEST_RADICALE_URL CONFIG_USER=$APPT_TEST_CALDAV_USER write_config
+    sync_run # APPT_TEST_SYNC_PASSWORD is not this server's password
+    check_status 3 "refused credentials"
+    check_contains "$ERR" "$ACCOUNT" "the message names the account"
+    local hostport=${APPT_TEST_RADICALE_URL#http://}
+    check_contains "$ERR" "${hostport%/}" "the message names the server"
+    mkdir -p "$XDG_CONFIG_HOME/appt"
+    printf '[account %s]\nurl = %s\nusername = %s\npassword_command = printf "%%s\\n" "$APPT_TEST_CALDAV_PASSWORD"\n' \
+        "$ACCOUNT" "$APPT_TEST_RADICALE_URL" "$APPT_TEST_CALDAV_USER" >"$XDG_CONFIG_HOME/appt/config"
+    sync_ok "password_command"
+    check_contains "$OUT" "$ACCOUNT/Auth $id:" "the calendar is synced"
+    check_not_contains "$OUT$ERR" "$APPT_TEST_CALDAV_PASSWORD" "the password is never printed"
+    printf '[account %s]\nurl = %s\nusername = %s\npassword_command = exit 7\n' \
+        "$ACCOUNT" "$APPT_TEST_RADICALE_URL" "$APPT_TEST_CALDAV_USER" >"$XDG_CONFIG_HOME/appt/config"
+    sync_run
+    check_status 3 "a password_command that fails"
+    check_contains "$ERR" "$ACCOUNT" "the message names the account"
+}
+
+# What the command line promises around a sync: an unknown account, a missing appt-sync, a
+# second sync while one runs (the lock).
+command_line() {
+    setup "$1" "$2" || return
+    sync_run nope
+    check_status 1 "an unknown account"
+    check_contains "$ERR" "no [account nope] in" "names the account"
+    mkdir -p "$T/alone"
+    cp "$APPT" "$T/alone/appt"
+    timeout -k 2 20 env PATH=/usr/bin:/bin "$T/alone/appt" --db "$STORE" sync >"$T/.out" 2>"$T/.err"
+    STATUS=$?
+    ERR=$(cat "$T/.err")
+    check_status 1 "appt-sync missing"
+    check_contains "$ERR" "sync needs the appt-sync program next to appt" "says what is missing"
+    # one sync at a time: the first is held at its first request, the second is refused
+    proxy_rules '{"rules": [{"n": 1, "action": "pause"}]}'
+    local mark pid
+    mark=$(proxy_mark)
+    "$APPT" --db "$STORE" sync >"$T/first.out" 2>&1 &
+    pid=$!
+    wait_paused "$pid" "$mark" 30 >/dev/null || fail "the first sync never reached the server"
+    sync_run
+    check_status 1 "a second sync at the same time"
+    check_contains "$ERR" "sync" "says a sync runs"
+    proxy_rules
+    wait "$pid"
+    check_eq 0 "$?" "the first sync finishes"
+}
+
+# ---------------------------------------------------------------- Done when 2: conflicts
+
+# The same event edited on both sides: the server's version is kept, appt's is listed by
+# `appt conflicts`; resolve keeps either.
+conflict_both_edited() {
+    setup "$1" "$2" || return
+    peer create "$CAL" c-keep-local --summary "Meeting" >/dev/null
+    peer create "$CAL" c-keep-server --summary "Call" >/dev/null
+    sync_ok "the first sync"
+    peer edit "$CAL" c-keep-local SUMMARY="Meeting (server)"
+    peer edit "$CAL" c-keep-server SUMMARY="Call (server)" LOCATION="Phone"
+    local id_meeting id_call
+    id_meeting=$(local_id Meeting) && a edit "$id_meeting" --title "Meeting (local)"
+    id_call=$(local_id Call) && a edit "$id_call" --title "Call (local)" --at "2026-12-07 16:00"
+    sync_ok "the sync that finds two conflicts"
+    check_summary 0 2 0 0 2
+    local listed
+    listed=$(server_list | titles_of)
+    check_eq "Call (server)
+Meeting (server)" "$listed" "the server's versions stay on the server"
+    check_same_sets
+    a conflicts
+    check_status 0 "conflicts"
+    check_eq 2 "$(grep -c . <<<"$OUT")" "two conflicts listed: $OUT"
+    check_contains "$OUT" "Meeting (local)" "the local version is listed"
+    check_contains "$OUT" "Call (local)" "the local version is listed"
+    check_contains "$OUT" "$ACCOUNT/Work" "with its calendar"
+    a --json conflicts
+    local ids
+    ids=$(python3 -c '
+import json, sys
+for line in sys.stdin:
+    o = json.loads(line)
+    assert set(o) >= {"id", "calendar", "uid", "title", "found"}, o
+    print(o["title"], o["id"])' <<<"$OUT") || fail "conflicts --json: $OUT"
+    local c_meeting c_call
+    c_meeting=$(awk '$1 == "Meeting" { print $3 }' <<<"$ids")
+    c_call=$(awk '$1 == "Call" { print $3 }' <<<"$ids")
+    a resolve "${c_meeting:0:8}" --keep local
+    check_status 0 "resolve --keep local"
+    check_contains "$OUT" "kept the local version; it goes to the server on the next sync" "what resolve says"
+    a resolve "${c_call:0:8}" --keep server
+    check_status 0 "resolve --keep server"
+    a resolve "${c_call:0:8}" --keep server
+    check_status 1 "resolving it twice"
+    check_contains "$ERR" "no conflict with id ${c_call:0:8}" "names the id"
+    a --json conflicts
+    check_eq "" "$OUT" "no conflicts left"
+    sync_ok "the sync after resolving"
+    check_summary 0 0 0 1 0
+    listed=$(server_list | titles_of)
+    check_eq "Call (server)
+Meeting (local)" "$listed" "the kept local version went out; the server's stayed"
+    check_same_sets
+}
+
+# The same change made on both sides (the title, and SEQUENCE + 1 as both appt and a phone
+# do) is no conflict: the plan's "`.unchanged` means both sides made the same change".
+same_change_twice() {
+    setup "$1" "$2" || return
+    peer create "$CAL" c-same --summary "Same change" >/dev/null
+    sync_ok "the first sync"
+    peer edit "$CAL" c-same SUMMARY="Same change, twice"
+    a edit "$(local_id "Same change")" --title "Same change, twice"
+    sync_ok "the same change on both sides"
+    check_contains "$(summary_line)" "; 0 conflicts" "the same change is no conflict"
+    a --json conflicts
+    check_eq "" "$OUT" "no conflict for the same change"
+    check_same_sets
+}
+
+# Deleted on one side, edited on the other: the edit wins and comes back.
+delete_against_edit() {
+    setup "$1" "$2" || return
+    peer create "$CAL" d-server-edit --summary "Edited on the server" >/dev/null
+    peer create "$CAL" d-local-edit --summary "Edited in appt" >/dev/null
+    sync_ok "the first sync"
+    peer edit "$CAL" d-server-edit SUMMARY="Edited on the server, v2"
+    a delete "$(local_id "Edited on the server")"
+    check_status 0 "delete in appt"
+    a edit "$(local_id "Edited in appt")" --title "Edited in appt, v2"
+    peer delete "$CAL" d-local-edit
+    sync_ok "the sync"
+    local listed
+    listed=$(server_list | titles_of)
+    check_eq "Edited in appt, v2
+Edited on the server, v2" "$listed" "both edits won over the deletes"
+    check_same_sets
+    a --json conflicts
+    check_eq "" "$OUT" "no conflicts"
+    sync_ok "one more"
+    check_summary 0 0 0 0 0
+}
+
+# ---------------------------------------------------------------- Done when 3: faults
+
+# The server killed in the middle of a 1,000-event first sync (the events on the server, put
+# there straight into its storage before it starts), then started again: the next sync
+# finishes, 1,000 events, none twice.
+server_killed_pull() {
+    use_store "$2" || return
+    SRV_KIND=$1
+    SRV_USER=alice
+    mkdir -p "$T/srv"
+    case $1 in
+    radicale) python3 "$PEER" prefill-radicale "$T/srv/collections/collection-root/alice/work" 1000 --name Work ;;
+    xandikos) python3 "$PEER" prefill-xandikos "$T/srv/collections/user/calendars/work" 1000 --name Work ;;
+    esac
+    server_start "$1" || return
+    proxy_start || return
+    CAL=${SRV_URL}$([[ $1 == radicale ]] && echo alice/work/ || echo user/calendars/work/)
+    peer count "$CAL" >/dev/null # the server's own first scan of the files (its cache)
+    write_config
+    # held at the fifth fetch of events (a multiget of 100, or the 500th GET), then the server and its
+    # proxy die: the connection drops and the next ones are refused
+    proxy_rules '{"rules": [{"kind": "calendar-multiget", "nth": 5, "action": "pause"}, {"method": "GET", "nth": 500, "action": "pause"}]}'
+    local mark pid
+    mark=$(proxy_mark)
+    "$APPT" --db "$STORE" sync >"$T/first.out" 2>"$T/first.err" &
+    pid=$!
+    if ! wait_paused "$pid" "$mark" >/dev/null; then
+        fail "the first sync never reached its fifth fetch: $(proxy_requests "$mark" | tail -3)"
+    fi
+    server_kill
+    proxy_stop
+    wait "$pid"
+    STATUS=$?
+    ERR=$(cat "$T/first.err")
+    check_status 3 "the server died"
+    check_message "the server died"
+    a --json list --all -c "$ACCOUNT/Work"
+    local partial
+    partial=$(grep -c . <<<"$OUT")
+    if ((partial >= 1000)); then fail "the first sync had all 1000 before the server died ($partial)"; fi
+    sync_run
+    check_status 3 "the server is still down"
+    check_message "the server is down"
+    server_start "$1" || return
+    proxy_start || return
+    proxy_rules
+    sync_ok "the sync after the restart"
+    a --json list --all -c "$ACCOUNT/Work"
+    check_eq 1000 "$(grep -c . <<<"$OUT")" "all 1000 events, none twice"
+    check_same_sets
+    sync_ok "one more"
+    check_summary 0 0 0 0 0
+}
+
+# The same the other way: 1,000 events made in appt, the server killed while they go out.
+server_killed_push() {
+    setup "$1" "$2" || return
+    sync_ok "the first sync (makes the local calendar)"
+    python3 - "$T/thousand.ics" <<'PY'
+import datetime, sys
+lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//appt tests//sync.sh//EN"]
+base = datetime.datetime(2026, 1, 5, 8, 0)
+for i in range(1, 1001):
+    start = base + datetime.timedelta(days=i % 700, minutes=15 * (i % 40))
+    end = start + datetime.timedelta(minutes=45)
+    lines += ["BEGIN:VEVENT", f"UID:push-{i}@sync.test", "DTSTAMP:20261201T120000Z",
+              f"DTSTART:{start:%Y%m%dT%H%M%S}Z", f"DTEND:{end:%Y%m%dT%H%M%S}Z", f"SUMMARY:Pushed {i}", "END:VEVENT"]
+lines.append("END:VCALENDAR")
+open(sys.argv[1], "w").write("\r\n".join(lines) + "\r\n")
+PY
+    a import "$T/thousand.ics" -c "$ACCOUNT/Work"
+    check_status 0 "import 1000"
+    proxy_rules '{"rules": [{"method": "PUT", "nth": 400, "action": "pause", "when": "after"}]}'
+    local mark pid
+    mark=$(proxy_mark)
+    "$APPT" --db "$STORE" sync >"$T/first.out" 2>"$T/first.err" &
+    pid=$!
+    wait_paused "$pid" "$mark" >/dev/null || fail "the sync never reached its 400th PUT"
+    server_kill
+    proxy_stop
+    wait "$pid"
+    STATUS=$?
+    ERR=$(cat "$T/first.err")
+    check_status 3 "the server died"
+    check_message "the server died"
+    server_start "$1" || return
+    proxy_start || return
+    proxy_rules
+    check_eq 400 "$(peer count "$CAL")" "the server had 400 when it died (the 400th applied, its answer lost)"
+    sync_ok "the sync after the restart"
+    check_summary 0 0 0 600 0
+    check_eq 1000 "$(peer count "$CAL")" "1000 on the server"
+    check_same_sets
+    sync_ok "one more"
+    check_summary 0 0 0 0 0
+}
+
+# kill -9 of appt sync at 20 points of a sync, drawn from a seeded RNG: each round makes
+# changes on both sides (never to the same event: no conflicts, so the end state is known),
+# starts a sync held by the proxy at request K (before forwarding it, or after: the server
+# acted and the answer is lost), and kills it there. Then one more sync: both sides hold
+# exactly the events made and not deleted, with their last titles, none twice.
+kill_nine_points() {
+    setup "$1" "$2" || return
+    RANDOM=$KILL_SEED
+    declare -A model=()   # key -> title; key: a peer UID (s-N) or an appt id (L-N -> id in lids)
+    declare -A lids=()
+    local n_server=0 n_local=0 round=0 kills=0 points=() last_point=none i key id title
+    # the start: 8 events on each side, synced
+    # (the peer's lines are written to a file first: a pipe would run this shell's part in a
+    # subshell, and its changes to the model would be lost)
+    for i in 1 2 3 4 5 6 7 8; do
+        echo "create s-$i 'S$i v0'"
+        model[s-$i]="S$i v0"
+    done >"$T/ops"
+    peer batch "$CAL" <"$T/ops" || fail "peer batch"
+    n_server=8
+    sync_ok "the first sync (makes the local calendar)"
+    for i in 1 2 3 4 5 6 7 8; do
+        a --json add "L$i v0" --at "2026-12-1$((i % 10)) 0$i:00" -c "$ACCOUNT/Work"
+        id=$(json_id)
+        lids[L-$i]=$id
+        model[L-$i]="L$i v0"
+    done
+    n_local=8
+    sync_ok "the sync that sends appt's first eight"
+    : >"$T/journal"
+    for key in "${!lids[@]}"; do echo "start: $key is ${lids[$key]}" >>"$T/journal"; done
+    while ((kills < 20 && round < 40)); do
+        round=$((round + 1))
+        # changes on the server: two new, an edit, a delete (of the peer's own events)
+        local server_keys=() local_keys=()
+        for key in "${!model[@]}"; do
+            if [[ $key == s-* ]]; then server_keys+=("$key"); else local_keys+=("$key"); fi
+        done
+        {
+            for i in 1 2; do
+                n_server=$((n_server + 1))
+                echo "create s-$n_server 'S$n_server v0'"
+                model[s-$n_server]="S$n_server v0"
+            done
+            if ((${#server_keys[@]} > 2)); then
+                key=${server_keys[RANDOM % ${#server_keys[@]}]}
+                title="${model[$key]%% v*} v$round"
+                echo "edit $key 'SUMMARY=$title'"
+                model[$key]=$title
+                local victim=${server_keys[RANDOM % ${#server_keys[@]}]}
+                if [[ $victim != "$key" ]]; then
+                    echo "delete $victim"
+                    unset "model[$victim]"
+                fi
+            fi
+        } >"$T/ops"
+        peer batch "$CAL" <"$T/ops" || fail "peer batch in round $round"
+        sed "s/^/round $round: peer: /" "$T/ops" >>"$T/journal"
+        # changes in appt: three new, an edit, a delete (of appt's own events)
+        for i in 1 2 3; do
+            n_local=$((n_local + 1))
+            a --json add "L$n_local v0" --at "2027-01-0$((n_local % 9 + 1)) 10:00" -c "$ACCOUNT/Work"
+            id=$(json_id)
+            lids[L-$n_local]=$id
+            model[L-$n_local]="L$n_local v0"
+            echo "round $round: appt: add L$n_local v0 ($id)" >>"$T/journal"
+        done
+        if ((${#local_keys[@]} > 2)); then
+            key=${local_keys[RANDOM % ${#local_keys[@]}]}
+            title="${model[$key]%% v*} v$round"
+            a edit "${lids[$key]}" --title "$title"
+            [[ $STATUS == 0 ]] && model[$key]=$title
+            [[ $STATUS == 0 ]] || fail "round $round: edit ${lids[$key]}: $ERR"
+            echo "round $round: appt: edit $key (${lids[$key]}) -> $title" >>"$T/journal"
+            local victim=${local_keys[RANDOM % ${#local_keys[@]}]}
+            if [[ $victim != "$key" ]]; then
+                a delete "${lids[$victim]}"
+                [[ $STATUS == 0 ]] || fail "round $round: delete ${lids[$victim]}: $ERR"
+                echo "round $round: appt: delete $victim (${lids[$victim]}, ${model[$victim]})" >>"$T/journal"
+                unset "model[$victim]"
+            fi
+        fi
+        # the sync, held at request K and killed there
+        local k=$((RANDOM % 14 + 1)) when=before
+        ((RANDOM % 2)) && when=after
+        proxy_rules "{\"rules\": [{\"n\": $k, \"action\": \"pause\", \"when\": \"$when\"}]}"
+        local mark pid paused
+        mark=$(proxy_mark)
+        "$APPT" --db "$STORE" sync >"$T/round.out" 2>"$T/round.err" &
+        pid=$!
+        if paused=$(wait_paused "$pid" "$mark"); then
+            kill -9 "$pid"
+            wait "$pid" 2>/dev/null
+            kills=$((kills + 1))
+            last_point="round $round: request $k $when: $(python3 -c 'import json,sys; o=json.loads(sys.stdin.read()); print(o["method"], o["path"])' <<<"$paused")"
+            points+=("$last_point")
+        else
+            wait "$pid"
+            local rc=$?
+            [[ $rc == 0 ]] || fail "round $round: the sync (not killed: it made fewer than $k requests) exited $rc: $(cat "$T/round.err")"
+            echo "round $round: the sync ended before request $k (exit $rc): $(tr '\n' ' ' <"$T/round.out")" >>"$T/journal"
+        fi
+        proxy_requests "$mark" | sed "s/^/round $round: request: /" >>"$T/journal"
+        [[ -n $paused ]] && echo "killed: $last_point" >>"$T/journal"
+        proxy_rules
+        local dups
+        dups=$(peer dups "$CAL")
+        [[ -z $dups ]] || fail "round $round (last kill: $last_point): a UID twice on the server: $dups"
+    done
+    check_eq 20 "$kills" "20 kill points (in $round rounds)"
+    local mark
+    mark=$(proxy_mark)
+    sync_ok "the sync after the last kill"
+    { echo "last sync: $OUT $ERR"; proxy_requests "$mark" | sed "s/^/last sync: request: /"; } >>"$T/journal"
+    a --json conflicts
+    check_eq "" "$OUT" "no conflicts (no event was changed on both sides)"
+    local expected server local
+    expected=$(for key in "${!model[@]}"; do echo "${model[$key]}"; done | sort)
+    server=$(server_list | titles_of)
+    local=$(local_list | titles_of)
+    check_eq "$expected" "$server" "the server holds what was made and not deleted, last titles (seed $KILL_SEED)"
+    check_eq "$expected" "$local" "appt holds the same (seed $KILL_SEED)"
+    check_same_sets
+    sync_ok "one more"
+    check_summary 0 0 0 0 0
+    if ((E2E_SCENARIO_FAILED)); then
+        printf '    kill points (APPT_SYNC_KILL_SEED=%s):\n' "$KILL_SEED"
+        printf '      %s\n' "${points[@]}"
+        printf '    what each round did (appt ids, the peer'"'"'s lines, the requests of its sync):\n'
+        sed 's/^/      /' "$T/journal"
+        if [[ -n ${APPT_SYNC_KEEP:-} ]]; then
+            mkdir -p "$APPT_SYNC_KEEP" && cp -r "$T" "$APPT_SYNC_KEEP/" && echo "    kept in $APPT_SYNC_KEEP/$(basename "$T")"
+        fi
+    fi
+}
+
+# kill_at_push WHAT: a sync held right after its first PUT reached the server (the server
+# stored it, the answer is held back) and kill -9'd there.
+kill_at_push() {
+    proxy_rules '{"rules": [{"method": "PUT", "nth": 1, "action": "pause", "when": "after"}]}'
+    local mark pid
+    mark=$(proxy_mark)
+    "$APPT" --db "$STORE" sync >"$T/killed.out" 2>"$T/killed.err" &
+    pid=$!
+    if wait_paused "$pid" "$mark" >/dev/null; then
+        kill -9 "$pid"
+    else
+        fail "$1: the sync made no PUT"
+    fi
+    wait "$pid" 2>/dev/null
+    proxy_rules
+}
+
+# The kill -9 points that matter most, one by one: appt's PUT reached the server but appt was
+# killed before the answer, and then the event changed again in appt before the next sync.
+# That change is appt's own and must win: a delete stays deleted, a second edit goes out (no
+# conflict with appt's own first edit).
+interrupted_push_then_change() {
+    setup "$1" "$2" || return
+    sync_ok "the first sync (makes the local calendar)"
+    # made in appt, its create's answer lost, then deleted in appt
+    a --json add "Made, then deleted" --at "2026-12-17 09:00" -c "$ACCOUNT/Work"
+    local made
+    made=$(json_id)
+    kill_at_push "the create"
+    check_contains "$(server_list)" "Made, then deleted" "the server stored the create"
+    a delete "$made"
+    check_status 0 "delete"
+    sync_ok "the sync after the delete"
+    check_not_contains "$(server_list)" "Made, then deleted" "appt's delete went out (the create's answer was lost)"
+    check_not_contains "$(local_list)" "Made, then deleted" "and it did not come back"
+    # synced, edited in appt, the edit's answer lost, then deleted in appt
+    a --json add "Edited" --at "2026-12-17 10:00" -c "$ACCOUNT/Work"
+    local edited
+    edited=$(json_id)
+    sync_ok "the sync of Edited"
+    a edit "$edited" --title "Edited, v2"
+    kill_at_push "the edit"
+    check_contains "$(server_list)" "Edited, v2" "the server stored the edit"
+    a delete "$edited"
+    sync_ok "the sync after the delete"
+    check_not_contains "$(server_list)" "Edited" "appt's delete went out (the edit's answer was lost)"
+    check_not_contains "$(local_list)" "Edited" "and it did not come back"
+    # synced, edited in appt, the edit's answer lost, edited again in appt
+    a --json add "Twice" --at "2026-12-17 11:00" -c "$ACCOUNT/Work"
+    local twice
+    twice=$(json_id)
+    sync_ok "the sync of Twice"
+    a edit "$twice" --title "Twice, v2"
+    kill_at_push "the first edit"
+    a edit "$twice" --title "Twice, v3"
+    sync_ok "the sync after the second edit"
+    check_contains "$(server_list | titles_of)" "Twice, v3" "appt's second edit went out"
+    a --json conflicts
+    check_eq "" "$OUT" "appt's own first edit is no conflict"
+    check_same_sets
+}
+
+# 412: a real race (the peer changes the event between appt's pull and its PUT, and creates
+# one at the href appt is about to create), and one made up by the proxy.
+precondition_failed() {
+    setup "$1" "$2" || return
+    peer create "$CAL" race --summary "Race" >/dev/null
+    peer create "$CAL" spurious --summary "Spurious" >/dev/null
+    sync_ok "the first sync"
+    a edit "$(local_id Race)" --title "Race (appt)"
+    proxy_rules '{"rules": [{"method": "PUT", "nth": 1, "action": "pause"}]}'
+    local mark pid
+    mark=$(proxy_mark)
+    "$APPT" --db "$STORE" sync >"$T/race.out" 2>"$T/race.err" &
+    pid=$!
+    wait_paused "$pid" "$mark" 60 >/dev/null || fail "the PUT never came"
+    peer edit "$CAL" race SUMMARY="Race (peer)" # while appt's PUT waits
+    proxy_rules
+    wait "$pid"
+    check_eq 0 "$?" "the sync that met a 412: $(cat "$T/race.err")"
+    check_contains "$(proxy_requests "$mark")" "PUT /" "the PUT went"
+    check_contains "$(proxy_requests "$mark" | awk '$1 == "PUT"')" " 412 " "and got 412"
+    check_eq "Race (peer)
+Spurious" "$(server_list | titles_of)" "the server's version stays"
+    a conflicts
+    check_contains "$OUT" "Race (appt)" "appt's version is a conflict"
+    check_same_sets
+    # a create that meets an event the peer put at the same href meanwhile
+    a add "Both made it" --at "2026-12-12 09:00" -c "$ACCOUNT/Work"
+    proxy_rules '{"rules": [{"method": "PUT", "nth": 1, "action": "pause"}]}'
+    mark=$(proxy_mark)
+    "$APPT" --db "$STORE" sync >"$T/race.out" 2>"$T/race.err" &
+    pid=$!
+    local paused href uid
+    paused=$(wait_paused "$pid" "$mark" 60) || { fail "the PUT never came"; proxy_rules; return; }
+    href=$(python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["path"].rsplit("/", 1)[1])' <<<"$paused")
+    uid=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.unquote(sys.argv[1])[:-4])' "$href")
+    python3 - "$uid" >"$T/peer-made.ics" <<'PY'
+import sys
+print(f"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//peer//EN\r\nBEGIN:VEVENT\r\nUID:{sys.argv[1]}\r\nDTSTAMP:20261201T120000Z\r\nDTSTART:20261212T080000Z\r\nDTEND:20261212T090000Z\r\nSUMMARY:Both made it (peer)\r\nEND:VEVENT\r\nEND:VCALENDAR\r", end="")
+PY
+    peer put "$CAL" "$href" "$T/peer-made.ics" || fail "the peer's PUT at $href"
+    proxy_rules
+    wait "$pid"
+    check_eq 0 "$?" "the sync whose create met a 412: $(cat "$T/race.err")"
+    check_contains "$(server_list | titles_of)" "Both made it (peer)" "the server's version stays"
+    check_not_contains "$(server_list | titles_of)" "Both made it
+" "not twice"
+    a conflicts
+    check_contains "$OUT" "Both made it" "appt's version is a conflict"
+    check_same_sets
+    # a 412 the server never sent: nothing is lost (the edit goes out, or is a conflict)
+    a edit "$(local_id Spurious)" --title "Spurious (appt)"
+    proxy_rules '{"rules": [{"method": "PUT", "nth": 1, "action": "status", "status": 412}]}'
+    sync_run
+    proxy_rules
+    sync_ok "the sync after a made-up 412"
+    a conflicts
+    local conflicts=$OUT
+    if [[ $(server_list | titles_of) != *"Spurious (appt)"* && $conflicts != *"Spurious (appt)"* ]]; then
+        fail "the edit met by a made-up 412 is lost: neither on the server nor a conflict"
+    fi
+    check_same_sets
+}
+
+# 500 on a PUT (not applied), 500 after the server applied it, 500 on the sync-collection:
+# exit 3 naming the account and URL; the next sync finishes; nothing twice.
+server_errors() {
+    setup "$1" "$2" || return
+    peer create "$CAL" e-1 --summary "Before" >/dev/null
+    sync_ok "the first sync"
+    local i
+    for i in 1 2 3 4; do a add "Local $i" --at "2026-12-1$i 09:00" -c "$ACCOUNT/Work"; done
+    proxy_rules '{"rules": [{"method": "PUT", "nth": 2, "action": "status", "status": 500}]}'
+    sync_run
+    check_status 3 "a 500 on a PUT"
+    check_message "500"
+    proxy_rules '{"rules": [{"method": "PUT", "nth": 1, "action": "status", "status": 500, "forward": true}]}'
+    sync_run
+    check_status 3 "a 500 after the server applied the PUT"
+    check_message "500 after"
+    proxy_rules '{"rules": [{"kind": "sync-collection", "action": "status", "status": 503}]}'
+    sync_run
+    check_status 3 "a 503 on the sync-collection"
+    check_message "503"
+    proxy_rules
+    sync_ok "the sync after the errors"
+    check_eq "Before
+Local 1
+Local 2
+Local 3
+Local 4" "$(server_list | titles_of)" "every event once on the server"
+    check_same_sets
+    a --json conflicts
+    check_eq "" "$OUT" "no conflicts"
+    sync_ok "one more"
+    check_summary 0 0 0 0 0
+}
+
+# 401 from the proxy (the credentials refused now): exit 3, naming the account, never the
+# password; on every request and in the middle of a push.
+unauthorized() {
+    setup "$1" "$2" || return
+    sync_ok "the first sync"
+    proxy_rules '{"rules": [{"action": "status", "status": 401}]}'
+    sync_run
+    check_status 3 "401 on everything"
+    check_message "401"
+    a add "Waiting" --at "2026-12-14 09:00" -c "$ACCOUNT/Work"
+    a add "Waiting too" --at "2026-12-14 10:00" -c "$ACCOUNT/Work"
+    proxy_rules '{"rules": [{"method": "PUT", "nth": 2, "action": "status", "status": 401}]}'
+    sync_run
+    check_status 3 "401 in the middle of a push"
+    check_message "401 in the middle"
+    proxy_rules
+    sync_ok "with the credentials taken again"
+    check_eq "Waiting
+Waiting too" "$(server_list | titles_of)" "both went out, once each"
+    check_same_sets
+}
+
+# A malformed body (XML cut off) on the sync-collection and on the multiget: exit 1 with a
+# message, nothing changed; the next sync finishes.
+malformed_bodies() {
+    setup "$1" "$2" || return
+    peer create "$CAL" m-1 --summary "First" >/dev/null
+    sync_ok "the first sync"
+    peer create "$CAL" m-2 --summary "Second" >/dev/null
+    peer edit "$CAL" m-1 SUMMARY="First, edited"
+    proxy_rules '{"rules": [{"kind": "sync-collection", "action": "malformed"}]}'
+    sync_run
+    check_status 1 "a malformed sync-collection answer"
+    check_contains "$ERR" "$ACCOUNT" "the message names the account"
+    check_eq "First" "$(local_list | titles_of)" "nothing changed"
+    proxy_rules '{"rules": [{"kind": "calendar-multiget", "action": "malformed"}, {"method": "GET", "action": "malformed"}]}'
+    sync_run
+    check_status 1 "a malformed multiget answer"
+    check_contains "$ERR" "$ACCOUNT" "the message names the account"
+    proxy_rules
+    sync_ok "the sync after"
+    check_eq "First, edited
+Second" "$(local_list | titles_of)" "all arrived"
+    check_same_sets
+}
+
+# A server that answers nothing: `timeout = 2` ends the request, exit 3 naming the account;
+# on discovery, on the sync-collection (something changed on the server) and on a PUT. The
+# next sync finishes, nothing twice.
+silent_server() {
+    setup "$1" "$2" || return
+    write_config "timeout = 2"
+    peer create "$CAL" t-1 --summary "Server" >/dev/null
+    sync_ok "the first sync"
+    proxy_rules '{"rules": [{"n": 1, "action": "silence", "seconds": 60}]}'
+    SYNC_WATCHDOG=30 sync_run
+    check_status 3 "no answer to the first request"
+    check_message "timeout at discovery"
+    peer create "$CAL" t-2 --summary "Server too" >/dev/null
+    proxy_rules '{"rules": [{"kind": "sync-collection", "action": "silence", "seconds": 60}]}'
+    SYNC_WATCHDOG=30 sync_run
+    check_status 3 "no answer to the sync-collection"
+    check_message "timeout on the sync-collection"
+    check_contains "$(proxy_requests 0)" "sync-collection None silence" "the sync-collection was the one not answered"
+    a add "Local" --at "2026-12-15 09:00" -c "$ACCOUNT/Work"
+    a add "Local too" --at "2026-12-15 10:00" -c "$ACCOUNT/Work"
+    proxy_rules '{"rules": [{"method": "PUT", "nth": 1, "action": "silence", "seconds": 60}]}'
+    SYNC_WATCHDOG=30 sync_run
+    check_status 3 "no answer to a PUT"
+    check_message "timeout on a PUT"
+    proxy_rules
+    sync_ok "the sync after"
+    check_eq "Local
+Local too
+Server
+Server too" "$(server_list | titles_of)" "each once"
+    check_same_sets
+}
+
+# Offline: the server is down, local changes wait (pending in --json, exit 3), and go out
+# when it is back.
+offline_changes_wait() {
+    setup "$1" "$2" || return
+    peer create "$CAL" o-1 --summary "Kept" >/dev/null
+    sync_ok "the first sync"
+    server_kill
+    proxy_stop
+    a add "Made offline" --at "2026-12-16 09:00" -c "$ACCOUNT/Work"
+    a edit "$(local_id Kept)" --title "Kept, edited offline"
+    sync_run --json
+    check_status 3 "the server is down"
+    check_contains "$(json_summary)" "pending=2 error=text" "two changes waiting, and the error"
+    check_contains "$ERR$OUT" "127.0.0.1:$PROXY_PORT" "names the server"
+    server_start "$1" || return
+    proxy_start || return
+    sync_ok "back online"
+    check_summary 0 0 0 2 0
+    check_eq "Kept, edited offline
+Made offline" "$(server_list | titles_of)" "the offline changes went out"
+    check_same_sets
+}
+
+# ---------------------------------------------------------------- running them
+
+selected() {
+    ((${#ONLY[@]} == 0)) && return 0
+    local s
+    for s in "${ONLY[@]}"; do [[ $1 == "$s" || $1 == "$s"_* ]] && return 0; done
+    return 1
+}
+
+run() { # SCENARIO SERVER ENGINE
+    local name="$1_$2_$3"
+    selected "$name" || selected "$1" || return 0
+    eval "${name}() { $1 $2 $3; }"
+    run_scenario "$name"
+}
+
+ALL=(peer_events_arrive appt_events_arrive edits_both_ways conflict_both_edited same_change_twice delete_against_edit
+    server_killed_pull kill_nine_points interrupted_push_then_change precondition_failed server_errors unauthorized malformed_bodies
+    silent_server offline_changes_wait command_line)
+PG_SUBSET=(peer_events_arrive edits_both_ways conflict_both_edited kill_nine_points interrupted_push_then_change server_errors)
+
+for server in radicale xandikos; do
+    for s in "${ALL[@]}"; do run "$s" "$server" sqlite; done
+done
+run server_killed_push radicale sqlite
+run https_with_ca_file radicale sqlite
+run credentials radicale sqlite
+if [[ -n ${APPT_TEST_PG:-} ]]; then
+    for s in "${PG_SUBSET[@]}"; do run "$s" radicale postgres; done
+    run https_with_ca_file radicale postgres
+    run peer_events_arrive xandikos postgres
+fi
+e2e_finish "e2e sync"
