@@ -71,3 +71,40 @@ public struct ICalendarExtras: Hashable, Sendable, Codable {
     lines.isEmpty && zoneID == nil && zoneDefinition.isEmpty && endLine == nil && (asRead ?? []).isEmpty
   }
 }
+
+extension ICalendarExtras {
+  /// Whether two VTIMEZONEs as read say the same, written another way: the same components
+  /// with the same properties, in any order, an RRULE's parts in any order and names in any
+  /// case (a server that writes the calendar again, as Radicale does, reorders them). What a
+  /// sync needs to tell the same change made on both sides from a conflict.
+  public static func sameZoneDefinition(_ a: [String], _ b: [String]) -> Bool {
+    a == b || canonicalZone(a) == canonicalZone(b)
+  }
+
+  /// Each component (BEGIN to END) as its sorted, canonical lines; the components sorted.
+  static func canonicalZone(_ lines: [String]) -> [String] {
+    var components: [String] = []
+    var stack: [[String]] = []
+    for line in lines {
+      let upper = line.uppercased()
+      if upper.hasPrefix("BEGIN:") {
+        stack.append([upper])
+      } else if upper.hasPrefix("END:"), var component = stack.popLast() {
+        component.append(upper)
+        components.append(component.sorted().joined(separator: "\n"))
+      } else if !stack.isEmpty {
+        stack[stack.count - 1].append(canonicalProperty(line))
+      }
+    }
+    return components.sorted()
+  }
+
+  /// A property's name upper-cased; an RRULE's parts sorted.
+  static func canonicalProperty(_ line: String) -> String {
+    guard let colon = line.firstIndex(of: ":") else { return line.uppercased() }
+    let name = line[..<colon].uppercased()
+    let value = String(line[line.index(after: colon)...])
+    guard name == "RRULE" else { return name + ":" + value }
+    return name + ":" + value.uppercased().split(separator: ";").sorted().joined(separator: ";")
+  }
+}

@@ -526,6 +526,7 @@ extension AppointmentDAO {
       "DELETE FROM sync_item WHERE calendar_id = ? AND href = ? AND uid <> ?",
       [.text(item.calendarID), .text(item.href), .text(item.uid)]
     )
+    try forgetPush(calendarID: item.calendarID, uid: item.uid, in: connection)
     try connection.run(
       """
       INSERT INTO sync_item (calendar_id, uid, href, etag, base) VALUES (?, ?, ?, ?, ?)
@@ -540,6 +541,36 @@ extension AppointmentDAO {
 
   static func forget(calendarID: String, uid: String, in connection: any Connection) throws(StoreError) {
     try connection.run("DELETE FROM sync_item WHERE calendar_id = ? AND uid = ?", [.text(calendarID), .text(uid)])
+    try forgetPush(calendarID: calendarID, uid: uid, in: connection)
+  }
+
+  static func forgetPush(calendarID: String, uid: String, in connection: any Connection) throws(StoreError) {
+    try connection.run("DELETE FROM sync_push WHERE calendar_id = ? AND uid = ?", [.text(calendarID), .text(uid)])
+  }
+
+  /// Notes that `ics` is about to be PUT for `uid` (before the request: its answer may never
+  /// come). Recording the item (`recordPushed`, `applyServerItem`) or forgetting it drops it.
+  public func recordPushing(calendarID: String, uid: String, ics: String) throws(StoreError) {
+    try database.write { connection throws(StoreError) in
+      try connection.run(
+        """
+        INSERT INTO sync_push (calendar_id, uid, ics) VALUES (?, ?, ?)
+        ON CONFLICT (calendar_id, uid) DO UPDATE SET ics = excluded.ics
+        """,
+        [.text(calendarID), .text(uid), .text(ics)]
+      )
+    }
+  }
+
+  /// The texts PUT for the calendar's items whose answers were not recorded, by uid.
+  public func pushesInFlight(calendarID: String) throws(StoreError) -> [String: String] {
+    try database.read { connection throws(StoreError) in
+      var pushes: [String: String] = [:]
+      try connection.query("SELECT uid, ics FROM sync_push WHERE calendar_id = ?", [.text(calendarID)]) {
+        row throws(StoreError) in pushes[row.string(at: 0)] = row.string(at: 1)
+      }
+      return pushes
+    }
   }
 
   /// Keeps `item`, the local version that lost, as the conflict of its master (its first

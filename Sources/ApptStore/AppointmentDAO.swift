@@ -353,6 +353,12 @@ extension AppointmentDAO {
       incoming.revision = existing.revision  // a file carries no revision: not a change
       if target == nil { incoming.calendarID = existing.calendarID }
       try place(&incoming, in: connection)
+      // The same zone written another way (a server's re-serialisation) is no change.
+      if incoming.extras.zoneDefinition != existing.extras.zoneDefinition,
+        ICalendarExtras.sameZoneDefinition(incoming.extras.zoneDefinition, existing.extras.zoneDefinition)
+      {
+        incoming.extras.zoneDefinition = existing.extras.zoneDefinition
+      }
       if incoming == existing || (olderSequenceLoses && incoming.sequence < existing.sequence) {
         return (existing, .unchanged)
       }

@@ -10,6 +10,10 @@ import ApptCore
 //   a local change is "the text now differs from base".
 // - `sync_conflict`: a local version that lost to the server's, kept until `appt resolve`,
 //   keyed by the local master's appointment id.
+// - `sync_push`: the text of a PUT sent whose answer is not recorded yet (written before the
+//   PUT, gone with its answer). A sync killed in between finds that text on the server next
+//   time and knows it for its own, not another client's change: a later local edit or
+//   delete then goes out instead of turning into a conflict or coming back.
 // - `calendar.synced_ms`: when the calendar last synced without error (`sync_token` exists
 //   since step 6).
 //
@@ -36,11 +40,18 @@ extension Schema {
       local_ics TEXT NOT NULL,
       found_ms INTEGER NOT NULL
     );
+    CREATE TABLE sync_push (
+      calendar_id TEXT NOT NULL,
+      uid TEXT NOT NULL,
+      ics TEXT NOT NULL,
+      PRIMARY KEY (calendar_id, uid)
+    );
     ALTER TABLE calendar ADD COLUMN synced_ms INTEGER;
     CREATE TRIGGER calendar_forget_sync AFTER DELETE ON calendar
       BEGIN
         DELETE FROM sync_item WHERE calendar_id = old.id;
         DELETE FROM sync_conflict WHERE calendar_id = old.id;
+        DELETE FROM sync_push WHERE calendar_id = old.id;
       END;
     """
 
@@ -63,6 +74,12 @@ extension Schema {
       found_ms bigint NOT NULL
     );
     CREATE INDEX sync_conflict_by_calendar ON sync_conflict (calendar_id);
+    CREATE TABLE sync_push (
+      calendar_id text COLLATE "C" NOT NULL REFERENCES calendar (id) ON DELETE CASCADE,
+      uid text COLLATE "C" NOT NULL,
+      ics text NOT NULL,
+      PRIMARY KEY (calendar_id, uid)
+    );
     ALTER TABLE calendar ADD COLUMN synced_ms bigint;
     """
 }

@@ -67,6 +67,14 @@ public struct DAOSyncStore: SyncStore {
     try await dao.recordPushed(calendarID: calendarID, uid: uid, href: href, etag: etag, base: base)
   }
 
+  public func recordPushing(calendarID: String, uid: String, ics: String) async throws(StoreError) {
+    try await dao.recordPushing(calendarID: calendarID, uid: uid, ics: ics)
+  }
+
+  public func pushesInFlight(calendarID: String) async throws(StoreError) -> [String: String] {
+    try await dao.pushesInFlight(calendarID: calendarID)
+  }
+
   public func forgetItem(calendarID: String, uid: String) async throws(StoreError) {
     try await dao.forgetItem(calendarID: calendarID, uid: uid)
   }

@@ -211,6 +211,8 @@ struct CalendarRun {
   /// The store's sync items while the pull runs, kept up to date as it records them (read
   /// once: a first sync of 10,000 events must not read them 10,000 times).
   var known = KnownItems()
+  /// The texts of PUTs whose answers were not recorded (a sync killed meanwhile), by uid.
+  var pushes: [String: String] = [:]
 
   init(engine: SyncEngine, client: CalDAVClient, remote: RemoteCalendar, local: CalendarInfo, summary: CalendarSummary)
   {
@@ -313,6 +315,14 @@ struct CalendarRun {
     if let item, sameContent(object, appointments, item.base) {
       // The server holds what was last synced (a new ETag only): nothing to take.
       try await record(uid, href: object.href, etag: object.etag, base: item.base)
+      return
+    }
+    if let pushed = pushes[uid], sameContent(object, appointments, pushed) {
+      // What appt PUT in a sync killed before the answer came: appt's own, the base from now
+      // on, so a local edit or delete made since goes out in the push (never a conflict with
+      // itself, never a delete undone).
+      pushes[uid] = nil
+      try await record(uid, href: object.href, etag: object.etag, base: pushed)
       return
     }
     if let localItem, sameContent(object, appointments, localItem.ics) {
@@ -425,7 +435,16 @@ struct CalendarRun {
     known.set(SyncItem(calendarID: calendarID, uid: uid, href: href, etag: etag, base: base))
   }
 
+  /// Notes what is about to be PUT, before the request: if its answer never comes (a kill, a
+  /// lost connection), the next sync knows the server's copy for appt's own.
+  func notePushing(_ localItem: LocalItem) async throws(SyncFailure) {
+    try await run { () async throws(StoreError) in
+      try await store.recordPushing(calendarID: calendarID, uid: localItem.uid, ics: localItem.ics)
+    }
+  }
+
   mutating func loadKnown() async throws(SyncFailure) {
+    pushes = try await run { () async throws(StoreError) in try await store.pushesInFlight(calendarID: calendarID) }
     let items = try await run { () async throws(StoreError) in try await store.syncItems(calendarID: calendarID) }
     known = KnownItems(items)
   }
@@ -482,6 +501,7 @@ struct CalendarRun {
     async throws(SyncFailure)
   {
     let etag: String?
+    try await notePushing(localItem)
     do {
       etag = try await client.put(href, ics: localItem.ics, .create)
     } catch .preconditionFailed {
@@ -509,6 +529,7 @@ struct CalendarRun {
 
   mutating func update(_ localItem: LocalItem, _ item: SyncItem, etag: String, retries: Int) async throws(SyncFailure) {
     let newETag: String?
+    try await notePushing(localItem)
     do {
       newETag = try await client.put(item.href, ics: localItem.ics, .replace(etag: etag))
     } catch .preconditionFailed {

@@ -33,5 +33,9 @@ public protocol SyncStore: Sendable {
   func recordPushed(calendarID: String, uid: String, href: String, etag: String?, base: String) async throws(StoreError)
   /// Drops the sync item only.
   func forgetItem(calendarID: String, uid: String) async throws(StoreError)
+  /// Notes the text about to be PUT for `uid`; recording or forgetting the item drops it.
+  func recordPushing(calendarID: String, uid: String, ics: String) async throws(StoreError)
+  /// The texts PUT whose answers were not recorded, by uid.
+  func pushesInFlight(calendarID: String) async throws(StoreError) -> [String: String]
   func pendingChanges(calendarID: String) async throws(StoreError) -> Int
 }

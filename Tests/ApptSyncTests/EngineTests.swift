@@ -335,6 +335,35 @@ struct EngineTests {
     #expect(try await h.local.titles(Harness.calendar) == [uid: "Mine"])
   }
 
+  /// Found by the e2e suite (interrupted_push_then_change): a PUT that reached the server with
+  /// its answer lost, then a local change before the next sync. The server's copy is appt's
+  /// own (noted before the PUT), so the change goes out: a delete is not undone, a second
+  /// edit is not a conflict with the first.
+  @Test("a PUT whose answer was lost, then a local delete or edit: the change goes out", arguments: kinds)
+  func lostPutAnswerThenChange(kind: StoreKind) async throws {
+    let h = try Harness(kind)
+    try await h.good()
+    let made = try await h.local.addLocal(Harness.calendar, title: "Made", day: 2)
+    let twice = try await h.local.addLocal(Harness.calendar, title: "Twice", day: 3)
+    try await h.good()
+    // Made: edited, its PUT's answer lost, then deleted. Twice: edited, lost, edited again.
+    try await h.local.editLocal(Harness.calendar, uid: made, title: "Made, v2")
+    try await h.local.editLocal(Harness.calendar, uid: twice, title: "Twice, v2")
+    await h.server.setFaults { _, request in request.method == "PUT" ? .lostAnswer : nil }
+    _ = try await h.sync()
+    await h.server.clearFaults()
+    let reached = await h.serverTitles()
+    #expect(reached[made] == "Made, v2" || reached[twice] == "Twice, v2", "a PUT reached the server")
+    try await h.local.deleteLocal(Harness.calendar, uid: made)
+    try await h.local.editLocal(Harness.calendar, uid: twice, title: "Twice, v3")
+    let after = try await h.good()
+    #expect(after.conflicts == 0, "appt's own edit is no conflict")
+    let summary = try await h.good()
+    #expect(summary.conflicts == 0 && summary.pending == 0)
+    #expect(await h.serverTitles() == [twice: "Twice, v3"], "the delete and the second edit went out")
+    #expect(try await h.local.titles(Harness.calendar) == [twice: "Twice, v3"], "nothing came back")
+  }
+
   @Test("the same event made on both sides (If-None-Match fails): one copy, no duplicate", arguments: kinds)
   func createdOnBothSides(kind: StoreKind) async throws {
     let h = try Harness(kind)

@@ -32,6 +32,8 @@ actor FakeStore: SyncStore, TestStore {
   private var calendars = [CalendarInfo(id: CalendarRules.personalID, name: CalendarRules.defaultName)]
   private var rows: [String: [String: [Appointment]]] = [:]
   private var items: [String: [String: SyncItem]] = [:]
+  /// What `recordPushing` noted, by calendar and uid.
+  private var pushes: [String: [String: String]] = [:]
   private var tokens: [String: String] = [:]
   private(set) var conflicts: [(uid: String, ics: String)] = []
 
@@ -130,6 +132,7 @@ actor FakeStore: SyncStore, TestStore {
       if conflictIfChanged, let old { conflicts.append((uid, ics(old))) }
     }
     rows[calendarID, default: [:]][uid] = new
+    pushes[calendarID]?[uid] = nil
     items[calendarID, default: [:]][uid] = SyncItem(
       calendarID: calendarID,
       uid: uid,
@@ -143,9 +146,19 @@ actor FakeStore: SyncStore, TestStore {
   func removeServerItem(calendarID: String, uid: String) throws(StoreError) {
     rows[calendarID]?[uid] = nil
     items[calendarID]?[uid] = nil
+    pushes[calendarID]?[uid] = nil
+  }
+
+  func recordPushing(calendarID: String, uid: String, ics: String) throws(StoreError) {
+    pushes[calendarID, default: [:]][uid] = ics
+  }
+
+  func pushesInFlight(calendarID: String) throws(StoreError) -> [String: String] {
+    pushes[calendarID] ?? [:]
   }
 
   func recordPushed(calendarID: String, uid: String, href: String, etag: String?, base: String) throws(StoreError) {
+    pushes[calendarID]?[uid] = nil
     items[calendarID, default: [:]][uid] = SyncItem(
       calendarID: calendarID,
       uid: uid,
@@ -157,6 +170,7 @@ actor FakeStore: SyncStore, TestStore {
 
   func forgetItem(calendarID: String, uid: String) throws(StoreError) {
     items[calendarID]?[uid] = nil
+    pushes[calendarID]?[uid] = nil
   }
 
   func pendingChanges(calendarID: String) throws(StoreError) -> Int {
