@@ -580,7 +580,7 @@ public struct CommandParser: Sendable {
 
   /// Whether a `--remind` text is read against the appointment's start (`at 08:00`).
   static func needsStart(_ text: String) -> Bool {
-    text.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("at")
+    text.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("at ")
   }
 
   /// `--remind` texts as alarms of an appointment starting at `start`, each once, in order;
@@ -597,7 +597,10 @@ public struct CommandParser: Sendable {
       do throws(CommandError) {
         alarm = try Alarm.parse(text, start: start, zone: zone)
       } catch {
-        throw .invalid("\(command): --remind \(WhenParser.quoted(text)): \(error.message)")
+        // `Alarm.parse` names the text too: said once.
+        let named = "invalid reminder \(WhenParser.quoted(text)): "
+        let why = error.message.hasPrefix(named) ? String(error.message.dropFirst(named.count)) : error.message
+        throw .invalid("\(command): --remind \(WhenParser.quoted(text)): \(why)")
       }
       if !alarms.contains(where: { $0.key == alarm.key }) { alarms.append(alarm) }
     }

@@ -123,7 +123,9 @@ public struct AppointmentFormatter: Sendable {
     if !a.timeZone.isEmpty { extra.append(("time zone", a.timeZone)) }
     if let uid = a.uid { extra.append(("uid", TextSafety.escapingControls(uid))) }
     // One line per alarm, in the order the VALARMs are kept.
-    for alarm in a.alarms { extra.append(("reminder", TextSafety.escapingControls(alarm.summary(clock: clock)))) }
+    for alarm in a.hasAlarms ? a.alarms : [] {
+      extra.append(("reminder", TextSafety.escapingControls(alarm.summary(clock: clock))))
+    }
     return (fields + extra).map { key, value in value.isEmpty ? "\(key):" : "\(key): \(value)" }
   }
 
@@ -182,12 +184,12 @@ public struct AppointmentFormatter: Sendable {
     // Calendars (issue 14): the name of the calendar it is in.
     if let calendar { out += ",\"calendar\":" + Self.jsonString(calendar) }
     // Reminders (issue 15): its alarms, [] when none.
-    out += ",\"reminders\":[" + a.alarms.map(jsonObject).joined(separator: ",") + "]"
+    out += ",\"reminders\":[" + (a.hasAlarms ? a.alarms.map(jsonObject).joined(separator: ",") : "") + "]"
     out += "}"
     return out
   }
 
-  /// One alarm as JSON: `{"trigger":"-15m","summary":"15 minutes before","action":"DISPLAY",`
+  /// One alarm as JSON: `{"trigger":"15m","summary":"15 minutes before","action":"DISPLAY",`
   /// `"repeat":0,"every":0}` (`trigger` reads back as `--remind`; `every` in seconds).
   public func jsonObject(_ alarm: Alarm) -> String {
     "{\"trigger\":" + Self.jsonString(alarm.spec)

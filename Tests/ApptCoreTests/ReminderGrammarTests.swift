@@ -68,7 +68,14 @@ struct ReminderGrammarTests {
     #expect(failure("add Lunch --at 2026-12-03 12:00 --no-remind=x") == .usage("add: --no-remind takes no value"))
     let bad = failure("add Lunch --at 2026-12-03 12:00 --remind soon")
     #expect(bad?.kind == .invalid)
-    #expect(bad?.message.hasPrefix("add: --remind \"soon\": ") == true, "\(String(describing: bad))")
+    #expect(
+      bad?.message == "add: --remind \"soon\": try 15m, 1h, 1d, +10m, 0, 10m end, at 08:00",
+      "\(String(describing: bad))"
+    )
+    #expect(
+      failure("edit 1a2b --remind 'at 25:00'")
+        == .invalid("edit: --remind \"at 25:00\": hour 25 is out of range (0-23)")
+    )
   }
 
   // MARK: - edit
