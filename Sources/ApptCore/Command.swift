@@ -37,6 +37,25 @@ public enum Command: Equatable, Sendable {
   case conflicts
   /// Resolves one of them (`resolve ID --keep local|server`).
   case resolve(id: String, keep: ConflictChoice)
+  /// `reminders [--from WHEN] [--to WHEN] [--calendar NAME...] [--json]`: the alarms due in a
+  /// range, series expanded.
+  case reminders(RemindersRequest)
+}
+
+/// `reminders`: the alarm instances firing in `range`.
+public struct RemindersRequest: Equatable, Sendable {
+  /// The half-open window `[start, end)` the alarms fire in (default: now to a day later).
+  public var range: DateInterval
+  /// `--calendar NAME` (repeatable): only these calendars; nil for all of them.
+  public var calendars: [String]?
+  /// `--json` after the command (as `config --json`): JSON Lines whatever the global flag says.
+  public var json: Bool
+
+  public init(range: DateInterval, calendars: [String]? = nil, json: Bool = false) {
+    self.range = range
+    self.calendars = calendars
+    self.json = json
+  }
 }
 
 /// `add TITLE --at WHEN [--for DURATION | --until TIME] [--note TEXT]`, resolved to instants.
@@ -53,6 +72,9 @@ public struct AddRequest: Equatable, Sendable {
   public var notice: LocalTimeNotice?
   /// `--calendar NAME`: the calendar it goes in; nil for the default one.
   public var calendar: String?
+  /// `--remind SPEC...`: its alarms (`[]` for `--no-remind`); nil: the calendar's default
+  /// (`Settings.defaultAlarms`, which the executor and the form resolve; the store adds none).
+  public var alarms: [Alarm]?
 
   public init(
     title: String,
@@ -93,6 +115,12 @@ public struct EditRequest: Equatable, Sendable {
   public var notice: LocalTimeNotice?
   /// `--calendar NAME`: move it (a series with its changed occurrences) to that calendar.
   public var calendar: String?
+  /// `--remind SPEC...`: its alarms from now on (`[]`, `--no-remind`: none); nil: unchanged.
+  /// An alarm equal to one it has (same trigger, repeat and action) keeps its VALARM as stored.
+  public var alarms: [Alarm]?
+  /// The `--remind` texts, when one needs the appointment's start to be read (`at 08:00`
+  /// without `--at`): the executor reads them again against the stored start into `alarms`.
+  public var alarmTexts: [String]?
 
   public init(
     id: String,

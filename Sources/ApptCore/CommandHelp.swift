@@ -9,7 +9,7 @@ public enum CommandHelp {
       "add",
       "add TITLE --at WHEN [--for DURATION | --until TIME] [--note TEXT] [--location TEXT] [--all-day]"
         + " [--repeat daily|weekly|monthly|yearly [--every N] [--on DAYS] [--in MONTHS]"
-        + " [--count N | --until-date DATE] | --rrule RULE...] [--calendar NAME]",
+        + " [--count N | --until-date DATE] | --rrule RULE...] [--calendar NAME] [--remind ALARM... | --no-remind]",
       [
         "Adds an appointment. The words of TITLE need no quotes: all words that are",
         "not options are joined with spaces. It lasts 1h ([ui] default_duration in the",
@@ -24,7 +24,9 @@ public enum CommandHelp {
         "'FREQ=...' gives any RFC 5545 rule instead (repeat it for several rules). A",
         "series starts at its first occurrence on or after --at. Occurrences keep their",
         "local time across daylight-saving changes. --calendar (-c) NAME puts it in that",
-        "calendar instead of personal.",
+        "calendar instead of personal. --remind ALARM (repeat it for several) sets its",
+        "reminders; without it, the calendar's default_remind (or [reminders]",
+        "default_remind) applies, and --no-remind gives none.",
       ]
     ),
     (
@@ -48,14 +50,16 @@ public enum CommandHelp {
     (
       "edit",
       "edit ID [--occurrence DATE [--and-following]] [--title T] [--at WHEN] [--for DURATION] [--note TEXT]"
-        + " [--location TEXT] [--calendar NAME] [--if-revision N]",
+        + " [--location TEXT] [--calendar NAME] [--remind ALARM... | --no-remind] [--if-revision N]",
       [
         "Changes the fields given and keeps the others. At least one option is needed.",
         "--at moves the start; --note \"\" clears the note. With --occurrence, only that",
         "day's occurrence of a series changes (it stays part of the series, changed);",
         "with --and-following too, that occurrence and every later one: the series ends",
         "before it and a new series, changed, goes on from it. --calendar (-c) NAME",
-        "moves it to that calendar (a series with its changed occurrences).",
+        "moves it to that calendar (a series with its changed occurrences). --remind",
+        "ALARM (repeatable) replaces its reminders (one it has already is kept as it is),",
+        "--no-remind removes them.",
       ] + revisionHelp
     ),
     (
@@ -172,6 +176,16 @@ public enum CommandHelp {
         "to the server.",
       ]
     ),
+    (
+      "reminders", "reminders [--from WHEN] [--to WHEN] [--calendar NAME...] [--json]",
+      [
+        "Lists the reminders due in a range, in the order they fire: from now (or",
+        "--from) to a day later (or --to; a date alone includes that day), series",
+        "expanded, cancelled ones left out. One line each: when it fires, the reminder,",
+        "the appointment's start, title and id (--json: one object each). --calendar",
+        "(-c) NAME keeps only that calendar's; repeat it for several.",
+      ]
+    ),
     ("help", "help [COMMAND]", ["Prints this overview, or the usage of one command."]),
   ]
 
@@ -195,6 +209,13 @@ public enum CommandHelp {
     ),
     ("DURATION", ["DURATION  45m, 1h, 1h30m, 90 (minutes), 1d; at most 366 days."]),
     ("ID", ["ID        4 or more characters of an appointment's id: any unique prefix."]),
+    (
+      "ALARM",
+      [
+        "ALARM     how long before the start: 15m, 1h30m, 1d (a DURATION), 0 (at the",
+        "          start); at 08:00 (that time on the appointment's day).",
+      ]
+    ),
     (
       "RULE",
       [

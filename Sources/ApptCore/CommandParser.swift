@@ -77,6 +77,7 @@ public struct CommandParser: Sendable {
     case "sync": return try parseSync(rest)
     case "conflicts": return try parseConflicts(rest)
     case "resolve": return try parseResolve(rest)
+    case "reminders": return try parseReminders(rest)
     default:
       if let near = Suggestion.nearest(to: name, among: CommandHelp.names) {
         throw .usage("unknown command \(WhenParser.quoted(name)); did you mean \(near)?")
@@ -91,7 +92,7 @@ public struct CommandParser: Sendable {
     let options: [String: OptionKind] = [
       "--at": .when, "--for": .text, "--until": .when, "--note": .text, "--location": .text, "--all-day": .flag,
       "--repeat": .text, "--every": .text, "--on": .text, "--in": .text, "--count": .text, "--until-date": .when,
-      "--rrule": .repeatable, "--calendar": .text,
+      "--rrule": .repeatable, "--calendar": .text, "--remind": .remind, "--no-remind": .flag,
     ]
     let scan = try scanOptions("add", options, words)
     if scan.help { return .help(topic: "add") }
@@ -112,6 +113,7 @@ public struct CommandParser: Sendable {
     if scan.given.contains("--count"), scan.given.contains("--until-date") {
       throw .usage("add: give --count or --until-date, not both")
     }
+    try Self.remindOrNot("add", scan)
     if let error = scan.deferredError { throw error }
     guard let at = scan.whens["--at"] else { throw .usage("add: missing --at WHEN") }
 
@@ -144,6 +146,11 @@ public struct CommandParser: Sendable {
       recurrence: recurrence
     )
     request.calendar = try Self.calendarName("add", scan.texts["--calendar"])
+    if scan.flags.contains("--no-remind") {
+      request.alarms = []
+    } else if let texts = scan.lists["--remind"] {
+      request.alarms = try Self.alarms("add", texts, start: start, zone: clock.timeZone)
+    }
     // The typed time on the day the appointment starts (the first occurrence's, for a series).
     if !isAllDay { request.notice = When(day: typedDay, minutes: at.parts.minutes).resolved(in: clock).notice }
     return .add(request)
@@ -517,14 +524,15 @@ public struct CommandParser: Sendable {
   private func parseEdit(_ words: [String]) throws(CommandError) -> Command {
     let options: [String: OptionKind] = [
       "--title": .text, "--at": .when, "--for": .text, "--note": .text, "--location": .text, "--occurrence": .when,
-      "--and-following": .flag, "--if-revision": .text, "--calendar": .text,
+      "--and-following": .flag, "--if-revision": .text, "--calendar": .text, "--remind": .remind, "--no-remind": .flag,
     ]
     let scan = try scanOptions("edit", options, words)
     if scan.help { return .help(topic: "edit") }
     let id = try onlyID("edit", scan.positional)
     guard !scan.given.subtracting(["--occurrence", "--and-following", "--if-revision"]).isEmpty else {
-      throw .usage("edit: nothing to change; give --title, --at, --for, --note, --location or --calendar")
+      throw .usage("edit: nothing to change; give --title, --at, --for, --note, --location, --calendar or --remind")
     }
+    try Self.remindOrNot("edit", scan)
     try Self.andFollowingNeedsOccurrence("edit", scan)
     let ifRevision = try Self.revision("edit", scan)
     if let error = scan.deferredError { throw error }
@@ -552,7 +560,93 @@ public struct CommandParser: Sendable {
     request.andFollowing = scan.flags.contains("--and-following")
     request.ifRevision = ifRevision
     request.calendar = try Self.calendarName("edit", scan.texts["--calendar"])
+    if scan.flags.contains("--no-remind") {
+      request.alarms = []
+    } else if let texts = scan.lists["--remind"] {
+      // `at 08:00` is read against the start: the new one, else the stored one (which the
+      // executor reads); checked here against now, so a mistake stops before the store.
+      request.alarms = try Self.alarms("edit", texts, start: request.start ?? clock.now, zone: clock.timeZone)
+      if request.start == nil, texts.contains(where: Self.needsStart) { request.alarmTexts = texts }
+    }
     return .edit(request)
+  }
+
+  /// `--remind` and `--no-remind` say opposite things.
+  private static func remindOrNot(_ command: String, _ scan: Scan) throws(CommandError) {
+    if scan.given.contains("--remind"), scan.given.contains("--no-remind") {
+      throw .usage("\(command): give --remind or --no-remind, not both")
+    }
+  }
+
+  /// Whether a `--remind` text is read against the appointment's start (`at 08:00`).
+  static func needsStart(_ text: String) -> Bool {
+    text.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("at ")
+  }
+
+  /// `--remind` texts as alarms of an appointment starting at `start`, each once, in order;
+  /// a text that is not one is `COMMAND: --remind TEXT: why`. Shared with the form.
+  public static func alarms(
+    _ command: String,
+    _ texts: [String],
+    start: Date,
+    zone: TimeZone
+  ) throws(CommandError) -> [Alarm] {
+    var alarms: [Alarm] = []
+    for text in texts {
+      let alarm: Alarm
+      do throws(CommandError) {
+        alarm = try Alarm.parse(text, start: start, zone: zone)
+      } catch {
+        // `Alarm.parse` names the text too: said once.
+        let named = "invalid reminder \(WhenParser.quoted(text)): "
+        let why = error.message.hasPrefix(named) ? String(error.message.dropFirst(named.count)) : error.message
+        throw .invalid("\(command): --remind \(WhenParser.quoted(text)): \(why)")
+      }
+      if !alarms.contains(where: { $0.key == alarm.key }) { alarms.append(alarm) }
+    }
+    return alarms
+  }
+
+  /// `reminders [--from WHEN] [--to WHEN] [--calendar NAME...] [--json]`: from now (or
+  /// `--from`: a date alone is its midnight) to a day later (or `--to`: a date alone is
+  /// inclusive, up to the next midnight, as in `list`).
+  private func parseReminders(_ words: [String]) throws(CommandError) -> Command {
+    let options: [String: OptionKind] = ["--from": .when, "--to": .when, "--calendar": .repeatable, "--json": .flag]
+    let scan = try scanOptions("reminders", options, words)
+    if scan.help { return .help(topic: "reminders") }
+    if let extra = scan.positional.first { throw .usage("reminders: unexpected argument \(WhenParser.quoted(extra))") }
+    if let error = scan.deferredError { throw error }
+    let from = scan.whens["--from"]
+    let start = from.map { instant(of: $0.parts) } ?? clock.now
+    var end = clock.calendar.date(byAdding: .day, value: 1, to: start) ?? start.addingTimeInterval(86_400)
+    if let to = scan.whens["--to"] {
+      end = to.parts.minutes == nil ? clock.day(1, after: to.parts.day ?? clock.today) : instant(of: to.parts)
+      guard start < end else {
+        let toText = TextSafety.escapingControls(to.text)
+        guard let from else {
+          throw .invalid(
+            "reminders: reversed range: --to \(toText) is before now, where the list starts; give --from too"
+          )
+        }
+        let fromText = TextSafety.escapingControls(from.text)
+        if start == end {
+          throw .invalid("reminders: empty range: --from \(fromText) and --to \(toText) are the same instant")
+        }
+        throw .invalid("reminders: reversed range: --from \(fromText) is after --to \(toText)")
+      }
+    }
+    var calendars: [String]?
+    if let names = scan.lists["--calendar"] {
+      calendars = []
+      for name in names { calendars?.append(try Self.calendarName("reminders", name) ?? name) }
+    }
+    return .reminders(
+      RemindersRequest(
+        range: DateInterval(start: start, end: end),
+        calendars: calendars,
+        json: scan.flags.contains("--json")
+      )
+    )
   }
 
   /// `cancel ID [--occurrence DATE] [--if-revision N]`, `restore ID [--occurrence DATE]
@@ -943,6 +1037,8 @@ public struct CommandParser: Sendable {
     case when
     /// A text option that may be given several times (`--rrule`), in order.
     case repeatable
+    /// `--remind`: repeatable, and `at` takes the next word too (`--remind at 08:00`).
+    case remind
   }
 
   /// The result of scanning a command's words.
@@ -997,13 +1093,29 @@ public struct CommandParser: Sendable {
         }
         let shownName = TextSafety.escapingControls(name)
         guard let kind = options[name] else { throw .usage("\(command): unknown option \(shownName)") }
-        guard scan.given.insert(name).inserted || kind == .repeatable else {
+        guard scan.given.insert(name).inserted || kind == .repeatable || kind == .remind else {
           throw .usage("\(command): \(shownName) given more than once")
         }
         switch kind {
         case .flag:
           guard inline == nil else { throw .usage("\(command): \(shownName) takes no value") }
           scan.flags.insert(name)
+        case .remind:
+          var value: String
+          if let inline {
+            value = inline
+          } else {
+            guard index < words.count, !words[index].hasPrefix("--") else {
+              throw .usage("\(command): \(shownName) needs a value")
+            }
+            value = words[index]
+            index += 1
+          }
+          if value.lowercased() == "at", index < words.count, !words[index].hasPrefix("--") {
+            value += " " + words[index]
+            index += 1
+          }
+          scan.lists[name, default: []].append(value)
         case .repeatable:
           if let inline {
             scan.lists[name, default: []].append(inline)

@@ -8,11 +8,14 @@ import Foundation
 /// database is escaped with `TextSafety` in text output and with JSON escapes in JSON.
 public struct AppointmentFormatter: Sendable {
   private let timeZone: TimeZone
+  /// For reminders' words (an absolute trigger is shown in its zone).
+  private let clock: Clock
   /// How times of day show in text (`[ui] time_format`); ISO 8601 and JSON keep 24 hours.
   public let timeFormat: TimeFormat
 
   public init(clock: Clock, timeFormat: TimeFormat = .hours24) {
     self.timeZone = clock.timeZone
+    self.clock = clock
     self.timeFormat = timeFormat
   }
 
@@ -119,6 +122,10 @@ public struct AppointmentFormatter: Sendable {
     if !a.exceptions.isEmpty { extra.append(("cancelled occurrences", a.exceptions.map(day).joined(separator: ", "))) }
     if !a.timeZone.isEmpty { extra.append(("time zone", a.timeZone)) }
     if let uid = a.uid { extra.append(("uid", TextSafety.escapingControls(uid))) }
+    // One line per alarm, in the order the VALARMs are kept.
+    for alarm in a.hasAlarms ? a.alarms : [] {
+      extra.append(("reminder", TextSafety.escapingControls(alarm.summary(clock: clock))))
+    }
     return (fields + extra).map { key, value in value.isEmpty ? "\(key):" : "\(key): \(value)" }
   }
 
@@ -150,7 +157,7 @@ public struct AppointmentFormatter: Sendable {
   /// `"all_day":…,"repeat":RRULE|null,"occurrence":…|null,"time_zone":…,"revision":…,`
   /// `"location":…}`; an override (a changed occurrence) then has `"series":ID|null,`
   /// `"recurrence_id":…` (the start it had in its series); with `calendar`, then
-  /// `"calendar":NAME`.
+  /// `"calendar":NAME`; then `"reminders":[...]` (`jsonObject(_:)` of each alarm, [] when none).
   public func jsonObject(_ a: Appointment, calendar: String? = nil) -> String {
     var out = "{\"id\":"
     out += Self.jsonString(a.id.description)
@@ -176,8 +183,19 @@ public struct AppointmentFormatter: Sendable {
     }
     // Calendars (issue 14): the name of the calendar it is in.
     if let calendar { out += ",\"calendar\":" + Self.jsonString(calendar) }
+    // Reminders (issue 15): its alarms, [] when none.
+    out += ",\"reminders\":[" + (a.hasAlarms ? a.alarms.map(jsonObject).joined(separator: ",") : "") + "]"
     out += "}"
     return out
+  }
+
+  /// One alarm as JSON: `{"trigger":"15m","summary":"15 minutes before","action":"DISPLAY",`
+  /// `"repeat":0,"every":0}` (`trigger` reads back as `--remind`; `every` in seconds).
+  public func jsonObject(_ alarm: Alarm) -> String {
+    "{\"trigger\":" + Self.jsonString(alarm.spec)
+      + ",\"summary\":" + Self.jsonString(alarm.summary(clock: clock))
+      + ",\"action\":" + Self.jsonString(alarm.action)
+      + ",\"repeat\":\(alarm.repeatCount),\"every\":\(Int(alarm.repeatInterval))}"
   }
 
   /// `text` as a quoted JSON string.

@@ -18,6 +18,8 @@ public struct Settings: Sendable, Equatable {
   public var colors: [ColorElement: Setting<ColorPair>] = [:]
   public var accounts: [AccountSettings] = []
   public var reminders = ReminderSettings()
+  /// `[calendar NAME]` sections, in the file's order: settings of one calendar.
+  public var calendars: [CalendarSettings] = []
   /// The file these settings were read from, or would have been (nil: parsed from text).
   public var source: SettingsSource?
 
@@ -51,6 +53,15 @@ public struct Settings: Sendable, Equatable {
 
   /// The week starts of `[ui] week_start`.
   public static let weekStarts: [Recurrence.Weekday] = [.monday, .sunday, .saturday]
+
+  /// The reminders (seconds before the start) a new appointment in `calendar` gets: the
+  /// calendar's `default_remind` (`[calendar NAME]`, its name compared ignoring case, as
+  /// calendar names are), else `[reminders] default_remind`.
+  public func defaultAlarms(calendar: String) -> [TimeInterval] {
+    let name = calendar.lowercased()
+    if let own = calendars.first(where: { $0.name.lowercased() == name })?.defaultRemind { return own.value }
+    return reminders.defaultRemind.value
+  }
 
   /// The colours of `element`: the file's, else the theme's (nil: no colour, the terminal
   /// shows the element with attributes only, as without colour).
@@ -420,6 +431,22 @@ public struct ReminderSettings: Sendable, Equatable {
   public var defaultRemind = Setting([TimeInterval]())
 
   public init() {}
+}
+
+/// `[calendar NAME]`: settings of one calendar (NAME as `appt calendars` lists it).
+public struct CalendarSettings: Sendable, Equatable {
+  public var name: String
+  /// The reminders a new appointment in this calendar gets (seconds before its start),
+  /// instead of `[reminders] default_remind`; nil when the section does not set it.
+  public var defaultRemind: Setting<[TimeInterval]>?
+  /// The line of the `[calendar NAME]` header.
+  public var line: Int
+
+  public init(name: String, defaultRemind: Setting<[TimeInterval]>? = nil, line: Int = 0) {
+    self.name = name
+    self.defaultRemind = defaultRemind
+    self.line = line
+  }
 }
 
 // MARK: - The locale's week start

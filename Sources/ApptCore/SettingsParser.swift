@@ -76,12 +76,14 @@ public struct SettingsParser: Sendable {
     "url", "username", "password_command", "password_env", "ca_file", "sync_interval", "timeout",
   ]
   static let reminderKeys = ["remind_grace", "notify_command", "default_remind"]
-  static let sectionNames = ["ui", "keys", "colors", "reminders", "account NAME"]
+  static let calendarKeys = ["default_remind"]
+  static let sectionNames = ["ui", "keys", "colors", "reminders", "account NAME", "calendar NAME"]
 
   /// A section as the file names it.
   enum Section: Hashable {
     case ui, keys, colors, reminders
     case account(String)
+    case calendar(String)
     /// A section that is not one of appt's: its lines are skipped (its header was reported).
     case unknown
 
@@ -92,6 +94,7 @@ public struct SettingsParser: Sendable {
       case .colors: "[colors]"
       case .reminders: "[reminders]"
       case .account(let name): "[account \(name)]"
+      case .calendar(let name): "[calendar \(name)]"
       case .unknown: "[?]"
       }
     }
@@ -149,6 +152,7 @@ public struct SettingsParser: Sendable {
     var entries: [Section: [Entry]] = [:]
     var order: [Section] = []
     var accountLines: [String: Int] = [:]
+    var calendarLines: [String: Int] = [:]
     /// The first line of each key of each section, for duplicates.
     var seen: [Section: [String: Int]] = [:]
     for (index, raw) in lines.enumerated() {
@@ -156,7 +160,7 @@ public struct SettingsParser: Sendable {
       let line = raw.trimmingCharacters(in: .whitespaces)
       if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
       if line.hasPrefix("[") {
-        switch section(line, number: number, accounts: &accountLines) {
+        switch section(line, number: number, accounts: &accountLines, calendars: &calendarLines) {
         case .success(let section):
           current = section
           if entries[section] == nil, section != .unknown {
@@ -209,6 +213,10 @@ public struct SettingsParser: Sendable {
         if let account = readAccount(name, line: accountLines[name] ?? 0, sectionEntries, problems: &problems) {
           settings.accounts.append(account)
         }
+      case .calendar(let name):
+        settings.calendars.append(
+          readCalendar(name, line: calendarLines[name] ?? 0, sectionEntries, problems: &problems)
+        )
       case .unknown: break
       }
     }
@@ -221,7 +229,8 @@ public struct SettingsParser: Sendable {
   private func section(
     _ line: String,
     number: Int,
-    accounts: inout [String: Int]
+    accounts: inout [String: Int],
+    calendars: inout [String: Int]
   ) -> Result<Section, SettingsDiagnostic> {
     guard line.hasSuffix("]"), line.count >= 2 else {
       return .failure(diagnostic(number, "a section header ends with ]: \(quoted(line))"))
@@ -255,13 +264,29 @@ public struct SettingsParser: Sendable {
       }
       if accounts[account] == nil { accounts[account] = number }
       return .success(.account(account))
+    case ("calendar", 1):
+      return .failure(diagnostic(number, "[calendar] needs a calendar's name: [calendar NAME]"))
+    case ("calendar", _):
+      var calendar = words[1].trimmingCharacters(in: .whitespaces)
+      if calendar.count >= 2, calendar.hasPrefix("\""), calendar.hasSuffix("\"") {
+        calendar = String(calendar.dropFirst().dropLast())
+      }
+      if let problem = Self.calendarNameProblem(calendar) {
+        return .failure(diagnostic(number, "[calendar \(TextSafety.escapingControls(calendar))]: \(problem)"))
+      }
+      // Calendar names are unique ignoring case: `[calendar Work]` and `[calendar work]` are one.
+      let same = calendars.keys.first { $0.lowercased() == calendar.lowercased() }
+      if let same { return .success(.calendar(same)) }
+      calendars[calendar] = number
+      return .success(.calendar(calendar))
     default:
       let shown = "[\(TextSafety.escapingControls(inside))]"
       var message = "unknown section \(shown)"
-      if let near = Suggestion.nearest(to: name, among: ["ui", "keys", "colors", "reminders", "account"]) {
-        message += "; did you mean [\(near == "account" ? "account NAME" : near)]?"
+      let names = ["ui", "keys", "colors", "reminders", "account", "calendar"]
+      if let near = Suggestion.nearest(to: name, among: names) {
+        message += "; did you mean [\(near == "account" || near == "calendar" ? near + " NAME" : near)]?"
       } else {
-        message += "; the sections are [ui], [keys], [colors], [reminders] and [account NAME]"
+        message += "; the sections are [ui], [keys], [colors], [reminders], [account NAME] and [calendar NAME]"
       }
       return .failure(diagnostic(number, message))
     }
@@ -399,12 +424,7 @@ public struct SettingsParser: Sendable {
           }
           reminders.notifyCommand = Setting(entry.value, origin: origin)
         case "default_remind":
-          var durations: [TimeInterval] = []
-          for item in entry.value.split(separator: ",", omittingEmptySubsequences: false) where !entry.value.isEmpty {
-            let text = item.trimmingCharacters(in: .whitespaces)
-            durations.append(try checked(entry) { () throws(CommandError) in try DurationParser.parse(text) })
-          }
-          reminders.defaultRemind = Setting(durations, origin: origin)
+          reminders.defaultRemind = Setting(try durations(entry), origin: origin)
         default:
           throw unknownKey(entry, in: .reminders, keys: Self.reminderKeys)
         }
@@ -412,6 +432,38 @@ public struct SettingsParser: Sendable {
         problems.append(error)
       }
     }
+  }
+
+  /// `[calendar NAME]`: `default_remind` (the calendar need not exist yet: a sync makes
+  /// calendars, and a settings file is read before any store is opened).
+  private func readCalendar(
+    _ name: String,
+    line: Int,
+    _ entries: [Entry],
+    problems: inout [SettingsDiagnostic]
+  ) -> CalendarSettings {
+    var calendar = CalendarSettings(name: name, line: line)
+    for entry in entries {
+      do throws(SettingsDiagnostic) {
+        switch entry.key {
+        case "default_remind": calendar.defaultRemind = Setting(try durations(entry), origin: origin(entry))
+        default: throw unknownKey(entry, in: .calendar(name), keys: Self.calendarKeys)
+        }
+      } catch {
+        problems.append(error)
+      }
+    }
+    return calendar
+  }
+
+  /// `15m, 1d`: DURATIONs separated by commas; an empty value is none.
+  private func durations(_ entry: Entry) throws(SettingsDiagnostic) -> [TimeInterval] {
+    var durations: [TimeInterval] = []
+    for item in entry.value.split(separator: ",", omittingEmptySubsequences: false) where !entry.value.isEmpty {
+      let text = item.trimmingCharacters(in: .whitespaces)
+      durations.append(try checked(entry) { () throws(CommandError) in try DurationParser.parse(text) })
+    }
+    return durations
   }
 
   private func readAccount(

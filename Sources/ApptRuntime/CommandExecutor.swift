@@ -120,6 +120,7 @@ public struct CommandExecutor: Sendable {
       case .add(var request):
         // Without --calendar, `[ui] default_calendar` when set, else the store's default.
         if request.calendar == nil { request.calendar = settings.ui.defaultCalendar.configured }
+        if request.alarms == nil { request.alarms = defaultAlarms(request) }
         return try await render(try await dao.addAppointment(request), verb: "added")
 
       case .list(let request):
@@ -150,7 +151,16 @@ public struct CommandExecutor: Sendable {
         }
         return show(appointment, series: series, calendar: try await calendarNames()[appointment.calendarID])
 
-      case .edit(let request):
+      case .edit(var request):
+        if let texts = request.alarmTexts {
+          // `--remind at 08:00` without --at: read against the start it has.
+          let stored = try await dao.getAppointment(id: try await dao.resolveID(request.id))
+          do throws(CommandError) {
+            request.alarms = try CommandParser.alarms("edit", texts, start: stored.start, zone: clock.timeZone)
+          } catch {
+            throw StoreError.invalidRequest(message: error.message)
+          }
+        }
         return try await render(try await dao.editAppointment(request), verb: "updated")
 
       case .cancel(let prefix, let occurrence, let andFollowing, let ifRevision):
@@ -212,6 +222,10 @@ public struct CommandExecutor: Sendable {
 
       case .resolve(let prefix, let keep):
         return resolved(try await dao.resolveConflict(id: prefix, keep: keep), keep: keep)
+
+      case .reminders(let request):
+        let instances = try await dao.alarmInstances(in: request.range, calendars: request.calendars)
+        return reminderLines(instances, json: json || request.json, calendars: try await calendarNames())
       }
     } catch {
       // A stale revision: the message goes where errors go, and what is stored now where
@@ -227,6 +241,47 @@ public struct CommandExecutor: Sendable {
       }
       throw Failure(error)
     }
+  }
+
+  /// The alarms an `add` without `--remind` gets: its calendar's `default_remind`, else the
+  /// global one (`Settings.defaultAlarms`), each that long before the start.
+  private func defaultAlarms(_ request: AddRequest) -> [Alarm] {
+    settings.defaultAlarms(calendar: request.calendar ?? settings.ui.defaultCalendar.value).map {
+      Alarm.display(.relative(-$0, toEnd: false))
+    }
+  }
+
+  /// `reminders`: `2026-12-03 08:45  15 minutes before  09:00 Standup (ab12cd)` a line (the
+  /// start with its day when that is another day), the reminders' words in a column; --json:
+  /// `{"fire_at","id","title","start","end","calendar","reminder":{...}}` a line.
+  private func reminderLines(_ instances: [AlarmInstance], json: Bool, calendars: [String: String]) -> String {
+    if json {
+      return instances.map { instance in
+        let a = instance.appointment
+        return "{\"fire_at\":" + AppointmentFormatter.jsonString(formatter.iso8601(instance.fireAt))
+          + ",\"id\":" + AppointmentFormatter.jsonString(a.id.description)
+          + ",\"title\":" + AppointmentFormatter.jsonString(a.title)
+          + ",\"start\":" + AppointmentFormatter.jsonString(formatter.iso8601(a.start))
+          + ",\"end\":" + AppointmentFormatter.jsonString(formatter.iso8601(a.end))
+          + ",\"calendar\":" + (calendars[a.calendarID].map(AppointmentFormatter.jsonString) ?? "null")
+          + ",\"reminder\":" + formatter.jsonObject(instance.alarm) + "}\n"
+      }.joined()
+    }
+    let words = instances.map { instance in
+      var text = TextSafety.escapingControls(instance.alarm.summary(clock: clock))
+      if instance.repetition > 0 { text += " (repeat \(instance.repetition))" }
+      return text
+    }
+    let width = min(40, words.map(\.count).max() ?? 0)
+    return zip(instances, words).map { instance, text in
+      let a = instance.appointment
+      let fire = String(formatter.iso8601(instance.fireAt).prefix(10)) + " " + formatter.time(instance.fireAt)
+      let sameDay = clock.startOfDay(a.start) == clock.startOfDay(instance.fireAt)
+      let start =
+        a.isAllDay ? formatter.day(a.start) : sameDay ? formatter.time(a.start) : formatter.dayAndTime(a.start)
+      let padding = String(repeating: " ", count: max(0, width - text.count))
+      return "\(fire)  \(text)\(padding)  \(start) \(TextSafety.escapingControls(a.title)) (\(a.id.short))\n"
+    }.joined()
   }
 
   /// `sync [ACCOUNT...]`: `appt-sync` run as a child (SyncLauncher) on this store and settings

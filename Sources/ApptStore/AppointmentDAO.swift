@@ -144,7 +144,7 @@ extension AppointmentDAO {
   public func addAppointment(_ request: AddRequest) throws(StoreError) -> Appointment {
     // Without --calendar, the default calendar ("": the store decides, in the write).
     let calendarID = try request.calendar.map { name throws(StoreError) in try calendar(named: name).id } ?? ""
-    let appointment = Appointment(
+    var appointment = Appointment(
       title: request.title,
       start: request.start,
       end: request.end,
@@ -156,6 +156,8 @@ extension AppointmentDAO {
       recurrence: request.recurrence,
       calendarID: calendarID
     )
+    // nil: the defaults, which the caller resolves from the settings (the store has none).
+    if let alarms = request.alarms { appointment.setAlarms(alarms) }
     return try saveAppointment(appointment)
   }
 
@@ -184,6 +186,7 @@ extension AppointmentDAO {
       if let location = request.location { appointment.location = location }
       if let start = request.start { appointment.start = start }
       appointment.end = appointment.start.addingTimeInterval(duration)
+      if let alarms = request.alarms { appointment.setAlarms(alarms) }
     }
     guard let day = request.occurrence else {
       if request.andFollowing {

@@ -163,7 +163,7 @@ struct CommandParserRecurrenceTests {
     )
     #expect(
       failure("edit abcd --occurrence 2026-12-08 --and-following")
-        == .usage("edit: nothing to change; give --title, --at, --for, --note, --location or --calendar")
+        == .usage("edit: nothing to change; give --title, --at, --for, --note, --location, --calendar or --remind")
     )
     #expect(failure("restore abcd --and-following") == .usage("restore: unknown option --and-following"))
   }

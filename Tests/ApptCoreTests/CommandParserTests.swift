@@ -394,7 +394,7 @@ struct CommandParserTests {
     #expect(failure("edit") == .usage("edit: missing ID"))
     #expect(
       failure("edit abcd")
-        == .usage("edit: nothing to change; give --title, --at, --for, --note, --location or --calendar")
+        == .usage("edit: nothing to change; give --title, --at, --for, --note, --location, --calendar or --remind")
     )
     #expect(failure("edit abcd --until 3pm") == .usage("edit: unknown option --until"))
     #expect(failure("edit abcd ef01 --title x") == .usage(#"edit: unexpected argument "ef01""#))

@@ -60,14 +60,17 @@ struct FormattingCalendarModelTests {
     let line = formatter.jsonObject(override)
     #expect(
       line.hasSuffix(
-        #","revision":0,"location":"Room 4\nsecond floor","series":"5e5e5e5e-0000-4000-8000-000000000001","recurrence_id":"2026-12-08T10:00:00+01:00"}"#
+        #","revision":0,"location":"Room 4\nsecond floor","series":"5e5e5e5e-0000-4000-8000-000000000001","recurrence_id":"2026-12-08T10:00:00+01:00","reminders":[]}"#
       )
     )
     var orphan = override
     orphan.override?.seriesID = nil
     #expect(formatter.jsonObject(orphan).contains(#","series":null,"recurrence_id":"#))
     let plain = formatter.jsonObject(series)
-    #expect(plain.hasSuffix(#""revision":0,"location":""}"#), "no series keys on anything but an override")
+    #expect(
+      plain.hasSuffix(#""revision":0,"location":"","reminders":[]}"#),
+      "no series keys on anything but an override"
+    )
     #expect(plain.contains(#""repeat":"FREQ=MONTHLY;UNTIL=20270630;BYDAY=2TU""#))
     let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
     #expect(object?["location"] as? String == "Room 4\nsecond floor")

@@ -63,7 +63,7 @@ struct IfRevisionParserTests {
     #expect(failure("show abcd --if-revision 1") == .usage("show: unknown option --if-revision"))
     #expect(
       failure("edit abcd --if-revision 2")
-        == .usage("edit: nothing to change; give --title, --at, --for, --note, --location or --calendar")
+        == .usage("edit: nothing to change; give --title, --at, --for, --note, --location, --calendar or --remind")
     )
   }
 

@@ -166,7 +166,10 @@ struct SettingsParserTests {
               + " default_calendar, theme, mouse"
           ),
           at(7, "unknown section [acount work]; did you mean [account NAME]?"),
-          at(8, "unknown section [frobs]; the sections are [ui], [keys], [colors], [reminders] and [account NAME]"),
+          at(
+            8,
+            "unknown section [frobs]; the sections are [ui], [keys], [colors], [reminders], [account NAME] and [calendar NAME]"
+          ),
         ]
     )
   }

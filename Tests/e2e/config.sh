@@ -122,6 +122,31 @@ default_duration_everywhere() {
     check_contains "$(json_field end)" "2026-12-01T13:00:00"
 }
 
+# Reminders (issue 15): default_remind per calendar beats the global one, for one-shot and
+# script adds alike; --remind and --no-remind win; config reports it; a mistake is exit 2.
+default_reminders_per_calendar() {
+    write_config $'[reminders]\ndefault_remind = 15m\n[calendar Work]\ndefault_remind = 10m, 1d'
+    run_appt --db "$DB" calendar add work
+    run_appt --db "$DB" --json add Tea --at "2026-12-01 10:00"
+    check_contains "$OUT" '"reminders":[{"trigger":"15m"' "the global default"
+    run_script "add Review --at '2026-12-01 11:00' -c work
+add Quiet --at '2026-12-01 12:00' -c work --no-remind
+add Own --at '2026-12-01 13:00' -c work --remind 5m --remind 'at 12:00'" --db "$DB" --json
+    check_status 0 "the script"
+    check_contains "$(sed -n 1p <<<"$OUT")" '"reminders":[{"trigger":"10m","summary":"10 minutes before","action":"DISPLAY","repeat":0,"every":0},{"trigger":"1d"' "work's default"
+    check_contains "$(sed -n 2p <<<"$OUT")" '"reminders":[]' "--no-remind"
+    check_contains "$(sed -n 3p <<<"$OUT")" '"reminders":[{"trigger":"5m","summary":"5 minutes before"' "--remind wins"
+    run_appt --db "$DB" reminders --from 2026-12-01 --to 2026-12-01 -c work
+    check_eq "2026-12-01 10:50  10 minutes before  11:00 Review" "$(sed -n 1p <<<"$OUT" | sed 's/ ([0-9a-f]*)$//')" "reminders lists them"
+    check_eq 3 "$(grep -c . <<<"$OUT")" "10m before Review, 5m and at 12:00 before Own (1d before Review is the day before)"
+    run_appt config
+    check_contains "$OUT" "calendar.Work.default_remind = 10m, 1d" "config reports the calendar's"
+    write_config $'[calendar Work]\ndefault_remind = soon'
+    run_appt --db "$DB" add X --at "2026-12-01 10:00"
+    check_status 2 "a bad default_remind"
+    check_contains "$ERR" "config:2: default_remind: cannot understand \"soon\" as a duration"
+}
+
 week_start_counts_weeks_of_a_series() {
     write_config $'[ui]\nweek_start = sunday'
     run_appt --db "$DB" --json add Swim --at "2026-12-06 10:00" --repeat weekly --every 2 --on sun,mon
@@ -333,7 +358,8 @@ for s in no_file_means_defaults a_mistake_starts_nothing a_named_file_must_exist
     default_duration_everywhere week_start_counts_weeks_of_a_series json_report_and_no_password \
     the_calendar_follows_the_file the_week_view_starts_on_the_settings_day no_color_still_wins \
     a_bad_file_keeps_the_terminal list_format_week_and_month \
-    mouse_clicks_days_and_appointments mouse_clicks_in_the_week_view mouse_off_leaves_clicks_to_the_terminal; do
+    mouse_clicks_days_and_appointments mouse_clicks_in_the_week_view mouse_off_leaves_clicks_to_the_terminal \
+    default_reminders_per_calendar; do
     run_scenario "$s"
 done
 e2e_finish "e2e config"

@@ -35,8 +35,8 @@ assert len(lines) == 1, f"expected 1 JSON line, got {len(lines)}: {lines}"
 o = json.loads(lines[0])
 # The eight DESIGN.md keys first, in order, then the four series and whole-day keys, the
 # revision and the location (README; an override adds series and recurrence_id), and the
-# calendar (issue 14).
-keys = ["id", "title", "start", "end", "note", "status", "created", "updated", "all_day", "repeat", "occurrence", "time_zone", "revision", "location", "calendar"]
+# calendar (issue 14), the reminders (issue 15).
+keys = ["id", "title", "start", "end", "note", "status", "created", "updated", "all_day", "repeat", "occurrence", "time_zone", "revision", "location", "calendar", "reminders"]
 assert list(o) == keys, f"keys {list(o)} != {keys}"
 assert o["all_day"] is False and o["repeat"] is None and o["occurrence"] is None, o
 assert o["title"] == "Dentist", o

@@ -1190,6 +1190,50 @@ Made offline" "$(server_list | titles_of)" "the offline changes went out"
     check_same_sets
 }
 
+# Reminders (issue 15): appt's --remind reaches the server as VALARMs; a peer's alarms (an
+# X-WR-ALARMUID, an EMAIL one) come back in show and reminders; an edit that keeps one alarm
+# keeps its VALARM as the peer wrote it, and drops the other, on the server too.
+reminders_round_trip() {
+    setup "$1" "$2" || return
+    peer create "$CAL" full-1 --kind full --summary Dentist >/dev/null || fail "peer create"
+    sync_ok "the first sync"
+    check_summary 1 0 0 0 0
+    a add Standup --at "2026-12-08 09:00" --remind 15m --remind at 08:00 -c "$ACCOUNT/Work"
+    check_status 0 "add --remind"
+    sync_ok "the sync that pushes the alarms"
+    check_summary 0 0 0 1 0
+    local uid alarms
+    uid=$(peer uid "$CAL" Standup) || { fail "no Standup on the server"; return; }
+    alarms=$(peer dump "$CAL" | grep -F "$uid" | grep -F $'\tVALARM.' | cut -f3 | sort)
+    check_eq "VALARM.1/ACTION:DISPLAY
+VALARM.1/DESCRIPTION:Reminder
+VALARM.1/TRIGGER:-PT15M
+VALARM.2/ACTION:DISPLAY
+VALARM.2/DESCRIPTION:Reminder
+VALARM.2/TRIGGER:-PT1H" "$alarms" "appt's two alarms on the server"
+    local id
+    id=$(local_id Dentist) || return
+    a show "$id"
+    check_contains "$OUT" "reminder: 15 minutes before" "the peer's DISPLAY alarm in show"
+    check_contains "$OUT" "reminder: 1 day before (email)" "the peer's EMAIL alarm in show"
+    a --json show "$id"
+    check_contains "$OUT" '"trigger":"1d","summary":"1 day before (email)","action":"EMAIL"' "the EMAIL alarm in JSON"
+    a reminders --from 2026-12-06 --to 2026-12-08 -c "$ACCOUNT/Work"
+    check_eq 4 "$(grep -c . <<<"$OUT")" "four reminders due: $OUT"
+    check_contains "$(tr -s ' ' <<<"$OUT")" "2026-12-07 08:45 15 minutes before 09:00 Dentist" "the peer's alarm, 15 minutes before 10:00 Berlin (09:00 UTC, the zone here)"
+    check_contains "$(tr -s ' ' <<<"$OUT")" "2026-12-08 08:00 1 hour before 09:00 Standup" "appt's at 08:00"
+    a edit "$id" --remind 15m
+    check_status 0 "edit --remind keeps one of the peer's alarms"
+    sync_ok "the sync that pushes the edit"
+    check_summary 0 0 0 1 0
+    alarms=$(peer dump "$CAL" | grep -F "full-1" | grep -F $'\tVALARM.' | cut -f3 | sort)
+    check_eq "VALARM.1/ACTION:DISPLAY
+VALARM.1/DESCRIPTION:Dentist in 15 minutes
+VALARM.1/TRIGGER:-PT15M
+VALARM.1/X-WR-ALARMUID:full-1-alarm-1" "$alarms" "the kept alarm as the peer wrote it; the EMAIL one gone"
+    check_same_sets
+}
+
 # ---------------------------------------------------------------- running them
 
 selected() {
@@ -1208,8 +1252,9 @@ run() { # SCENARIO SERVER ENGINE
 
 ALL=(peer_events_arrive appt_events_arrive edits_both_ways conflict_both_edited same_change_twice delete_against_edit
     server_killed_pull kill_nine_points interrupted_push_then_change precondition_failed server_errors unauthorized malformed_bodies
-    silent_server offline_changes_wait command_line)
-PG_SUBSET=(peer_events_arrive edits_both_ways conflict_both_edited kill_nine_points interrupted_push_then_change server_errors)
+    silent_server offline_changes_wait command_line reminders_round_trip)
+PG_SUBSET=(peer_events_arrive edits_both_ways conflict_both_edited kill_nine_points interrupted_push_then_change server_errors
+    reminders_round_trip)
 
 for server in radicale xandikos; do
     for s in "${ALL[@]}"; do run "$s" "$server" sqlite; done
