@@ -53,6 +53,9 @@ public struct AddRequest: Equatable, Sendable {
   public var notice: LocalTimeNotice?
   /// `--calendar NAME`: the calendar it goes in; nil for the default one.
   public var calendar: String?
+  /// `--remind SPEC...`: its alarms (`[]` for `--no-remind`); nil: the calendar's default
+  /// (`Settings.defaultAlarms`, which the executor and the form resolve; the store adds none).
+  public var alarms: [Alarm]?
 
   public init(
     title: String,
@@ -93,6 +96,9 @@ public struct EditRequest: Equatable, Sendable {
   public var notice: LocalTimeNotice?
   /// `--calendar NAME`: move it (a series with its changed occurrences) to that calendar.
   public var calendar: String?
+  /// `--remind SPEC...`: its alarms from now on (`[]`, `--no-remind`: none); nil: unchanged.
+  /// An alarm equal to one it has (same trigger, repeat and action) keeps its VALARM as stored.
+  public var alarms: [Alarm]?
 
   public init(
     id: String,
