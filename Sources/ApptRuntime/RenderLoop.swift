@@ -251,12 +251,13 @@ public final class RenderLoop {
   }
 
   /// Asks the store for the alarm instances of the window and re-arms the timer with them.
+  /// Not a store call `settle()` waits for: nothing shows until the timer says so, as for
+  /// the sync timer (and a settle bounded tightly stays about what is on screen).
   private func askForAlarms() {
     alarmAsks += 1
     let ask = alarmAsks
     let window = alarms.window(at: environment.clock.now, grace: environment.settings.reminders.remindGrace.value)
     let dao = self.dao
-    inFlight += 1
     Task { [weak self] in
       var instances: [AlarmInstance]?
       do throws(StoreError) {
@@ -264,9 +265,7 @@ public final class RenderLoop {
       } catch {
         instances = nil  // the day's observation says what is wrong; the next change asks again
       }
-      guard let self else { return }
-      self.inFlight -= 1
-      guard ask == self.alarmAsks, let instances else { return }
+      guard let self, ask == self.alarmAsks, let instances else { return }
       self.alarms.replace(instances)
       self.armAlarmTimer()
     }

@@ -126,7 +126,7 @@ public struct TextField: Equatable, Sendable {
 public struct Form: Equatable, Sendable {
   /// The fields in Tab order.
   public enum Field: Int, CaseIterable, Sendable {
-    case title, start, duration, location, note, remind, calendar
+    case title, start, duration, location, note, calendar, remind
 
     public var label: String {
       switch self {
@@ -139,6 +139,9 @@ public struct Form: Equatable, Sendable {
       case .calendar: "Calendar"
       }
     }
+
+    /// Its place in `fields` (the Calendar field is kept apart).
+    var slot: Int { self == .remind ? 5 : rawValue }
   }
 
   /// The calendars the Calendar field offers (left/right cycle through them); empty when the
@@ -174,7 +177,7 @@ public struct Form: Equatable, Sendable {
     public var alarms: [Alarm]?
   }
 
-  /// The text fields from Title to Remind, in `Field` order.
+  /// The text fields Title to Note, then Remind.
   public var fields: [TextField]
   /// The Calendar field (shown only with `calendarNames`).
   public var calendarField = TextField()
@@ -266,9 +269,9 @@ public struct Form: Equatable, Sendable {
   }
 
   public subscript(field: Field) -> TextField {
-    get { field == .calendar ? calendarField : fields[field.rawValue] }
+    get { field == .calendar ? calendarField : fields[field.slot] }
     set {
-      if field == .calendar { calendarField = newValue } else { fields[field.rawValue] = newValue }
+      if field == .calendar { calendarField = newValue } else { fields[field.slot] = newValue }
     }
   }
 
@@ -303,10 +306,10 @@ public struct Form: Equatable, Sendable {
       return calendarField.apply(key)
     }
     if case .paste(let text) = key {
-      fields[focus.rawValue].insert(TextField.pasted(text, keepingLineBreaks: focus == .note))
+      fields[focus.slot].insert(TextField.pasted(text, keepingLineBreaks: focus == .note))
       return true
     }
-    return fields[focus.rawValue].apply(key)
+    return fields[focus.slot].apply(key)
   }
 
   /// Start and Duration longer than this are refused without being parsed: no time or

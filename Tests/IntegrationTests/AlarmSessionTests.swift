@@ -117,6 +117,7 @@ final class MovableClock: Sendable {
     let review = try await dao.saveAppointment(withReminder("Review", 15, 30, before: 20))  // due 15:10
     let pilot = pilot(dao: dao)
     await pilot.start()
+    await waitUntil(pilot, "the loop has both alarms") { pilot.loop.alarms.upcoming.count == 2 }
 
     let other = TestStore.fileDAO(in: directory)
     var moved = try await other.getAppointment(id: standup.id)
@@ -125,7 +126,9 @@ final class MovableClock: Sendable {
     try await other.saveAppointment(moved)  // due 15:45 now
     try await other.cancelAppointment(id: review.id)
     await pilot.checkForExternalChanges()
-    await pilot.settle()
+    await waitUntil(pilot, "the loop asked the store again") {
+      pilot.loop.alarms.upcoming.map(\.fireAt) == [TestClock.date(2026, 11, 29, 15, 45)]
+    }
 
     time.set(TestClock.date(2026, 11, 29, 15, 30))
     await letTheTimerRun(pilot)
