@@ -45,7 +45,7 @@ public final class RenderLoop {
   public private(set) var alarms: CalendarAlarms
   /// The observation of the days around now whose snapshots make the alarms be asked again.
   private var alarmWatch: Task<Void, Never>?
-  /// When `alarmWatch` was started (it moves on with the clock, twice a day).
+  /// When `alarmWatch` was started (it moves on with the clock, every `alarmRewatch`).
   private var alarmWatchStart = Date.distantPast
   /// The one alarm timer: until the next alarm is due, at most `maximumAlarmSleep`.
   private var alarmTimer: Task<Void, Never>?
@@ -56,6 +56,8 @@ public final class RenderLoop {
   /// The alarm timer wakes at least this often (seconds), so a clock that jumps (a suspend,
   /// NTP, `APPT_NOW`) moves it on within a minute.
   public static let maximumAlarmSleep: TimeInterval = 60
+  /// How often the alarm watch moves on with the clock and the store is asked again.
+  public static let alarmRewatch: TimeInterval = 3600
 
   /// What runs the sync program: its arguments in, its exit status and output out.
   public typealias SyncRunner = @Sendable ([String]) async -> (status: Int32, stdout: String, stderr: String)
@@ -225,16 +227,19 @@ public final class RenderLoop {
 
   // MARK: - Alarms
 
-  /// Observes the days around now (from yesterday to a week ahead: where an alarm due in the
-  /// next day almost always belongs), and asks the store for the alarms again after each
-  /// change there, in this process or another; started again twice a day.
+  /// Observes the days around now (yesterday to the day after tomorrow: where an alarm due in
+  /// the next day almost always belongs), and asks the store for the alarms again after each
+  /// change there to an appointment with alarms, in this process or another; started again
+  /// every `alarmRewatch`, which asks again too (an alarm set weeks ahead by another process
+  /// is seen within the hour, and long before it is due). A wider window would cost every
+  /// commit its refetch.
   private func watchAlarms() {
     alarmWatch?.cancel()
     let clock = environment.clock
     let now = clock.now
     alarmWatchStart = now
     let query = AppointmentQuery(
-      range: DateInterval(start: clock.day(-1, after: now), end: clock.day(8, after: now)),
+      range: DateInterval(start: clock.day(-1, after: now), end: clock.day(3, after: now)),
       includeCancelled: true
     )
     let dao = self.dao
@@ -242,10 +247,18 @@ public final class RenderLoop {
     alarmWatch = Task { [weak self] in
       let stream = await dao.observeAppointments(query)
       self?.inFlight -= 1
+      // Only a change to the appointments with alarms makes the store be asked again: an
+      // add or an edit of one without (most commits) costs no scan for alarms.
+      var carrying: [Appointment]?
       for await snapshot in stream {
         guard let self, !Task.isCancelled else { return }
         self.forwardedSequence = max(self.forwardedSequence, snapshot.sequence)
-        if snapshot.failure == nil { self.askForAlarms() }
+        guard snapshot.failure == nil else { continue }
+        let now = snapshot.items.filter(\.hasAlarms)
+        if now != carrying {
+          carrying = now
+          self.askForAlarms()
+        }
       }
     }
   }
@@ -277,7 +290,7 @@ public final class RenderLoop {
   private func armAlarmTimer() {
     alarmTimer?.cancel()
     let now = environment.clock.now
-    let rewatch = alarmWatchStart.addingTimeInterval(CalendarAlarms.lookahead / 2)
+    let rewatch = alarmWatchStart.addingTimeInterval(Self.alarmRewatch)
     let target = min(alarms.nextDue ?? rewatch, rewatch)
     let delay = alarmDelay(min(max(0, target.timeIntervalSince(now)), Self.maximumAlarmSleep))
     alarmTimer = Task { [weak self] in
@@ -293,7 +306,7 @@ public final class RenderLoop {
   private func alarmTimerFired() {
     let now = environment.clock.now
     for instance in alarms.due(at: now) { send(.alarmDue(instance)) }
-    if now >= alarmWatchStart.addingTimeInterval(CalendarAlarms.lookahead / 2) {
+    if now >= alarmWatchStart.addingTimeInterval(Self.alarmRewatch) {
       watchAlarms()  // its first snapshot asks for the next window
     }
     armAlarmTimer()
