@@ -29,9 +29,9 @@ let package = Package(
       dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal"],
       swiftSettings: strict
     ),
-    // CalDAV (RFC 4791, 6578): HTTP through FoundationNetworking and libcurl, so it is kept out of
-    // the `appt` executable (PLATFORM.md: start-up cost); the sync runs as its own executable.
-    // libcurl, loaded when first used, for CalDAV requests with a private CA (`ca_file`).
+    // CalDAV (RFC 4791, 6578): HTTP through libcurl, loaded when first used (it can trust a
+    // private CA, `ca_file`, which URLSession cannot on Linux), and kept out of the `appt`
+    // executable (PLATFORM.md: start-up cost): the sync runs as its own executable.
     .target(name: "CurlLoader", path: "Sources/CurlLoader"),
     .target(name: "ApptCalDAV", dependencies: ["ApptCore", "CurlLoader"], swiftSettings: strict),
     .executableTarget(

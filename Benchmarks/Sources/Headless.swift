@@ -295,6 +295,24 @@ func tuiCommand(_ arguments: Arguments) async {
   )
   _ = await timeKey(.character("t")) { $0.selectedDay == today && $0.isLoaded }
 
+  // The week view (`w`, issue 16): switching to it, then `l` next day N times inside it
+  // (every seventh press moves the week, which observes seven new days), then back.
+  let weekToggle = await timeKey(.character("w")) { $0.view == .week && $0.isLoaded }
+  var weekFrame: [Double] = []
+  var weekSettle: [Double] = []
+  for _ in 0..<keyCount {
+    let target = clock.day(1, after: loop.state.selectedDay)
+    let timing = await timeKey(.character("l")) { $0.selectedDay == target && $0.isLoaded }
+    weekFrame.append(timing.frame)
+    weekSettle.append(timing.settled)
+  }
+  report["week_next_day"] = latencySummary(weekFrame).merging(
+    ["settle": latencySummary(weekSettle), "toggle_ms": rounded(weekToggle.frame)],
+    uniquingKeysWith: { $1 }
+  )
+  _ = await timeKey(.character("w")) { $0.view == .day && $0.isLoaded }
+  _ = await timeKey(.character("t")) { $0.selectedDay == today && $0.isLoaded }
+
   // Next appointment, `j`, N times (`k` back up at the end of a short day's list).
   var nextFrame: [Double] = []
   var nextSettle: [Double] = []

@@ -175,13 +175,19 @@ extension AppointmentDAO {
   public func localItems(calendarID: String) throws(StoreError) -> [LocalItem] {
     let zone = clock.timeZone
     return try database.read { connection throws(StoreError) in
-      let rows = try DatabaseQuery<Appointment>(
-        where: "calendar_id = ?",
-        bindings: [.text(calendarID)],
-        order: "id"
-      ).fetch(connection)
-      return Self.items(of: rows, fallbackZone: zone)
+      try Self.localItems(calendarID: calendarID, fallbackZone: zone, in: connection)
     }
+  }
+
+  static func localItems(calendarID: String, fallbackZone: TimeZone, in connection: any Connection)
+    throws(StoreError) -> [LocalItem]
+  {
+    let rows = try DatabaseQuery<Appointment>(
+      where: "calendar_id = ?",
+      bindings: [.text(calendarID)],
+      order: "id"
+    ).fetch(connection)
+    return items(of: rows, fallbackZone: fallbackZone)
   }
 
   /// The calendar's item with sync key `uid`; nil when it has no rows.
@@ -267,12 +273,7 @@ extension AppointmentDAO {
   public func pendingChanges(calendarID: String) throws(StoreError) -> Int {
     let zone = clock.timeZone
     return try database.read { connection throws(StoreError) in
-      let rows = try DatabaseQuery<Appointment>(
-        where: "calendar_id = ?",
-        bindings: [.text(calendarID)],
-        order: "id"
-      ).fetch(connection)
-      let local = Self.items(of: rows, fallbackZone: zone)
+      let local = try Self.localItems(calendarID: calendarID, fallbackZone: zone, in: connection)
       let known = try Self.syncItems(calendarID: calendarID, in: connection)
       let bases = Dictionary(known.map { ($0.uid, $0.base) }, uniquingKeysWith: { first, _ in first })
       let keys = Set(local.map(\.uid))

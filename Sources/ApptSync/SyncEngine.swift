@@ -92,6 +92,7 @@ public struct SyncEngine: Sendable {
         color: remote.colorHex
       )
       var summary = CalendarSummary(account: account, calendar: local.name, url: displayURL(remote.url))
+      var unsent: Int?
       if let stop {
         // The server went away: the other calendars are not tried (each would wait for it).
         fail(&summary, stop)
@@ -116,8 +117,13 @@ public struct SyncEngine: Sendable {
           run.summary.synced = nil
         }
         summary = run.summary
+        unsent = run.unsent
       }
-      summary.pending = try await store.pendingChanges(calendarID: local.id)
+      if let unsent {
+        summary.pending = unsent
+      } else {
+        summary.pending = try await store.pendingChanges(calendarID: local.id)
+      }
       summaries.append(summary)
     }
     return summaries
@@ -213,6 +219,9 @@ struct CalendarRun {
   var known = KnownItems()
   /// The texts of PUTs whose answers were not recorded (a sync killed meanwhile), by uid.
   var pushes: [String: String] = [:]
+  /// After a push that ran to its end: how many local changes it could not send (the
+  /// summary's `pending`, without reading and writing every item again to count them).
+  var unsent: Int?
 
   init(engine: SyncEngine, client: CalDAVClient, remote: RemoteCalendar, local: CalendarInfo, summary: CalendarSummary)
   {
@@ -456,6 +465,8 @@ struct CalendarRun {
     let locals = try await run { () async throws(StoreError) in try await store.localItems(calendarID: calendarID) }
     let byUID = Dictionary(items.map { ($0.uid, $0) }, uniquingKeysWith: { first, _ in first })
     let localUIDs = Set(locals.map(\.uid))
+    // An item that could not be sent notes exactly one item error.
+    let failedBefore = itemErrors.count
     for localItem in locals {
       if let item = byUID[localItem.uid] {
         if localItem.ics != item.base { try await pushUpdate(localItem, item) }
@@ -466,6 +477,7 @@ struct CalendarRun {
     for item in items where !localUIDs.contains(item.uid) {
       try await pushDelete(item)
     }
+    unsent = itemErrors.count - failedBefore
   }
 
   /// The href appt gives a new item: the calendar's path, the UID percent-encoded, `.ics`.

@@ -48,16 +48,10 @@ enum AgendaListView {
     return (lines, items)
   }
 
-  static func draw(_ state: State, environment: Environment, in area: Views.Area, into screen: inout Screen) {
-    let x = area.columns.lowerBound
-    let top = area.rows.lowerBound
-    guard state.isLoaded else {
-      screen.put("  Loading…", row: top + 1, column: x, width: area.width, style: .dim)
-      return
-    }
+  /// The lines that fit `height` rows, from the first one shown: the selected line stays on
+  /// screen, its day's header too where there is room. What `draw` draws and a click hits.
+  static func shownLines(_ state: State, height: Int) -> (lines: ArraySlice<Line>, items: [Date: [Appointment]]) {
     let (lines, items) = lines(state)
-    let height = area.rows.upperBound - top
-    guard height > 0 else { return }
     let selectedID = state.selectedID
     let selectedLine =
       lines.firstIndex {
@@ -67,7 +61,6 @@ enum AgendaListView {
           false
         }
       } ?? lines.firstIndex(of: .day(state.selectedDay)) ?? 0
-    // The selected line stays on screen, its day's header too where there is room.
     var first = max(0, min(selectedLine - height + 1, lines.count - height))
     if let header = lines[..<min(selectedLine + 1, lines.count)].lastIndex(where: {
       if case .day = $0 { true } else { false }
@@ -76,11 +69,42 @@ enum AgendaListView {
     {
       first = header
     }
+    return (lines.dropFirst(first).prefix(height), items)
+  }
+
+  /// What a click on screen `row` chooses: a day (its header, or "nothing on this day"),
+  /// and the appointment on that line, if any.
+  static func hit(row: Int, _ state: State, in area: Views.Area) -> (day: Date, appointment: Appointment?)? {
+    guard state.isLoaded, area.rows.contains(row) else { return nil }
+    let (lines, items) = shownLines(state, height: area.rows.count)
+    let index = lines.startIndex + row - area.rows.lowerBound
+    guard lines.indices.contains(index) else { return nil }
+    switch lines[index] {
+    case .day(let day): return (day, nil)
+    case .nothing:
+      // The line under the header of the day it belongs to.
+      guard index > lines.startIndex, case .day(let day) = lines[index - 1] else { return nil }
+      return (day, nil)
+    case .appointment(let day, let position): return (day, items[day]?[position])
+    }
+  }
+
+  static func draw(_ state: State, environment: Environment, in area: Views.Area, into screen: inout Screen) {
+    let x = area.columns.lowerBound
+    let top = area.rows.lowerBound
+    guard state.isLoaded else {
+      screen.put("  Loading…", row: top + 1, column: x, width: area.width, style: .dim)
+      return
+    }
+    let height = area.rows.upperBound - top
+    guard height > 0 else { return }
+    let (shown, items) = shownLines(state, height: height)
+    let selectedID = state.selectedID
     let today = environment.clock.startOfDay(state.now)
     let formatter = environment.formatter
     let calendars =
       state.marksCalendars ? Dictionary(state.calendars.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }) : [:]
-    for (offset, line) in lines.dropFirst(first).prefix(height).enumerated() {
+    for (offset, line) in shown.enumerated() {
       let y = top + offset
       switch line {
       case .day(let day):

@@ -201,8 +201,9 @@ public enum UI {
 
   // MARK: - Mouse
 
-  /// A click chooses what is under it (in the day view, a day of the month panel or an
-  /// appointment of the day; a search result); the wheel moves as j/k do, in every view.
+  /// A click chooses what is under it (a day of the month panel; in the day view an
+  /// appointment of the day; in the week and agenda views a day, or an appointment and its
+  /// day; a search result); the wheel moves as j/k do, in every view.
   /// Only where nothing is being typed.
   private static func handleMouse(_ event: MouseEvent, state: inout State, environment: Environment) -> [Effect] {
     guard state.size.rows >= Views.minimumSize.rows, state.size.columns >= Views.minimumSize.columns else { return [] }
@@ -212,25 +213,36 @@ public enum UI {
       return handleKey(.down, state: &state, environment: environment)
     case (.browsing, .wheelUp), (.help, .wheelUp), (.output, .wheelUp), (.results, .wheelUp), (.calendars, .wheelUp):
       return handleKey(.up, state: &state, environment: environment)
-    case (.browsing, .click) where state.view == .day:  // the week and agenda views: the wheel only, so far
+    case (.browsing, .click):
       let layout = Views.Layout(size: state.size)
-      if let panel = layout.month, panel.columns.contains(event.column), panel.rows.contains(event.row) {
+      let area = Views.dayArea(state, layout)
+      if let panel = layout.month, panel.columns.contains(event.column), panel.rows.contains(event.row),
+        !area.columns.contains(event.column)
+      {
         guard let day = MonthView.day(at: event.row, event.column, state, environment: environment, in: panel) else {
           return []
         }
         return state.selectDay(day, environment: environment)
       }
-      guard layout.agenda.columns.contains(event.column) else { return [] }
-      let rows = AgendaView.shownRows(
-        state,
-        environment: environment,
-        in: layout.agenda,
-        selectedIndex: state.selectedIndex
-      )
-      if let hit = rows.first(where: { $0.y == event.row }), case .appointment(let index) = hit.row {
-        state.selectedID = state.visible[index].id
+      guard area.columns.contains(event.column), area.rows.contains(event.row) else { return [] }
+      let hit: (day: Date, appointment: Appointment?)?
+      if Views.showsWeek(state) {
+        hit = WeekView.layout(state, environment: environment, in: area)?
+          .hit(row: event.row, column: event.column, selectedID: state.selectedID)
+      } else if state.view == .agenda {
+        hit = AgendaListView.hit(row: event.row, state, in: area)
+      } else {
+        let rows = AgendaView.shownRows(state, environment: environment, in: area, selectedIndex: state.selectedIndex)
+        if let row = rows.first(where: { $0.y == event.row }), case .appointment(let index) = row.row {
+          state.selectedID = state.visible[index].id
+        }
+        return []
       }
-      return []
+      // A day of the week or agenda, and the appointment clicked on that day, if any.
+      guard let hit else { return [] }
+      let effects = state.selectDay(hit.day, environment: environment)
+      if let appointment = hit.appointment { state.selectedID = appointment.id }
+      return effects
     case (.results(var results), .click):
       let shown = max(1, Views.Layout(size: state.size).body.rows.count - 1)
       let first = (results.selected / shown) * shown

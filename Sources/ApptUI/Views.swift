@@ -38,16 +38,9 @@ public enum Views {
     case .results(let results):
       ResultsView.draw(results, environment: environment, in: layout.body, into: &screen)
     default:
-      // The week takes the month panel's columns too, below 120 columns; the detail pane
-      // stays under it.
-      let columns = weekTakesBody ? layout.body.columns : layout.agenda.columns
+      let columns = dayArea(state, layout).columns
       if showsWeek(state) {
-        WeekView.draw(
-          state,
-          environment: environment,
-          in: Area(rows: layout.agenda.rows, columns: columns),
-          into: &screen
-        )
+        WeekView.draw(state, environment: environment, in: dayArea(state, layout), into: &screen)
       } else if state.view == .agenda {
         AgendaListView.draw(state, environment: environment, in: layout.agenda, into: &screen)
       } else {
@@ -67,6 +60,14 @@ public enum Views {
     }
     drawStatusLine(state, environment: environment, into: &screen)
     return screen
+  }
+
+  /// Where the day's (or week's, or agenda's) view goes: the agenda's area, except that the
+  /// week takes the month panel's columns too below 120 columns (the detail pane stays under
+  /// it, as wide).
+  static func dayArea(_ state: State, _ layout: Layout) -> Area {
+    let weekTakesBody = showsWeek(state) && state.size.columns < WeekView.monthPanelColumns
+    return Area(rows: layout.agenda.rows, columns: weekTakesBody ? layout.body.columns : layout.agenda.columns)
   }
 
   /// Whether the week view is drawn (narrower than it needs, the day view stands in).

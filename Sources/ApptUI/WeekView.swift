@@ -87,28 +87,148 @@ enum WeekView {
 
   static let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
 
-  static func draw(_ state: State, environment: Environment, in area: Views.Area, into screen: inout Screen) {
-    guard let span = state.span else { return }
+  /// Where everything of the week goes in `area`: what `draw` draws and a click hits.
+  struct Layout {
+    var days: [Date]
+    var left: Int
+    var labelWidth: Int
+    var columnWidth: Int
+    var wide: Bool
+    /// The day headers' row.
+    var headerRow: Int
+    /// The whole days' row, when any day of the week has one.
+    var allDayRow: Int?
+    /// The first row of the time grid, and the grid slots shown from it down.
+    var gridTop: Int
+    var rowsPerHour: Int
+    var shownSlots: Range<Int>
+    /// Each day's timed appointments as blocks, and each day's appointments (`shown(on:)`).
+    var blocks: [[Block]]
+    var perDay: [[Appointment]]
+
+    var slotMinutes: Int { 60 / rowsPerHour }
+    func columnX(_ index: Int) -> Int { left + labelWidth + index * columnWidth }
+
+    /// The screen row of a grid slot.
+    func row(ofSlot slot: Int) -> Int { gridTop + slot - shownSlots.lowerBound }
+
+    /// Where a block goes across its day's column: its lane's first column and width.
+    func lane(of block: Block, day index: Int) -> (x: Int, width: Int) {
+      let inner = columnWidth - 1
+      let laneWidth = max(1, inner / block.lanes)
+      let x = columnX(index) + 1 + block.lane * laneWidth
+      return (x, block.lane == block.lanes - 1 ? inner - block.lane * laneWidth : laneWidth)
+    }
+
+    /// The day (its index) whose column holds screen `column`, if any.
+    func dayIndex(at column: Int) -> Int? {
+      guard column >= columnX(0) else { return nil }
+      let index = (column - columnX(0)) / columnWidth
+      return days.indices.contains(index) ? index : nil
+    }
+
+    /// What a click at (`row`, `column`) chooses: a day, and the appointment under it (a
+    /// block of the grid, or the whole day shown on top), if any.
+    func hit(row: Int, column: Int, selectedID: AppointmentID?) -> (day: Date, appointment: Appointment?)? {
+      guard let index = dayIndex(at: column) else { return nil }
+      let day = days[index]
+      if row == headerRow { return (day, nil) }
+      if row == allDayRow {
+        let whole = perDay[index].filter(\.isAllDay)
+        return (day, whole.first { $0.id == selectedID } ?? whole.first)
+      }
+      guard row >= gridTop, row < gridTop + shownSlots.count else { return nil }
+      let slot = shownSlots.lowerBound + row - gridTop
+      let block = blocks[index].first { block in
+        let place = lane(of: block, day: index)
+        return block.slots.contains(slot) && (place.x..<(place.x + place.width)).contains(column)
+      }
+      return (day, block?.appointment)
+    }
+  }
+
+  /// The hour label of `hour`: `09:00` (narrow `09`), or `9:00am` (`9a`) with 12-hour times.
+  static func hourLabel(_ hour: Int, wide: Bool, twelveHours: Bool) -> String {
+    if twelveHours {
+      let shown = "\(hour % 12 == 0 ? 12 : hour % 12)"
+      return shown + (wide ? (hour < 12 ? ":00am" : ":00pm") : (hour < 12 ? "a" : "p"))
+    }
+    return (hour < 10 ? "0\(hour)" : "\(hour)") + (wide ? ":00" : "")
+  }
+
+  /// The week's layout in `area`; nil when there is no span, too few rows, or (until the
+  /// week's snapshot comes) nothing but the headers to place.
+  static func layout(_ state: State, environment: Environment, in area: Views.Area) -> Layout? {
+    guard let span = state.span, area.rows.count >= 3 else { return nil }
     let clock = environment.clock
-    let formatter = environment.formatter
-    let x0 = area.columns.lowerBound
-    var y = area.rows.lowerBound
-    let bottom = area.rows.upperBound
-    guard bottom - y >= 3 else { return }
     let wide = area.width >= 80
     let twelveHours = environment.settings.ui.timeFormat.value == .hours12
-    let hourLabel: (Int) -> String = { hour in
-      if twelveHours {
-        let shown = "\(hour % 12 == 0 ? 12 : hour % 12)"
-        return shown + (wide ? (hour < 12 ? ":00am" : ":00pm") : (hour < 12 ? "a" : "p"))
-      }
-      return (hour < 10 ? "0\(hour)" : "\(hour)") + (wide ? ":00" : "")
-    }
-    let labelWidth = (0..<24).map { TextWidth.of(hourLabel($0)) }.max().map { $0 + 1 } ?? 6
-    let columnWidth = max(3, (area.width - labelWidth) / 7)
+    let labelWidth =
+      (0..<24).map { TextWidth.of(hourLabel($0, wide: wide, twelveHours: twelveHours)) }.max()
+      .map { $0 + 1 } ?? 6
     let days = Array(span.days)
+    var layout = Layout(
+      days: days,
+      left: area.columns.lowerBound,
+      labelWidth: labelWidth,
+      columnWidth: max(3, (area.width - labelWidth) / 7),
+      wide: wide,
+      headerRow: area.rows.lowerBound,
+      allDayRow: nil,
+      gridTop: area.rows.lowerBound + 1,
+      rowsPerHour: 1,
+      shownSlots: 0..<0,
+      blocks: days.map { _ in [] },
+      perDay: days.map { _ in [] }
+    )
+    guard state.isLoaded else { return layout }
+    let bottom = area.rows.upperBound
+    layout.perDay = days.map { state.shown(on: $0) }
+    if layout.perDay.contains(where: { $0.contains(where: \.isAllDay) }), layout.gridTop < bottom {
+      layout.allDayRow = layout.gridTop
+      layout.gridTop += 1
+    }
+    let height = bottom - layout.gridTop
+    guard height > 0 else { return layout }
+    // An hour takes 1, 2 or 3 rows (20 minutes each) as the height allows: the working hours
+    // fit in each, and the evening too where the rows are.
+    let rowsPerHour = height >= 36 ? 3 : height >= 2 * (workEnd - workStart) ? 2 : 1
+    layout.rowsPerHour = rowsPerHour
+    let slotCount = 24 * rowsPerHour
+    layout.blocks = days.enumerated().map { index, day in
+      Self.blocks(
+        layout.perDay[index].filter { !$0.isAllDay },
+        day: day,
+        end: span.end(of: day) ?? day,
+        slotMinutes: layout.slotMinutes,
+        calendar: clock.calendar
+      )
+    }
+    var first = max(0, min(workStart * rowsPerHour, slotCount - height))
+    if let dayIndex = days.firstIndex(of: state.selectedDay),
+      let block = layout.blocks[dayIndex].first(where: { $0.appointment.id == state.selectedID })
+    {
+      if block.slots.lowerBound < first { first = block.slots.lowerBound }
+      if block.slots.upperBound > first + height {
+        first = min(block.slots.lowerBound, block.slots.upperBound - height)
+      }
+      first = max(0, min(first, slotCount - height))
+    }
+    layout.shownSlots = first..<min(slotCount, first + height)
+    return layout
+  }
+
+  static func draw(_ state: State, environment: Environment, in area: Views.Area, into screen: inout Screen) {
+    guard let span = state.span, let layout = layout(state, environment: environment, in: area) else { return }
+    let clock = environment.clock
+    let formatter = environment.formatter
+    let x0 = layout.left
+    let labelWidth = layout.labelWidth
+    let columnWidth = layout.columnWidth
+    let days = layout.days
     let today = clock.startOfDay(state.now)
-    func columnX(_ index: Int) -> Int { x0 + labelWidth + index * columnWidth }
+    let twelveHours = environment.settings.ui.timeFormat.value == .hours12
+    func columnX(_ index: Int) -> Int { layout.columnX(index) }
 
     // Day headers: "Mon 30" (narrow: "Mo30"); the selected day inverted, today marked.
     for (index, day) in days.enumerated() {
@@ -118,15 +238,14 @@ enum WeekView {
       var text = columnWidth >= 8 ? " \(name) \(number)" : " \(name.prefix(2))\(number)"
       if day == today, columnWidth >= 11 { text += " •" }
       let style: Screen.Style = day == state.selectedDay ? .selected : day == today ? .today : .accent
-      screen.fill(row: y, column: columnX(index), count: columnWidth, style: style)
-      screen.put(text, row: y, column: columnX(index), width: columnWidth, style: style)
+      screen.fill(row: layout.headerRow, column: columnX(index), count: columnWidth, style: style)
+      screen.put(text, row: layout.headerRow, column: columnX(index), width: columnWidth, style: style)
     }
-    y += 1
     guard state.isLoaded else {
-      screen.put("  Loading…", row: y, column: x0, width: area.width, style: .dim)
+      screen.put("  Loading…", row: layout.gridTop, column: x0, width: area.width, style: .dim)
       return
     }
-    let perDay = days.map { state.shown(on: $0) }
+    let perDay = layout.perDay
     let selectedID = state.selectedID
     func isSelected(_ appointment: Appointment, _ day: Date) -> Bool {
       day == state.selectedDay && appointment.id == selectedID
@@ -140,7 +259,7 @@ enum WeekView {
     }
 
     // Whole days, in a row on top (when there are any): the selected one, else the first.
-    if perDay.contains(where: { $0.contains(where: \.isAllDay) }), y < bottom {
+    if let y = layout.allDayRow {
       screen.put(labelWidth > 7 ? "all day" : "all", row: y, column: x0, width: labelWidth - 1, style: .dim)
       for (index, items) in perDay.enumerated() {
         let whole = items.filter(\.isAllDay)
@@ -161,44 +280,27 @@ enum WeekView {
           screen.put(more, row: y, column: columnX(index) + 1 + width - moreWidth, style: .dim)
         }
       }
-      y += 1
     }
 
     // The time grid.
-    let height = bottom - y
-    guard height > 0 else { return }
-    // An hour takes 1, 2 or 3 rows (20 minutes each) as the height allows: the working hours
-    // fit in each, and the evening too where the rows are.
-    let rowsPerHour = height >= 36 ? 3 : height >= 2 * (workEnd - workStart) ? 2 : 1
-    let slotMinutes = 60 / rowsPerHour
-    let slotCount = 24 * rowsPerHour
-    let blocks = days.enumerated().map { index, day in
-      Self.blocks(
-        perDay[index].filter { !$0.isAllDay },
-        day: day,
-        end: span.end(of: day) ?? day,
-        slotMinutes: slotMinutes,
-        calendar: clock.calendar
-      )
-    }
-    var first = max(0, min(workStart * rowsPerHour, slotCount - height))
-    if let dayIndex = days.firstIndex(of: state.selectedDay),
-      let block = blocks[dayIndex].first(where: { $0.appointment.id == selectedID })
-    {
-      if block.slots.lowerBound < first { first = block.slots.lowerBound }
-      if block.slots.upperBound > first + height {
-        first = min(block.slots.lowerBound, block.slots.upperBound - height)
-      }
-      first = max(0, min(first, slotCount - height))
-    }
-    let shownSlots = first..<min(slotCount, first + height)
+    let shownSlots = layout.shownSlots
+    guard !shownSlots.isEmpty else { return }
+    let rowsPerHour = layout.rowsPerHour
+    let slotMinutes = layout.slotMinutes
+    let blocks = layout.blocks
 
     // Hour labels (narrow: every other hour) and the column rules.
     for slot in shownSlots {
-      let row = y + slot - first
+      let row = layout.row(ofSlot: slot)
       let hour = slot / rowsPerHour
-      if slot % rowsPerHour == 0, wide || hour % 2 == 0 {
-        screen.put(hourLabel(hour), row: row, column: x0, width: labelWidth - 1, style: .dim)
+      if slot % rowsPerHour == 0, layout.wide || hour % 2 == 0 {
+        screen.put(
+          hourLabel(hour, wide: layout.wide, twelveHours: twelveHours),
+          row: row,
+          column: x0,
+          width: labelWidth - 1,
+          style: .dim
+        )
       }
       for index in days.indices {
         screen.put(slot % rowsPerHour == 0 ? "┆" : "│", row: row, column: columnX(index), style: .dim)
@@ -209,17 +311,18 @@ enum WeekView {
       let end = span.end(of: today) ?? today
       let slot = Int(wallMinutes(state.now, day: today, end: end, calendar: clock.calendar)) / slotMinutes
       if shownSlots.contains(slot) {
-        let row = y + slot - first
-        screen.put(String(repeating: "─", count: columnWidth), row: row, column: columnX(todayIndex), style: .accent)
+        screen.put(
+          String(repeating: "─", count: columnWidth),
+          row: layout.row(ofSlot: slot),
+          column: columnX(todayIndex),
+          style: .accent
+        )
       }
     }
     // The appointments: each a block in its lane, its title wrapped down the block.
     for (index, dayBlocks) in blocks.enumerated() {
-      let inner = columnWidth - 1
       for block in dayBlocks {
-        let laneWidth = max(1, inner / block.lanes)
-        let x = columnX(index) + 1 + block.lane * laneWidth
-        let width = block.lane == block.lanes - 1 ? inner - block.lane * laneWidth : laneWidth
+        let (x, width) = layout.lane(of: block, day: index)
         let visible = block.slots.clamped(to: shownSlots)
         guard !visible.isEmpty, width > 0 else { continue }
         let blockStyle = style(block.appointment, days[index])
@@ -233,7 +336,7 @@ enum WeekView {
         let textWidth = block.lanes > 1 && width > 2 ? width - 1 : width
         let pieces = FormView.errorLines(text, width: textWidth)
         for (offset, slot) in visible.enumerated() {
-          let row = y + slot - first
+          let row = layout.row(ofSlot: slot)
           screen.fill(row: row, column: x, count: width, style: blockStyle)
           // The rows of a block wrap its text; the last row shows the rest, cut with "…".
           let piece =
@@ -242,16 +345,21 @@ enum WeekView {
           if !piece.isEmpty { screen.put(piece, row: row, column: x, width: textWidth, style: blockStyle) }
         }
         if let calendar {
-          let row = y + visible.lowerBound - first
-          screen.put(String(calendar.letter), row: row, column: x, style: .calendar(calendar.colorIndex))
+          screen.put(
+            String(calendar.letter),
+            row: layout.row(ofSlot: visible.lowerBound),
+            column: x,
+            style: .calendar(calendar.colorIndex)
+          )
         }
       }
       // More of the day above or below what shows.
+      let lastRow = layout.row(ofSlot: shownSlots.upperBound - 1)
       if dayBlocks.contains(where: { $0.slots.lowerBound < shownSlots.lowerBound }) {
-        screen.put("▲", row: y, column: columnX(index) + columnWidth - 1, style: .dim)
+        screen.put("▲", row: layout.gridTop, column: columnX(index) + columnWidth - 1, style: .dim)
       }
       if dayBlocks.contains(where: { $0.slots.upperBound > shownSlots.upperBound }) {
-        screen.put("▼", row: y + shownSlots.count - 1, column: columnX(index) + columnWidth - 1, style: .dim)
+        screen.put("▼", row: lastRow, column: columnX(index) + columnWidth - 1, style: .dim)
       }
     }
   }

@@ -184,20 +184,19 @@ struct ServerTests {
   @Test("a server that is not running is unreachable, with its URL and what to do")
   func stoppedServer() async throws {
     let url = testURL("http://127.0.0.1:\(try closedPort())/")
-    for transport in [CurlTransport(timeout: 5), URLSessionTransport(timeout: 5)] as [any HTTPTransport] {
-      let client = CalDAVClient(baseURL: url, credentials: TestServer.credentials, transport: transport)
-      do {
-        _ = try await client.discover()
-        Issue.record("\(transport): discovery on a closed port succeeded")
-      } catch {
-        guard case .unreachable(let where_, _) = error else {
-          Issue.record("\(transport): expected unreachable, got \(error)")
-          continue
-        }
-        #expect(where_.hasPrefix("http://127.0.0.1:"))
-        #expect(error.isUnavailable)
-        #expect("\(error)".contains("check the account's url"))
+    let transport = CurlTransport(timeout: 5)
+    let client = CalDAVClient(baseURL: url, credentials: TestServer.credentials, transport: transport)
+    do {
+      _ = try await client.discover()
+      Issue.record("\(transport): discovery on a closed port succeeded")
+    } catch {
+      guard case .unreachable(let where_, _) = error else {
+        Issue.record("\(transport): expected unreachable, got \(error)")
+        return
       }
+      #expect(where_.hasPrefix("http://127.0.0.1:"))
+      #expect(error.isUnavailable)
+      #expect("\(error)".contains("check the account's url"))
     }
   }
 }
@@ -208,20 +207,19 @@ struct CredentialTests {
   func wrongPassword() async throws {
     let radicale = try #require(TestServer.plain.first { $0.name == "Radicale" })
     let wrong = Credentials(username: "appt", password: "wrong-\(UUID().uuidString)")
-    for transport in [CurlTransport(timeout: 20), URLSessionTransport(timeout: 20)] as [any HTTPTransport] {
-      let client = CalDAVClient(baseURL: radicale.url, credentials: wrong, transport: transport)
-      do {
-        _ = try await client.discover()
-        Issue.record("\(transport): a wrong password was accepted")
-      } catch {
-        guard case .credentialsRefused(_, let status) = error else {
-          Issue.record("\(transport): expected credentialsRefused, got \(error)")
-          continue
-        }
-        #expect(status == 401)
-        #expect(!"\(error)".contains("wrong-"))
-        #expect("\(error)".contains("password_command"))
+    let transport = CurlTransport(timeout: 20)
+    let client = CalDAVClient(baseURL: radicale.url, credentials: wrong, transport: transport)
+    do {
+      _ = try await client.discover()
+      Issue.record("\(transport): a wrong password was accepted")
+    } catch {
+      guard case .credentialsRefused(_, let status) = error else {
+        Issue.record("\(transport): expected credentialsRefused, got \(error)")
+        return
       }
+      #expect(status == 401)
+      #expect(!"\(error)".contains("wrong-"))
+      #expect("\(error)".contains("password_command"))
     }
   }
 }
@@ -246,24 +244,23 @@ struct HTTPSTests {
     try await client.delete(work.href + uid + ".ics", ifMatch: nil)
   }
 
-  @Test("without it, the certificate is refused with a clear message, on both transports")
+  @Test("without it, the certificate is refused with a clear message")
   func withoutCAFile() async throws {
     let server = try #require(TestServer.https)
-    for transport in [CurlTransport(timeout: 20), URLSessionTransport(timeout: 20)] as [any HTTPTransport] {
-      let client = CalDAVClient(baseURL: server.url, credentials: server.credentials, transport: transport)
-      do {
-        _ = try await client.discover()
-        Issue.record("\(transport): an untrusted certificate was accepted")
-      } catch {
-        guard case .certificateRejected(let url, let reason) = error else {
-          Issue.record("\(transport): expected certificateRejected, got \(error)")
-          continue
-        }
-        #expect(url.hasPrefix("https://localhost:"))
-        #expect(reason.lowercased().contains("certificate"), "\(reason)")
-        #expect("\(error)".contains("set ca_file"))
-        #expect(error.isUnavailable)
+    let transport = CurlTransport(timeout: 20)
+    let client = CalDAVClient(baseURL: server.url, credentials: server.credentials, transport: transport)
+    do {
+      _ = try await client.discover()
+      Issue.record("\(transport): an untrusted certificate was accepted")
+    } catch {
+      guard case .certificateRejected(let url, let reason) = error else {
+        Issue.record("\(transport): expected certificateRejected, got \(error)")
+        return
       }
+      #expect(url.hasPrefix("https://localhost:"))
+      #expect(reason.lowercased().contains("certificate"), "\(reason)")
+      #expect("\(error)".contains("set ca_file"))
+      #expect(error.isUnavailable)
     }
   }
 
@@ -289,20 +286,19 @@ struct HTTPSTests {
 
 @Suite("CalDAV timeouts")
 struct TimeoutTests {
-  @Test("a server that accepts and never answers times out, on both transports")
+  @Test("a server that accepts and never answers times out")
   func silent() async throws {
     let (port, process) = try silentServer()
     defer { process.terminate() }
     let url = testURL("http://127.0.0.1:\(port)/cal/")
-    for transport in [CurlTransport(timeout: 1), URLSessionTransport(timeout: 1)] as [any HTTPTransport] {
-      let client = CalDAVClient(baseURL: url, credentials: nil, transport: transport)
-      do {
-        _ = try await client.list(url)
-        Issue.record("\(transport): a silent server answered")
-      } catch {
-        #expect(error == .timedOut(url: "http://127.0.0.1:\(port)/cal/", seconds: 1), "\(transport)")
-        #expect("\(error)".contains("did not answer within 1 s"))
-      }
+    let transport = CurlTransport(timeout: 1)
+    let client = CalDAVClient(baseURL: url, credentials: nil, transport: transport)
+    do {
+      _ = try await client.list(url)
+      Issue.record("\(transport): a silent server answered")
+    } catch {
+      #expect(error == .timedOut(url: "http://127.0.0.1:\(port)/cal/", seconds: 1), "\(transport)")
+      #expect("\(error)".contains("did not answer within 1 s"))
     }
   }
 }

@@ -185,6 +185,48 @@ import Testing
     #expect(press("A", on: &state) == [.observeDay(clock.today)])
   }
 
+  /// Where `text` is on the screen: its row and first column (the text left of it is ASCII).
+  func place(of text: String, in state: State) -> (row: Int, column: Int)? {
+    let rows = Views.render(state, environment: environment).rows
+    guard let row = rows.firstIndex(where: { $0.contains(text) }), let range = rows[row].range(of: text) else {
+      return nil
+    }
+    return (row, rows[row].distance(from: rows[row].startIndex, to: range.lowerBound))
+  }
+
+  func click(_ place: (row: Int, column: Int)?, on state: inout State) -> [Effect] {
+    guard let place else {
+      Issue.record("not on the screen")
+      return []
+    }
+    return UI.update(&state, .mouse(MouseEvent(.click, row: place.row, column: place.column)), environment: environment)
+  }
+
+  /// Issue 16: a click in the week view chooses a block (and its day), a whole day on top,
+  /// or a day by its header or an empty slot of its column; in the agenda view a line.
+  @Test func clicksInTheWeekAndTheAgendaChooseWhatIsUnderThem() {
+    for (columns, rows) in [(120, 40), (80, 24)] {
+      var state = state("w", columns: columns, rows: rows)
+      #expect(click(place(of: "Design", in: state), on: &state).isEmpty, "inside the week: nothing to observe")
+      #expect(state.selectedDay == TestClock.date(2026, 11, 23))
+      #expect(state.selectedAppointment?.title == "Design review", "\(columns)x\(rows)")
+      _ = click(place(of: "Holiday", in: state), on: &state)
+      #expect(state.selectedDay == TestClock.date(2026, 11, 25))
+      #expect(state.selectedAppointment?.title == "Holiday")
+      let header = place(of: "Thu 26", in: state).map { (row: $0.row, column: $0.column + 1) }
+      _ = click(header, on: &state)
+      #expect(state.selectedDay == TestClock.date(2026, 11, 26))
+      #expect(state.selectedAppointment?.title == "Call with 東京 office 🎉", "the day's first, as h/l choose")
+    }
+    var agenda = state("A", columns: 120, rows: 40)
+    _ = click(place(of: "Dinner with Bea", in: agenda), on: &agenda)
+    #expect(agenda.selectedDay == TestClock.date(2026, 12, 1))
+    #expect(agenda.selectedAppointment?.title == "Dinner with Bea")
+    _ = click(place(of: "Tue 8 Dec 2026", in: agenda), on: &agenda)
+    #expect(agenda.selectedDay == TestClock.date(2026, 12, 8))
+    #expect(agenda.selectedAppointment?.title == "Flight to 大阪")
+  }
+
   @Test func wFromTheAgendaShowsTheWeek() {
     var state = state("A")
     #expect(

@@ -287,6 +287,29 @@ for y, line in enumerate(sys.stdin.read().split("\n")[:10]):
     wait_for_exit
 }
 
+mouse_clicks_in_the_week_view() {
+    command -v tmux >/dev/null || { fail "tmux is required"; return; }
+    write_config $'[ui]\nweek_start = monday'
+    run_appt --db "$T/db.sqlite3" add First --at "today 10:00"
+    run_appt --db "$T/db.sqlite3" add Second --at "today 14:00"
+    tmux_start_appt || return
+    wait_for_text " appt  $(day_label 0)  (today)" || return
+    tmux_keys w
+    wait_for_text "  (today)  week" || return
+    wait_for_text "10:00-11:00 (1h)" || return
+    # A click on a block selects it (the detail pane under the week shows it).
+    mouse click $(cell_of "┆Second" | awk '{ print $1 + 1, $2 }')
+    wait_for_text "14:00-15:00 (1h)" || return
+    # A click on the first day's header shows that day (the week's Monday).
+    local monday=$(( 1 - 10#$(e2e_date 0 +%u) ))
+    mouse click $(tmux_screen | sed -n 2p | python3 -c 'import sys
+line = sys.stdin.read()
+print(line.find("Mon") + 1, 1)')
+    wait_for_text " appt  $(day_label "$monday")" || return
+    tmux_keys q
+    wait_for_exit
+}
+
 mouse_off_leaves_clicks_to_the_terminal() {
     command -v tmux >/dev/null || { fail "tmux is required"; return; }
     write_config $'[ui]\nmouse = off'
@@ -310,7 +333,7 @@ for s in no_file_means_defaults a_mistake_starts_nothing a_named_file_must_exist
     default_duration_everywhere week_start_counts_weeks_of_a_series json_report_and_no_password \
     the_calendar_follows_the_file the_week_view_starts_on_the_settings_day no_color_still_wins \
     a_bad_file_keeps_the_terminal list_format_week_and_month \
-    mouse_clicks_days_and_appointments mouse_off_leaves_clicks_to_the_terminal; do
+    mouse_clicks_days_and_appointments mouse_clicks_in_the_week_view mouse_off_leaves_clicks_to_the_terminal; do
     run_scenario "$s"
 done
 e2e_finish "e2e config"
