@@ -41,6 +41,23 @@ public final class RenderLoop {
   private let syncDelay: @Sendable (TimeInterval) -> Duration
   /// The one sync timer (`.scheduleSync` replaces it).
   private var syncTimer: Task<Void, Never>?
+  /// The alarms ahead and what was sent (CalendarAlarms.swift).
+  public private(set) var alarms: CalendarAlarms
+  /// The observation of the days around now whose snapshots make the alarms be asked again.
+  private var alarmWatch: Task<Void, Never>?
+  /// When `alarmWatch` was started (it moves on with the clock, every `alarmRewatch`).
+  private var alarmWatchStart = Date.distantPast
+  /// The one alarm timer: until the next alarm is due, at most `maximumAlarmSleep`.
+  private var alarmTimer: Task<Void, Never>?
+  /// Counts the asks for alarms, so an older answer arriving late is left out.
+  private var alarmAsks = 0
+  /// How long the alarm timer sleeps for so many seconds (as they are, unless a test says).
+  private let alarmDelay: @Sendable (TimeInterval) -> Duration
+  /// The alarm timer wakes at least this often (seconds), so a clock that jumps (a suspend,
+  /// NTP, `APPT_NOW`) moves it on within a minute.
+  public static let maximumAlarmSleep: TimeInterval = 60
+  /// How often the alarm watch moves on with the clock and the store is asked again.
+  public static let alarmRewatch: TimeInterval = 3600
 
   /// What runs the sync program: its arguments in, its exit status and output out.
   public typealias SyncRunner = @Sendable ([String]) async -> (status: Int32, stdout: String, stderr: String)
@@ -55,7 +72,8 @@ public final class RenderLoop {
     environment: Environment,
     tickInterval: Duration = .seconds(20),
     syncRunner: SyncRunner? = nil,
-    syncDelay: @escaping @Sendable (TimeInterval) -> Duration = { .milliseconds(Int64($0 * 1000)) }
+    syncDelay: @escaping @Sendable (TimeInterval) -> Duration = { .milliseconds(Int64($0 * 1000)) },
+    alarmDelay: @escaping @Sendable (TimeInterval) -> Duration = { .milliseconds(Int64($0 * 1000)) }
   ) {
     self.dao = dao
     self.terminal = terminal
@@ -63,6 +81,8 @@ public final class RenderLoop {
     self.tickInterval = tickInterval
     self.syncRunner = syncRunner ?? { arguments in await SyncLauncher.run(arguments: arguments) }
     self.syncDelay = syncDelay
+    self.alarmDelay = alarmDelay
+    alarms = CalendarAlarms(since: environment.clock.now)
     executor = CommandExecutor(dao: dao, clock: environment.clock, json: false, settings: environment.settings)
     (inbox, inboxInput) = AsyncStream.makeStream(of: Message.self)
     (state, startEffects) = UI.start(size: terminal.size, environment: environment)
@@ -77,6 +97,8 @@ public final class RenderLoop {
       calendarsObservation?.cancel()
       ticker?.cancel()
       syncTimer?.cancel()
+      alarmWatch?.cancel()
+      alarmTimer?.cancel()
       terminal.stop()
     }
     // A real terminal knows its size once started.
@@ -84,6 +106,7 @@ public final class RenderLoop {
     let effects = startEffects
     startEffects = []
     observeCalendars()
+    watchAlarms()
     guard perform(effects) else { return }
     startTicking()
     render()
@@ -192,9 +215,101 @@ public final class RenderLoop {
         }
         self?.send(.syncDue)
       }
+    case .ringBell:
+      terminal.bell()
+    case .snoozeAlarm(let instance, let until):
+      alarms.snooze(instance, until: until)
+      armAlarmTimer()
     case .quit:
       break  // handled by perform(_:), which ends the loop; its defer cancels the observations
     }
+  }
+
+  // MARK: - Alarms
+
+  /// Observes the days around now (yesterday to the day after tomorrow: where an alarm due in
+  /// the next day almost always belongs), and asks the store for the alarms again after each
+  /// change there to an appointment with alarms, in this process or another; started again
+  /// every `alarmRewatch`, which asks again too (an alarm set weeks ahead by another process
+  /// is seen within the hour, and long before it is due). A wider window would cost every
+  /// commit its refetch.
+  private func watchAlarms() {
+    alarmWatch?.cancel()
+    let clock = environment.clock
+    let now = clock.now
+    alarmWatchStart = now
+    let query = AppointmentQuery(
+      range: DateInterval(start: clock.day(-1, after: now), end: clock.day(3, after: now)),
+      includeCancelled: true
+    )
+    let dao = self.dao
+    inFlight += 1
+    alarmWatch = Task { [weak self] in
+      let stream = await dao.observeAppointments(query)
+      self?.inFlight -= 1
+      // Only a change to the appointments with alarms makes the store be asked again: an
+      // add or an edit of one without (most commits) costs no scan for alarms.
+      var carrying: [Appointment]?
+      for await snapshot in stream {
+        guard let self, !Task.isCancelled else { return }
+        self.forwardedSequence = max(self.forwardedSequence, snapshot.sequence)
+        guard snapshot.failure == nil else { continue }
+        let now = snapshot.items.filter(\.hasAlarms)
+        if now != carrying {
+          carrying = now
+          self.askForAlarms()
+        }
+      }
+    }
+  }
+
+  /// Asks the store for the alarm instances of the window and re-arms the timer with them.
+  /// Not a store call `settle()` waits for: nothing shows until the timer says so, as for
+  /// the sync timer (and a settle bounded tightly stays about what is on screen).
+  private func askForAlarms() {
+    alarmAsks += 1
+    let ask = alarmAsks
+    let window = alarms.window(at: environment.clock.now, grace: environment.settings.reminders.remindGrace.value)
+    let dao = self.dao
+    Task { [weak self] in
+      var instances: [AlarmInstance]?
+      do throws(StoreError) {
+        instances = try await dao.alarmInstances(in: window)
+      } catch {
+        instances = nil  // the day's observation says what is wrong; the next change asks again
+      }
+      guard let self, ask == self.alarmAsks, let instances else { return }
+      self.alarms.replace(instances)
+      self.armAlarmTimer()
+    }
+  }
+
+  /// Sleeps until the next alarm is due (at most `maximumAlarmSleep`), then sends what is
+  /// due; the one timer, replaced each time. The clock's now decides, so an `APPT_NOW` clock
+  /// sleeps `fireAt - now` of real time.
+  private func armAlarmTimer() {
+    alarmTimer?.cancel()
+    let now = environment.clock.now
+    let rewatch = alarmWatchStart.addingTimeInterval(Self.alarmRewatch)
+    let target = min(alarms.nextDue ?? rewatch, rewatch)
+    let delay = alarmDelay(min(max(0, target.timeIntervalSince(now)), Self.maximumAlarmSleep))
+    alarmTimer = Task { [weak self] in
+      do {
+        try await Task.sleep(for: delay)
+      } catch {
+        return  // replaced by a newer timer, or the loop ended
+      }
+      self?.alarmTimerFired()
+    }
+  }
+
+  private func alarmTimerFired() {
+    let now = environment.clock.now
+    for instance in alarms.due(at: now) { send(.alarmDue(instance)) }
+    if now >= alarmWatchStart.addingTimeInterval(Self.alarmRewatch) {
+      watchAlarms()  // its first snapshot asks for the next window
+    }
+    armAlarmTimer()
   }
 
   /// Runs `appt-sync --json --quiet` on the calendar's store and settings file as a child,

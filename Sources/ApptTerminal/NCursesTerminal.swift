@@ -125,6 +125,12 @@ public final class NCursesTerminal: Terminal {
     for signalNumber in [SIGINT, SIGTERM, SIGHUP] { signal(signalNumber, SIG_DFL) }
   }
 
+  /// The terminal's bell (or its visible flash, where the terminal is set so), at once.
+  public func bell() {
+    guard screenHandle != nil else { return }
+    beep()
+  }
+
   private static func writeToTerminal(_ text: String) {
     var bytes = Array(text.utf8)
     _ = write(1, &bytes, bytes.count)  // best effort: a terminal that is gone cannot be told

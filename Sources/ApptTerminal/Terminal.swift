@@ -25,6 +25,13 @@ public protocol Terminal: AnyObject {
   func draw(_ screen: Screen, cursor: (row: Int, column: Int)?)
   /// Gives the terminal back as it was.
   func stop()
+  /// Rings the terminal's bell once (an alarm came due).
+  func bell()
+}
+
+extension Terminal {
+  /// A terminal without a bell rings none.
+  public func bell() {}
 }
 
 /// Why the full-screen UI cannot start.
@@ -48,6 +55,8 @@ public final class HeadlessTerminal: Terminal {
   /// How many runs all draws wrote (what a terminal would have been sent).
   public private(set) var runCount = 0
   public private(set) var isStarted = false
+  /// How many times the bell rang.
+  public private(set) var bellCount = 0
   private var handler: (@MainActor (TerminalEvent) -> Void)?
 
   public init(size: Screen.Size = Screen.Size(rows: 24, columns: 80)) {
@@ -74,6 +83,8 @@ public final class HeadlessTerminal: Terminal {
     handler = nil
     isStarted = false
   }
+
+  public func bell() { bellCount += 1 }
 
   /// Delivers a key as if it were typed.
   public func press(_ key: Key) { handler?(.key(key)) }

@@ -123,6 +123,7 @@ enum AgendaListView {
         var text = "  \(calendars.isEmpty ? "" : "  ")\(formatter.timeRange(appointment))  \(title)"
         if appointment.recurrence != nil { text += " ↻" }
         if appointment.override != nil { text += " ✎" }
+        text += Views.alarmMarker(appointment)
         if appointment.isCancelled { text += "  (cancelled)" }
         screen.put(text, row: y, column: x, width: area.width, style: style)
         if let calendar = calendars[appointment.calendarID], area.width > 3 {

@@ -62,6 +62,7 @@ enum AgendaView {
         var line = "\(marker)\(calendars.isEmpty ? "" : "  ")\(environment.formatter.timeRange(appointment))  \(title)"
         if appointment.recurrence != nil { line += " ↻" }
         if appointment.override != nil { line += " ✎" }  // a changed occurrence of a series
+        line += Views.alarmMarker(appointment)  // a reminder that can fire
         if appointment.isCancelled { line += "  (cancelled)" }
         screen.put(line, row: y, column: x, width: area.width, style: style)
         if let calendar, area.width > 3 {
@@ -129,6 +130,13 @@ enum AgendaView {
     if let calendar {
       lines.append(
         (" Calendar: " + TextWidth.head(TextSafety.escapingControls(calendar.name), columns: area.width).text, .normal)
+      )
+    }
+    let alarms = appointment.alarms
+    if !alarms.isEmpty {
+      let words = alarms.map { $0.summary(clock: environment.clock) }.joined(separator: "; ")
+      lines.append(
+        (" Reminders: " + TextWidth.head(TextSafety.escapingControls(words), columns: area.width).text, .normal)
       )
     }
     let note = TextWidth.head(appointment.note, columns: area.width).text.split(whereSeparator: \.isNewline)

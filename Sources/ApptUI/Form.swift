@@ -126,7 +126,7 @@ public struct TextField: Equatable, Sendable {
 public struct Form: Equatable, Sendable {
   /// The fields in Tab order.
   public enum Field: Int, CaseIterable, Sendable {
-    case title, start, duration, location, note, calendar
+    case title, start, duration, location, note, calendar, remind
 
     public var label: String {
       switch self {
@@ -135,14 +135,21 @@ public struct Form: Equatable, Sendable {
       case .duration: "Duration"
       case .location: "Location"
       case .note: "Note"
+      case .remind: "Remind"
       case .calendar: "Calendar"
       }
     }
+
+    /// Its place in `fields` (the Calendar field is kept apart).
+    var slot: Int { self == .remind ? 5 : rawValue }
   }
 
   /// The calendars the Calendar field offers (left/right cycle through them); empty when the
   /// store has one calendar, and the form then has no Calendar field.
   public var calendarNames: [String] = []
+  /// An add's Remind for each calendar (folded name): its default. Choosing another
+  /// calendar puts that one's default in Remind, unless Remind was changed.
+  public var remindDefaults: [String: String] = [:]
 
   /// The fields on screen, in Tab order.
   public var shownFields: [Field] { calendarNames.isEmpty ? Field.allCases.filter { $0 != .calendar } : Field.allCases }
@@ -166,9 +173,11 @@ public struct Form: Equatable, Sendable {
     public var location: String
     /// The calendar's name as the store spells it; nil without a Calendar field.
     public var calendar: String?
+    /// The reminders Remind names; nil when an edit leaves them as they were.
+    public var alarms: [Alarm]?
   }
 
-  /// The text fields from Title to Note, in `Field` order.
+  /// The text fields Title to Note, then Remind.
   public var fields: [TextField]
   /// The Calendar field (shown only with `calendarNames`).
   public var calendarField = TextField()
@@ -188,21 +197,28 @@ public struct Form: Equatable, Sendable {
   public var day: Date?
 
   /// A form for a new appointment on `day`: Start holds the day, ready for a time; Duration
-  /// holds `duration` (`[ui] default_duration`, 1h unless set).
+  /// holds `duration` (`[ui] default_duration`, 1h unless set); Remind the reminders a new
+  /// appointment gets (seconds before its start: the calendar's default).
   public init(
     day: Date,
     formatter: AppointmentFormatter,
     duration: TimeInterval = 3600,
     calendars: [String] = [],
-    calendar: String? = nil
+    calendar: String? = nil,
+    remind: [TimeInterval] = [],
+    remindDefaults: [(calendar: String, remind: [TimeInterval])] = []
   ) {
     fields = [
       TextField(), TextField(formatter.isoDay(day) + " ", selected: true),
       TextField(DurationParser.format(duration), selected: true), TextField(), TextField(),
+      TextField(remind.map { Self.remindText(before: $0) }.joined(separator: ", "), selected: true),
     ]
     calendarField = TextField(calendar ?? calendars.first ?? "", selected: true)
     calendarNames = calendars
     self.day = day
+    for (name, remind) in remindDefaults {
+      self.remindDefaults[CalendarRules.folded(name)] = remind.map(Self.remindText(before:)).joined(separator: ", ")
+    }
   }
 
   /// A form holding `appointment`'s fields, to edit it. A title or note longer than a field
@@ -224,6 +240,7 @@ public struct Form: Equatable, Sendable {
       TextField(DurationParser.format(appointment.duration), selected: true),
       TextField(location.text, selected: true),
       TextField(note.text, selected: true),
+      TextField(appointment.alarms.map(Self.remindText).joined(separator: ", "), selected: true),
     ]
     calendarField = TextField(calendar ?? "", selected: true)
     calendarNames = calendars
@@ -252,15 +269,26 @@ public struct Form: Equatable, Sendable {
   }
 
   public subscript(field: Field) -> TextField {
-    get { field == .calendar ? calendarField : fields[field.rawValue] }
+    get { field == .calendar ? calendarField : fields[field.slot] }
     set {
-      if field == .calendar { calendarField = newValue } else { fields[field.rawValue] = newValue }
+      if field == .calendar { calendarField = newValue } else { fields[field.slot] = newValue }
     }
   }
 
   /// Applies an editing key to the focused field, in place; a paste into the note keeps its
   /// line breaks. Returns false when the key is not an editing key.
   mutating func apply(_ key: Key) -> Bool {
+    guard focus == .calendar, !remindDefaults.isEmpty else { return applyToField(key) }
+    let before = remindDefaults[CalendarRules.folded(self[.calendar].trimmedText)]
+    let applied = applyToField(key)
+    let after = remindDefaults[CalendarRules.folded(self[.calendar].trimmedText)]
+    if let before, let after, before != after, self[.remind].text == before {
+      self[.remind] = TextField(after, selected: true)
+    }
+    return applied
+  }
+
+  private mutating func applyToField(_ key: Key) -> Bool {
     if focus == .calendar, key == .left || key == .right, !calendarNames.isEmpty {
       // Left/right cycle through the calendars, from the one typed (or the first).
       let typed = CalendarRules.folded(self[.calendar].trimmedText)
@@ -278,10 +306,10 @@ public struct Form: Equatable, Sendable {
       return calendarField.apply(key)
     }
     if case .paste(let text) = key {
-      fields[focus.rawValue].insert(TextField.pasted(text, keepingLineBreaks: focus == .note))
+      fields[focus.slot].insert(TextField.pasted(text, keepingLineBreaks: focus == .note))
       return true
     }
-    return fields[focus.rawValue].apply(key)
+    return fields[focus.slot].apply(key)
   }
 
   /// Start and Duration longer than this are refused without being parsed: no time or
@@ -365,6 +393,16 @@ public struct Form: Equatable, Sendable {
         errors[error.field == .start ? .start : .duration] = error.message
       }
     }
+    var alarms: [Alarm]?
+    if self[.remind].characters.count > Self.maximumRemindLength {
+      errors[.remind] = "\(self[.remind].characters.count) characters is too long"
+    } else {
+      do throws(CommandError) {
+        alarms = try remindedAlarms(start: start ?? day ?? clock.now, clock: clock)
+      } catch {
+        errors[.remind] = error.message
+      }
+    }
     let calendar = chosenCalendar()
     if let error = calendar.error, requireAll || !self[.calendar].trimmedText.isEmpty { errors[.calendar] = error }
     if requireAll, let first = Field.allCases.first(where: { errors[$0] != nil }) { focus = first }
@@ -375,8 +413,44 @@ public struct Form: Equatable, Sendable {
       end: start.addingTimeInterval(duration),
       note: self[.note].text,
       location: self[.location].trimmedText,
-      calendar: calendar.name
+      calendar: calendar.name,
+      alarms: alarms
     )
+  }
+
+  /// Remind longer than this is refused without being parsed (no list of reminders is).
+  static let maximumRemindLength = 500
+
+  /// How Remind shows an alarm: its `spec` (`15m`, `1d`, `0`, `+10m end`, `at` a UTC
+  /// instant), which `Alarm.parse` reads back.
+  static func remindText(_ alarm: Alarm) -> String { alarm.spec }
+
+  /// `15m`, `1h30m`, `1d`, `0`: a reminder `seconds` before the start.
+  static func remindText(before seconds: TimeInterval) -> String {
+    Alarm.display(.relative(-seconds, toEnd: false)).spec
+  }
+
+  /// The alarms Remind names (its parts between commas, each as `--remind` takes it), for an
+  /// appointment starting at `start`; nil for an edit whose Remind reads as it was loaded
+  /// (its alarms stay exactly as stored). A part naming an alarm the appointment has keeps
+  /// that alarm as it is (its REPEAT, which a spec does not spell, and its other VALARM
+  /// properties).
+  func remindedAlarms(start: Date, clock: Clock) throws(CommandError) -> [Alarm]? {
+    let existing = editing?.alarms ?? []
+    let text = self[.remind].trimmedText
+    if editing != nil, text == existing.map(Self.remindText).joined(separator: ", ") { return nil }
+    let zone = editing?.zone(fallback: clock.timeZone) ?? clock.timeZone
+    var alarms: [Alarm] = []
+    for part in text.split(separator: ",") {
+      let spec = part.trimmingCharacters(in: .whitespaces)
+      guard !spec.isEmpty else { continue }
+      if let kept = existing.first(where: { Self.remindText($0) == spec }) {
+        alarms.append(kept)
+      } else {
+        alarms.append(try Alarm.parse(spec, start: start, zone: zone))
+      }
+    }
+    return alarms
   }
 
   /// What appt understands from Start and Duration right now, in words; nil while they do

@@ -78,7 +78,7 @@ public enum Action: String, Hashable, Sendable, CaseIterable {
   case nextAppointment, previousAppointment, firstAppointment, lastAppointment
   case nextDay, previousDay, nextWeek, previousWeek, today
   case addAppointment, editAppointment, cancelAppointment, restoreAppointment, deleteAppointment
-  case undo, search, toggleCancelled, calendars, weekView, agendaView, commandLine, help, quit
+  case undo, search, toggleCancelled, calendars, weekView, agendaView, snoozeAlarm, commandLine, help, quit
 
   /// The name `[keys]` in the settings file uses: `next_appointment`.
   public var settingsName: String {
@@ -110,6 +110,7 @@ public enum Action: String, Hashable, Sendable, CaseIterable {
     case .calendars: "the calendars: j/k choose, space shows or hides one, esc closes"
     case .weekView: "week view: seven days on a time grid (again: the day view)"
     case .agendaView: "agenda view: the next 14 days as one list (again: the day view)"
+    case .snoozeAlarm: "snooze the due alarm 5 minutes (any other key dismisses it)"
     case .commandLine: "run a command (the script grammar)"
     case .help: "show this help"
     case .quit: "quit"
@@ -148,6 +149,7 @@ public struct KeyMap: Sendable, Equatable {
     Binding(keys: [.character("C")], action: .calendars),
     Binding(keys: [.character("w")], action: .weekView),
     Binding(keys: [.character("A")], action: .agendaView),
+    Binding(keys: [.character("z")], action: .snoozeAlarm),
     Binding(keys: [.character(":")], action: .commandLine),
     Binding(keys: [.character("?")], action: .help),
     Binding(keys: [.character("q"), .control("c")], action: .quit),

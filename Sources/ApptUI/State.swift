@@ -151,6 +151,9 @@ public struct State: Equatable, Sendable {
   public static let searchLimit = 500
   /// The background sync (Sync.swift), nil when the settings have no account.
   public var sync: SyncState?
+  /// Alarms come due (Alarms.swift), oldest first: on the status line until a key dismisses
+  /// them or `z` snoozes them.
+  public var alarms: [DueAlarm] = []
 
   public init(size: Screen.Size, selectedDay: Date, now: Date, month: Date) {
     self.size = size
@@ -330,6 +333,8 @@ public enum Message: Sendable, Equatable {
   case syncDue
   /// A background sync (`.runSync`) ended.
   case syncFinished(SyncReport)
+  /// An alarm of an appointment came due (or back from a snooze): the runtime's alarm timer.
+  case alarmDue(AlarmInstance)
 }
 
 /// A mouse event at a cell of the screen.
@@ -385,6 +390,10 @@ public enum Effect: Equatable, Sendable {
   case runSync
   /// Send `.syncDue` this many seconds from now, replacing the timer set before.
   case scheduleSync(after: TimeInterval)
+  /// Ring the terminal's bell once (an alarm came due).
+  case ringBell
+  /// Send `.alarmDue` with this alarm again at `until` (`z`: snoozed).
+  case snoozeAlarm(AlarmInstance, until: Date)
   /// Stop: the one way the calendar ends (q, ctrl+c, a signal, the terminal hanging up).
   case quit
 }

@@ -143,6 +143,9 @@ public enum UI {
     case .syncFinished(let report):
       return syncFinished(report, state: &state)
 
+    case .alarmDue(let instance):
+      return alarmDue(instance, state: &state, environment: environment)
+
     case .changeRefused(let change, let current):
       let formatter = environment.formatter
       if change == .save, case .form(var form) = state.mode, form.isSaving, var base = form.editing,
@@ -273,6 +276,7 @@ public enum UI {
   }
 
   private static func handleKey(_ key: Key, state: inout State, environment: Environment) -> [Effect] {
+    if let effects = alarmKey(key, state: &state, environment: environment) { return effects }
     switch state.mode {
     case .browsing:
       return handleBrowsingKey(key, state: &state, environment: environment)
@@ -420,13 +424,16 @@ public enum UI {
     case .previousWeek: return state.selectDay(clock.day(-7, after: state.selectedDay), environment: environment)
     case .today: return state.selectDay(clock.startOfDay(state.now), environment: environment)
     case .addAppointment:
+      let calendar = state.defaultCalendarName(preferring: environment.settings.ui.defaultCalendar.configured)
       state.mode = .form(
         Form(
           day: state.selectedDay,
           formatter: environment.formatter,
           duration: environment.settings.ui.defaultDuration.value,
           calendars: state.formCalendars,
-          calendar: state.defaultCalendarName(preferring: environment.settings.ui.defaultCalendar.configured)
+          calendar: calendar,
+          remind: defaultRemind(environment.settings, calendar: calendar ?? state.calendars.first?.name),
+          remindDefaults: state.formCalendars.map { ($0, defaultRemind(environment.settings, calendar: $0)) }
         )
       )
     case .editAppointment:
@@ -476,6 +483,10 @@ public enum UI {
       state.report(state.showsCancelled ? "Showing cancelled appointments" : "Hiding cancelled appointments")
     case .calendars:
       state.mode = .calendars(0)
+    case .snoozeAlarm:
+      state.report(
+        "No alarm to snooze: \(environment.keyMap.keys(for: .snoozeAlarm)) snoozes one the status line shows"
+      )
     case .commandLine:
       state.mode = .command(TextField())
     case .help:
@@ -596,6 +607,8 @@ public enum UI {
           location: values.location
         )
         request.calendar = values.calendar
+        // None is nil, as for `add` without `--remind` once its default is resolved.
+        request.alarms = values.alarms.flatMap { $0.isEmpty ? nil : $0 }
         return [.addAppointment(request)]
       }
       // An occurrence: the day names it, unless the whole series is edited (the runtime then
@@ -614,6 +627,7 @@ public enum UI {
       )
       // A changed Calendar moves it (the whole series; the store refuses one occurrence).
       if let calendar = values.calendar, calendar != state.calendar(of: old)?.name { request.calendar = calendar }
+      request.alarms = values.alarms
       return [.editAppointment(old: old, request: request)]
     default:
       if form.apply(key) { _ = form.check(clock: environment.clock, requireAll: false) }

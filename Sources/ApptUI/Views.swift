@@ -133,7 +133,9 @@ public enum Views {
     let sync = syncText(state, environment: environment)
     let column = state.size.columns - TextWidth.of(sync ?? "") - 1
     // The key hints make room for it, the least needed first ("? help  q quit" stay).
-    if sync != nil, state.status == nil, state.storeInterruption == nil, TextWidth.of(text) + 2 > column {
+    if sync != nil, state.status == nil, state.storeInterruption == nil, !state.alarmIsShown,
+      TextWidth.of(text) + 2 > column
+    {
       text = " " + hints(environment.keyMap, width: max(0, column - 3))
     }
     screen.put(text, row: row, column: 0, style: style)
@@ -148,6 +150,8 @@ public enum Views {
 
   static func statusLine(_ state: State, environment: Environment) -> (String, Screen.Style) {
     let columns = state.size.columns
+    // A due alarm goes over whatever the line says but a question or a line being typed.
+    if state.alarmIsShown { return (alarmLine(state, environment: environment), .accent) }
     switch state.mode {
     case .confirm(.cancel(let appointment)):
       let what = appointment.occurrence == nil ? "" : "this occurrence of "

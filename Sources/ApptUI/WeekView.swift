@@ -255,6 +255,7 @@ enum WeekView {
     }
     func label(_ appointment: Appointment) -> String {
       (appointment.isCancelled ? "✗ " : "") + TextWidth.head(appointment.title, columns: area.width).text
+        + Views.alarmMarker(appointment)
     }
 
     // Whole days, in a row on top (when there are any): the selected one, else the first.

@@ -39,7 +39,7 @@ import Testing
     _ = UI.update(&state, .changeRefused(.save, current: theirs), environment: environment)
     let form = try #require(self.form(state), "the form stays open")
     #expect(!form.isSaving)
-    #expect(form.fields.map(\.text) == ["Mine", "2026-11-29 10:00", "45m", "", ""], "what was typed is kept")
+    #expect(form.fields.map(\.text) == ["Mine", "2026-11-29 10:00", "45m", "", "", ""], "what was typed is kept")
     #expect(form.editing == theirs, "the base is now the version stored")
     #expect(
       form.notice == [

@@ -280,9 +280,9 @@ import Testing
         Duration  1h
         Location
         Note
+        Remind
 
         → Sun 2026-11-29, 10:00-11:00
-
 
        enter save  tab next field  esc discard  ctrl+u clear field
       """

@@ -605,6 +605,37 @@ print(json.dumps(o, sort_keys=True, ensure_ascii=False))')")
 
 run_scenario form_add_is_the_cli_add
 
+# ----------------------------------------------------------------- reminders (issue 15)
+
+# A reminder comes due while the calendar runs (APPT_NOW puts the clock 8 s before it): the
+# row carries the bell marker, the status line says so with one bell (tmux sets the window's
+# bell flag, the session being detached), z snoozes it 5 minutes, another key dismisses it.
+# The VALARM comes in by import, as a peer's would.
+reminder_rings() {
+    local day compact
+    day=$(e2e_date 0)
+    compact=${day//-/}
+    e2e_set_now "${day}T08:44:52" || return
+    printf '%s\r\n' BEGIN:VCALENDAR VERSION:2.0 "PRODID:-//appt e2e//EN" BEGIN:VEVENT \
+        UID:standup-e2e@example.com DTSTAMP:20260101T000000Z "DTSTART:${compact}T090000" \
+        "DTEND:${compact}T093000" SUMMARY:Standup BEGIN:VALARM ACTION:DISPLAY DESCRIPTION:Standup \
+        TRIGGER:-PT15M END:VALARM END:VEVENT END:VCALENDAR >"$T/standup.ics"
+    run_appt --db "$T/db.sqlite3" import "$T/standup.ics"
+    check_status 0 "import" || return
+    start_and_wait || return
+    wait_for_text "09:00-09:30  Standup 🔔" || return
+    check_eq 0 "$(pane_field '#{window_bell_flag}')" "no bell before the alarm"
+    wait_for_text "🔔 09:00 Standup in 15 min  z snooze" 20 || return
+    check_eq 1 "$(pane_field '#{window_bell_flag}')" "the bell rang"
+    tmux_keys z
+    wait_for_text "Snoozed \"Standup\" until 08:50" || return
+    check_not_contains "$(screen_line 30)" "🔔" "snoozed: off the status line"
+    pane_alive || fail "z ended the calendar"
+    quit_ok
+}
+
+run_scenario reminder_rings
+
 # ------------------------------------------- paste, signals and a huge note (issue 12)
 
 # tmux_paste TEXT: paste TEXT as a terminal does (bracketed when the app asked for it).
