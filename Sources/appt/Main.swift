@@ -2,6 +2,7 @@
 // command, or a script on stdin) and turns results into text or JSON Lines and exit statuses.
 
 import ApptCore
+import ApptRemind
 import ApptRuntime
 import ApptStore
 import ApptTerminal
@@ -81,6 +82,7 @@ struct Appt {
     do throws(CommandExecutor.Failure) {
       let command = try executor.parse(words: words)
       if case .sync(let accounts) = command { return await execSync(accounts, executor: executor) }
+      if case .remind(let once) = command { return await runRemind(once: once, executor: executor) }
       let result = try await executor.perform(command)
       let status = Output.write(result.output)?.status ?? .ok
       for note in result.notes { Output.error(note) }
@@ -118,6 +120,23 @@ struct Appt {
     let code = SyncLauncher.exec(program, arguments: arguments)
     Output.error("appt: cannot run \(program): \(String(cString: strerror(code)))")
     return .failure
+  }
+
+  /// `appt remind [--once]`: the reminder daemon (ApptRemind), in the foreground until a
+  /// signal ends it; its log goes to stderr, the stdout fallback's lines to stdout.
+  static func runRemind(once: Bool, executor: CommandExecutor) async -> ExitStatus {
+    let daemon = ReminderDaemon(
+      dao: executor.dao,
+      clock: executor.clock,
+      configuration: RemindConfiguration(settings: executor.settings, environment: ProcessInfo.processInfo.environment),
+      log: { Output.error($0) },
+      output: { _ = Output.write($0) }
+    )
+    switch await daemon.run(once: once) {
+    case .ok: return .ok
+    case .failure: return .failure
+    case .storage: return .storage
+    }
   }
 
   /// The full-screen UI. The database is opened first so a file that is not appt's is
