@@ -76,6 +76,9 @@ public final class Notifier {
     self.timeout = timeout
     self.log = log
     self.output = output
+    // A command that exits without reading its stdin must not kill us with SIGPIPE when the
+    // JSON is written (appt ignores it anyway; children get it back by SETSIGDEF).
+    signal(SIGPIPE, SIG_IGN)
   }
 
   /// Children still running.
@@ -126,7 +129,7 @@ public final class Notifier {
     let now = ContinuousClock.now
     for (pid, child) in running where child.deadline <= now {
       kill(-pid, SIGKILL)
-      log("notify_command timed out after \(Int(timeout))s for \(child.label); killed")
+      log("notify_command timed out after \(String(format: "%gs", timeout)) for \(child.label); killed")
       running[pid]?.deadline = now + .seconds(3600)  // logged once; reaped when it is gone
     }
   }

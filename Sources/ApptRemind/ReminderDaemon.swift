@@ -212,7 +212,7 @@ public final class ReminderDaemon {
   private func record(_ due: ReminderSchedule.Due<AlarmInstance>) async throws(StoreError) -> Bool {
     try await dao.recordAlarm(
       key: due.instance.key,
-      appointmentID: due.instance.appointment.id.description,
+      appointmentID: (due.instance.appointment.override?.seriesID ?? due.instance.appointment.id).description,
       fireAt: due.instance.fireAt,
       outcome: due.outcome,
       at: clock.now
@@ -317,7 +317,8 @@ public final class ReminderDaemon {
     json += ",\"reminder\":{\"trigger\":" + string(alarm.spec) + ",\"summary\":" + string(summary)
     json += ",\"action\":" + string(alarm.action) + ",\"repeat\":\(alarm.repeatCount)"
     json += ",\"every\":\(Int(alarm.repeatInterval)),\"description\":" + string(alarm.description) + "}"
-    json += ",\"repetition\":\(instance.repetition),\"late_seconds\":\(late),\"outcome\":" + string(due.outcome.rawValue)
+    json +=
+      ",\"repetition\":\(instance.repetition),\"late_seconds\":\(late),\"outcome\":" + string(due.outcome.rawValue)
     json += "}"
     let when = "\(formatter.dayAndTime(a.start))" + (a.location.isEmpty ? "" : ", \(a.location)")
     let lateness = due.outcome == .late ? " (late by \(ReminderSchedule.span(due.lateness)))" : ""

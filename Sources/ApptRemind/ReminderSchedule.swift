@@ -24,7 +24,12 @@ public struct ReminderSchedule: Sendable, Equatable {
   /// Lateness still counted as on time (the daemon's own wake-up and a busy machine).
   public var onTime: TimeInterval
 
-  public init(grace: TimeInterval, lookahead: TimeInterval = 86_400, lookback: TimeInterval = 86_400, onTime: TimeInterval = 10) {
+  public init(
+    grace: TimeInterval,
+    lookahead: TimeInterval = 86_400,
+    lookback: TimeInterval = 86_400,
+    onTime: TimeInterval = 10
+  ) {
     self.grace = max(0, grace)
     self.lookahead = lookahead
     self.lookback = lookback

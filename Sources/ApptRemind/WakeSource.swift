@@ -50,7 +50,9 @@ public final class WakeSource: Sendable {
       guard inotify >= 0 else { throw .system("inotify_init1", errno) }
       let directory = file.deletingLastPathComponent().path
       let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE)
-      guard inotify_add_watch(inotify, directory, mask) >= 0 else { throw .system("inotify_add_watch \(directory)", errno) }
+      guard inotify_add_watch(inotify, directory, mask) >= 0 else {
+        throw .system("inotify_add_watch \(directory)", errno)
+      }
       let name = file.lastPathComponent
       watchedNames = [name, name + "-wal", name + "-journal"]
     } else {
@@ -135,20 +137,27 @@ public final class WakeSource: Sendable {
     let socket: Int32
     let names: Set<String>
 
+    /// Polls until something relevant happens (an event on another file of the directory
+    /// is drained and waited past) or `milliseconds` pass (-1: never).
     func wait(milliseconds: Int32) -> Events {
-      var fds = [timer, inotify, signals, socket].map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+      let deadline = milliseconds < 0 ? nil : ContinuousClock.now + .milliseconds(Int64(milliseconds))
       while true {
-        let ready = poll(&fds, nfds_t(fds.count), milliseconds)
+        var timeout: Int32 = -1
+        if let deadline {
+          let left = (deadline - ContinuousClock.now).components
+          timeout = Int32(max(0, (Double(left.seconds) * 1000 + Double(left.attoseconds) / 1e15).rounded(.up)))
+        }
+        var fds = [timer, inotify, signals, socket].map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        let ready = poll(&fds, nfds_t(fds.count), timeout)
         if ready < 0 && errno == EINTR { continue }  // a signal: its byte is in the pipe now
         if ready == 0 { return .timeout }
-        break
+        var events: Events = []
+        if fds[0].revents != 0 { events.formUnion(readTimer()) }
+        if fds[1].revents != 0, readInotify() { events.insert(.store) }
+        if fds[2].revents != 0 { events.formUnion(readSignals()) }
+        if fds[3].revents != 0 { events.insert(.store) }
+        if !events.isEmpty { return events }
       }
-      var events: Events = []
-      if fds[0].revents != 0 { events.formUnion(readTimer()) }
-      if fds[1].revents != 0, readInotify() { events.insert(.store) }
-      if fds[2].revents != 0 { events.formUnion(readSignals()) }
-      if fds[3].revents != 0 { events.insert(.store) }
-      return events
     }
 
     /// The expiration count, or ECANCELED when the clock was set under an armed timer.

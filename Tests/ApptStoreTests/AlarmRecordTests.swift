@@ -26,7 +26,10 @@ struct AlarmRecordTests {
 
   // MARK: - Migration
 
-  @Test("schema 9 migrates a schema-8 store: each row's VALARMs are counted from its extras", arguments: StoreKind.shared)
+  @Test(
+    "schema 9 migrates a schema-8 store: each row's VALARMs are counted from its extras",
+    arguments: StoreKind.shared
+  )
   func migratesFromSchema8(kind: StoreKind) async throws {
     try await withSharedStore(kind) { store in
       let old = store.dao(migrations: Array(Schema.migrations.prefix(8)))
@@ -37,13 +40,13 @@ struct AlarmRecordTests {
           // Schema 8's columns only (this build's row writer adds `alarms`).
           try connection.run(
             """
-            INSERT INTO appointment (id, title, start_ms, end_ms, created_ms, updated_ms, extras)
-            VALUES (?, ?, ?, ?, 0, 0, ?)
+            INSERT INTO appointment (id, title, start_ms, end_ms, created_ms, updated_ms, extras, calendar_id)
+            VALUES (?, ?, ?, ?, 0, 0, ?, ?)
             """,
             [
               .text(AppointmentID().description), .text(title),
               .integer(december(3 + index, 9).millisecondsSince1970),
-              .integer(december(3 + index, 10).millisecondsSince1970), .text(text),
+              .integer(december(3 + index, 10).millisecondsSince1970), .text(text), .text(Schema.personalCalendarID),
             ]
           )
         }
@@ -90,16 +93,37 @@ struct AlarmRecordTests {
 
   // MARK: - Records
 
-  @Test("an instance is recorded once: the second record of its key says so and changes nothing", arguments: StoreKind.allCases)
+  @Test(
+    "an instance is recorded once: the second record of its key says so and changes nothing",
+    arguments: StoreKind.allCases
+  )
   func recordsOnce(kind: StoreKind) async throws {
     try await withStore(kind) { dao in
       let fireAt = december(3, 8, 45)
-      let first = try await dao.recordAlarm(key: "a/1", appointmentID: "a", fireAt: fireAt, outcome: .late, at: december(3, 9))
-      let again = try await dao.recordAlarm(key: "a/1", appointmentID: "a", fireAt: fireAt, outcome: .fired, at: december(3, 10))
+      let first = try await dao.recordAlarm(
+        key: "a/1",
+        appointmentID: "a",
+        fireAt: fireAt,
+        outcome: .late,
+        at: december(3, 9)
+      )
+      let again = try await dao.recordAlarm(
+        key: "a/1",
+        appointmentID: "a",
+        fireAt: fireAt,
+        outcome: .fired,
+        at: december(3, 10)
+      )
       #expect(first && !again)
       let outcome = try await dao.recordedAlarmOutcome(key: "a/1")
       #expect(outcome == .late, "the first record stands")
-      let other = try await dao.recordAlarm(key: "b/1", appointmentID: "b", fireAt: december(5, 8), outcome: .missed, at: december(5, 10))
+      let other = try await dao.recordAlarm(
+        key: "b/1",
+        appointmentID: "b",
+        fireAt: december(5, 8),
+        outcome: .missed,
+        at: december(5, 10)
+      )
       #expect(other)
       #expect(try await dao.recordedAlarmKeys(from: december(3)) == ["a/1", "b/1"])
       #expect(try await dao.recordedAlarmKeys(from: december(4)) == ["b/1"])
@@ -110,7 +134,10 @@ struct AlarmRecordTests {
     }
   }
 
-  @Test("two clients recording the same instances at once: each key is taken by exactly one", arguments: StoreKind.shared)
+  @Test(
+    "two clients recording the same instances at once: each key is taken by exactly one",
+    arguments: StoreKind.shared
+  )
   func racingRecorders(kind: StoreKind) async throws {
     try await withSharedStore(kind) { store in
       let first = store.dao()
@@ -127,7 +154,8 @@ struct AlarmRecordTests {
   static func record(_ keys: [String], with dao: AppointmentDAO) async throws -> Set<String> {
     var taken: Set<String> = []
     for key in keys {
-      if try await dao.recordAlarm(key: key, appointmentID: "x", fireAt: december(3), outcome: .fired, at: december(3)) {
+      if try await dao.recordAlarm(key: key, appointmentID: "x", fireAt: december(3), outcome: .fired, at: december(3))
+      {
         taken.insert(key)
       }
     }
@@ -140,7 +168,13 @@ struct AlarmRecordTests {
       let daemon = store.dao()
       let other = store.dao()
       let before = try #require(try await daemon.externalDataVersion())
-      _ = try await daemon.recordAlarm(key: "k", appointmentID: "x", fireAt: december(3), outcome: .fired, at: december(3))
+      _ = try await daemon.recordAlarm(
+        key: "k",
+        appointmentID: "x",
+        fireAt: december(3),
+        outcome: .fired,
+        at: december(3)
+      )
       #expect(try await daemon.externalDataVersion() == before, "its own write does not move its data_version")
       try await other.saveAppointment(appointment("Other", from: december(3, 9), to: december(3, 10)))
       #expect(try await daemon.externalDataVersion() != before, "another connection's commit does")
