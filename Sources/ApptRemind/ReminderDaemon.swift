@@ -291,7 +291,8 @@ public final class ReminderDaemon {
 
   private func label(_ instance: AlarmInstance) -> String {
     let a = instance.appointment
-    return "\(TextSafety.escapingControls(a.title)) at \(formatter.dayAndTime(a.start)) (\(a.id.short))"
+    return "\(TextSafety.escapingControls(a.title)) at \(formatter.dayAndTime(a.start)) (\(a.id.short)), "
+      + instance.alarm.summary(clock: clock)
   }
 
   func notification(for due: ReminderSchedule.Due<AlarmInstance>, calendar: String) -> ReminderNotification {
