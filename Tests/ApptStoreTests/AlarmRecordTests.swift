@@ -91,6 +91,21 @@ struct AlarmRecordTests {
     }
   }
 
+  @Test("the alarm query reads the rows with alarms through their partial index, not every row's extras")
+  func alarmQueryUsesTheIndex() async throws {
+    try await withStore(.file) { dao in
+      let plan = try await dao.database.read { connection throws(StoreError) in
+        var lines: [String] = []
+        try connection.query(
+          "EXPLAIN QUERY PLAN SELECT id FROM appointment WHERE \(AppointmentDAO.carriesAlarms) ORDER BY start_ms",
+          []
+        ) { row throws(StoreError) in lines.append(row.string(at: 3)) }
+        return lines.joined(separator: "\n")
+      }
+      #expect(plan.contains("USING INDEX appointment_with_alarms"), "\(plan)")
+    }
+  }
+
   // MARK: - Records
 
   @Test(

@@ -92,7 +92,7 @@ start_daemon() {
 
 stop_daemons() {
     local pid
-    for pid in "${E2E_BG_PIDS[@]}"; do kill -9 "$pid" 2>/dev/null; done
+    for pid in "${E2E_BG_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null; done
 }
 
 # wait_for_log NAME TEXT [SECONDS]
@@ -220,13 +220,13 @@ edit_moves_alarm() {
     settings
     local now
     now=$(date +%s)
-    add_event move@e2e Review $((now + 64)) -PT1M
+    add_event move@e2e Review $((now + 68)) -PT1M
     start_daemon d1 || return
-    add_event move@e2e Review $((now + 74)) -PT1M
-    sleep 6 # past the old trigger (now + 4)
+    add_event move@e2e Review $((now + 78)) -PT1M
+    while (($(date +%s) < now + 10)); do sleep 0.2; done # past the old trigger (now + 8)
     check_eq 0 "$(count_notes Review)" "nothing at the old time"
     wait_for_notes 1 || return
-    on_time Review $((now + 14))
+    on_time Review $((now + 18))
     check_eq 1 "$(count_notes Review)" "once, at the new time"
 }
 
@@ -236,8 +236,8 @@ cancel_never_fires() {
     settings
     local now id
     now=$(date +%s)
-    add_event gone@e2e Dentist $((now + 63)) -PT1M
-    add_event marker@e2e Marker $((now + 65)) -PT1M
+    add_event gone@e2e Dentist $((now + 70)) -PT1M
+    add_event marker@e2e Marker $((now + 72)) -PT1M
     start_daemon d1 || return
     id=$(run_appt --db "$STORE" --json list --all; python3 -c '
 import json, sys
