@@ -108,6 +108,14 @@ until grep -q "appt remind: started" "$work/daemon.log"; do sleep 0.05; done
 sleep 3 # its first plan (reading the 10,000) is done well before this
 cpu_start=$(cpu_ticks)
 ticks=$(getconf CLK_TCK)
+# The runtime's idle worker threads exit a while after start (their switches would leave the
+# sum with them): measure once the thread count held for 10 s.
+stable=0 last=$(threads)
+while ((stable < 10)); do
+  sleep 1
+  now_threads=$(threads)
+  if [ "$now_threads" = "$last" ]; then stable=$((stable + 1)); else stable=0 last=$now_threads; fi
+done
 
 log "idle for ${IDLE}s"
 s0=$(switches)

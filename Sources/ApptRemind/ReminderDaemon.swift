@@ -84,21 +84,28 @@ public final class ReminderDaemon {
 
   public func run(once: Bool) async -> Exit {
     var lock: DaemonLock?
-    let wake: WakeSource
     do throws(RemindError) {
       if !once { lock = try DaemonLock(path: configuration.lockPath) }
-      wake = try WakeSource(watching: watchedFile)
     } catch {
       log("appt: \(error)")
       return .failure
     }
-    wake.installSignalHandlers()
+    // The store first: opening it creates its directory, which the wake source watches.
     do {
       try await dao.database.prepare()
     } catch {
       log("appt: \(error)")
       return .storage
     }
+    let wake: WakeSource
+    do throws(RemindError) {
+      wake = try WakeSource(watching: watchedFile)
+    } catch {
+      log("appt: \(error)")
+      return .failure
+    }
+    // `--once` keeps the default SIGTERM/SIGINT (it is over in a moment); it hears SIGCHLD.
+    wake.installSignalHandlers(stopping: !once)
     if !once {
       connectListener()
       log("appt remind: started (pid \(getpid())), watching \(dao.database.configuration.displayPath)")
@@ -119,6 +126,7 @@ public final class ReminderDaemon {
         retryDelay = min(max(retryDelay * 2, 1), 60)
         log("appt remind: \(error); trying again in \(Int(retryDelay))s")
         listener = nil
+        reading = nil
         wakeAt = clock.now.addingTimeInterval(retryDelay)
       }
       if once {
@@ -161,17 +169,24 @@ public final class ReminderDaemon {
       if events.contains(.child) { notifier.reap() }
       notifier.killOverdue()
       if events.contains(.stop) { return .stop }
+      if events.contains(.clockChanged) || (isPostgres && listener == nil) { reading = nil }
       if events.contains(.timer) || events.contains(.clockChanged) { return .plan }
       if events.contains(.timeout), reconnect != nil, listener == nil {
         connectListener()
         if listener != nil { return .plan }  // changes while it was away are unknown
       }
       if events.contains(.store) {
-        if await storeChangedElsewhere() { return .plan }
+        if await storeChangedElsewhere() {
+          reading = nil
+          return .plan
+        }
         rechecks = [0.1, 0.9]
       } else if events.contains(.timeout), !rechecks.isEmpty {
         rechecks.removeFirst()
-        if await storeChangedElsewhere() { return .plan }
+        if await storeChangedElsewhere() {
+          reading = nil
+          return .plan
+        }
       }
     }
   }
@@ -180,11 +195,23 @@ public final class ReminderDaemon {
   /// returns when to plan again.
   private func fireDue() async throws(StoreError) -> Date {
     let now = clock.now
-    readAtVersion = try await dao.externalDataVersion()
     let window = schedule.window(now: now)
-    let instances = try await dao.alarmInstances(in: DateInterval(start: window.start, end: window.end))
-    let recorded = try await dao.recordedAlarmKeys(from: window.start)
-    let plan = schedule.plan(instances: instances, recorded: recorded, now: now)
+    let version = try await dao.externalDataVersion()
+    var current: Reading
+    if let reading, reading.version == version, reading.window.start <= window.start, now < reading.window.end {
+      current = reading  // a timer wake, nothing changed since: no need to read them all again
+    } else {
+      readAtVersion = version
+      current = Reading(
+        instances: try await dao.alarmInstances(in: window),
+        recorded: try await dao.recordedAlarmKeys(from: window.start),
+        window: window,
+        version: version
+      )
+    }
+    defer { reading = current }
+    let plan = schedule.plan(instances: current.instances, recorded: current.recorded, now: now)
+    for item in plan.missed + plan.due { current.recorded.insert(item.instance.key) }
     if !plan.missed.isEmpty || !plan.due.isEmpty {
       let calendars = Dictionary(
         try await dao.calendars().map { ($0.id, $0.name) },
@@ -204,8 +231,20 @@ public final class ReminderDaemon {
       try await dao.pruneAlarmRecords(before: schedule.pruneBefore(now: now))
       lastPrune = now
     }
-    return plan.wakeAt
+    return min(plan.wakeAt, current.window.end)
   }
+
+  /// What the last read found. Kept while the store has not changed, so a timer wake plans
+  /// from it instead of reading every alarm again: the trigger's latency is then only the
+  /// records' writes. Dropped on any store change (file event, notification), clock step or
+  /// reconnection.
+  private struct Reading {
+    var instances: [AlarmInstance]
+    var recorded: Set<String>
+    var window: DateInterval
+    var version: Int64?
+  }
+  private var reading: Reading?
 
   /// Records `due` before anything is notified; false when it was recorded already (another
   /// daemon, or `--once`, took it between our read and now).

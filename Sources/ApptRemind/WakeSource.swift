@@ -75,11 +75,11 @@ public final class WakeSource: Sendable {
   /// safe things: an atomic load and a write).
   private static let signalPipe = Atomic<Int32>(-1)
 
-  /// Routes SIGTERM, SIGINT, SIGHUP and SIGCHLD to this source's pipe (one byte: the signal
-  /// number). Once per process.
-  public func installSignalHandlers() {
+  /// Routes SIGCHLD, and with `stopping` SIGTERM, SIGINT and SIGHUP, to this source's pipe
+  /// (one byte: the signal number). Once per process.
+  public func installSignalHandlers(stopping: Bool = true) {
     Self.signalPipe.store(signalWrite, ordering: .sequentiallyConsistent)
-    for signal in [SIGTERM, SIGINT, SIGHUP, SIGCHLD] {
+    for signal in stopping ? [SIGTERM, SIGINT, SIGHUP, SIGCHLD] : [SIGCHLD] {
       var action = sigaction()
       action.__sigaction_handler.sa_handler = { number in
         var byte = UInt8(truncatingIfNeeded: number)

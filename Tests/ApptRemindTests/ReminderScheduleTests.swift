@@ -158,6 +158,24 @@ struct ReminderScheduleTests {
     #expect(fired[2].timeIntervalSince(fired[1]) == 23 * 3600, "the short day")
   }
 
+  @Test("a whole day's alarm 15 hours before fires at 09:00 local the day before")
+  func wholeDay() async throws {
+    let holiday = Appointment(
+      title: "Holiday",
+      start: Self.date(2026, 12, 24),
+      end: Self.date(2026, 12, 25),
+      created: Self.date(2026, 12, 1),
+      timeZone: "Europe/Paris",
+      isAllDay: true,
+      extras: ICalendarExtras(lines: Self.block("ACTION:DISPLAY", "TRIGGER:-PT15H"))
+    )
+    let dao = try await Self.store([holiday])
+    let plan = try await Self.plan(dao, at: Self.date(2026, 12, 23, 8))
+    #expect(plan.nextFire == Self.date(2026, 12, 23, 9))
+    let due = try await Self.plan(dao, at: Self.date(2026, 12, 23, 9))
+    #expect(due.due.map(\.instance.appointment.title) == ["Holiday"])
+  }
+
   @Test("REPEAT fires the trigger, then each repetition, each its own instance")
   func repeats() async throws {
     let alarm = Self.block("ACTION:DISPLAY", "TRIGGER:-PT10M", "REPEAT:2", "DURATION:PT5M")
