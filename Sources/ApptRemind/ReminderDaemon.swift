@@ -41,6 +41,12 @@ public struct RemindConfiguration: Sendable {
 }
 
 /// `appt remind [--once]`.
+///
+/// On the main actor, and never on the global concurrent pool: on Linux the first job that
+/// pool runs starts libdispatch's workqueue monitor, a 1 s timer for the life of the process,
+/// which would wake an idle daemon 3,600 times an hour. The store's calls run on
+/// DatabaseActor's own (overcommit) queue and come back to the main thread.
+@MainActor
 public final class ReminderDaemon {
   private let dao: AppointmentDAO
   private let clock: Clock

@@ -111,7 +111,13 @@ public final class WakeSource: Sendable {
   /// Waits until something happens: the timer, a store change, a signal, or `timeout`
   /// seconds (nil: none) for what has its own deadline (a child, a reconnection). `socket` is
   /// the PostgreSQL change connection's descriptor, when there is one.
-  public func wait(timeout: TimeInterval?, socket: Int32?) async -> Events {
+  /// Runs on the caller's actor (the daemon's is the main actor): a hop to the global pool
+  /// would start libdispatch's workqueue monitor, a timer that wakes the process every second.
+  public func wait(
+    timeout: TimeInterval?,
+    socket: Int32?,
+    isolation: isolated (any Actor)? = #isolation
+  ) async -> Events {
     let descriptors = Descriptors(
       timer: timer,
       inotify: inotify,

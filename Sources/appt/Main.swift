@@ -56,7 +56,9 @@ struct Appt {
     let executor = CommandExecutor(dao: dao, clock: clock, json: options.json, settings: settings)
 
     let status: ExitStatus
-    if let words = options.commandWords {
+    if let words = options.commandWords, words.first == "remind" {
+      status = await runRemind(words, executor: executor)
+    } else if let words = options.commandWords {
       status = await runOneShot(words, executor: executor)
     } else if fullScreen {
       status = await runFullScreen(dao: dao, clock: clock, settings: settings, environment: environment)
@@ -82,7 +84,6 @@ struct Appt {
     do throws(CommandExecutor.Failure) {
       let command = try executor.parse(words: words)
       if case .sync(let accounts) = command { return await execSync(accounts, executor: executor) }
-      if case .remind(let once) = command { return await runRemind(once: once, executor: executor) }
       let result = try await executor.perform(command)
       let status = Output.write(result.output)?.status ?? .ok
       for note in result.notes { Output.error(note) }
@@ -124,7 +125,20 @@ struct Appt {
 
   /// `appt remind [--once]`: the reminder daemon (ApptRemind), in the foreground until a
   /// signal ends it; its log goes to stderr, the stdout fallback's lines to stdout.
-  static func runRemind(once: Bool, executor: CommandExecutor) async -> ExitStatus {
+  ///
+  /// Parsed and run from `main` on the main actor, not through `runOneShot` (nonisolated, so on
+  /// the global pool: see ReminderDaemon on why the daemon keeps off it).
+  @MainActor
+  static func runRemind(_ words: [String], executor: CommandExecutor) async -> ExitStatus {
+    let once: Bool
+    do throws(CommandExecutor.Failure) {
+      let command = try executor.parse(words: words)
+      guard case .remind(let flag) = command else { return await runOneShot(words, executor: executor) }
+      once = flag
+    } catch {
+      Output.error("appt: \(error.message)")
+      return ExitStatus(error.kind)
+    }
     let daemon = ReminderDaemon(
       dao: executor.dao,
       clock: executor.clock,
