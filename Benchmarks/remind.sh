@@ -182,6 +182,10 @@ Raw numbers: \`Benchmarks/results/remind.json\`.
   trigger: the store change wakes the daemon, which plans again and arms the timer; at the
   trigger it records each instance, then starts its command (all {$BATCH} side by side).
   {'Each within 1 s: the goal holds.' if ok else 'NOT all within 1 s.'}
+- It runs on the main actor and never on Swift's global pool: on Linux the pool's first job
+  starts libdispatch's workqueue monitor, a 1 s timer for the life of the process (measured
+  so before: 121 switches in 120 s, 3,630 an hour, still 0 ms of CPU).
+
 """
 text = open(report).read()
 start = text.find("## 9. Reminder daemon")
