@@ -170,7 +170,8 @@ fuzz: deps
 fuzz-smoke: deps
 	bash Fuzz/run.sh 10
 
-## install: the release programs, the man page and the bash, zsh and fish completions under
+## install: the release programs, the man page, the bash, zsh and fish completions and the
+## reminder daemon's systemd user unit (lib/systemd/user/appt-remind.service) under
 ## PREFIX (default /usr/local) inside DESTDIR; uninstall removes exactly what install put there.
 ## INSTALL_FROM=.build/debug installs a debug build instead (the tests do).
 PREFIX ?= /usr/local

@@ -18,6 +18,8 @@ let package = Package(
     // libpq's declarations only: the library itself is loaded when first used (LibPQLoader).
     .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ"),
     .target(name: "LibPQLoader", path: "Sources/LibPQLoader"),
+    // Linux's timerfd, inotify, flock and posix_spawn, for the reminder daemon.
+    .systemLibrary(name: "CLinuxEvents", path: "Sources/CLinuxEvents"),
 
     // MARK: - Layers
     .target(name: "ApptCore", swiftSettings: strict),
@@ -34,9 +36,11 @@ let package = Package(
     // executable (PLATFORM.md: start-up cost): the sync runs as its own executable.
     .target(name: "CurlLoader", path: "Sources/CurlLoader"),
     .target(name: "ApptCalDAV", dependencies: ["ApptCore", "CurlLoader"], swiftSettings: strict),
+    // The reminder daemon (`appt remind`): the schedule, the loop, its wake source, the lock.
+    .target(name: "ApptRemind", dependencies: ["ApptCore", "ApptStore", "CLinuxEvents"], swiftSettings: strict),
     .executableTarget(
       name: "appt",
-      dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal", "ApptRuntime"],
+      dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal", "ApptRuntime", "ApptRemind"],
       swiftSettings: strict
     ),
     // The sync engine (pull then push per calendar) and its executable, which `appt sync` runs:
@@ -97,6 +101,11 @@ let package = Package(
     .testTarget(
       name: "ApptSyncTests",
       dependencies: ["ApptCore", "ApptStore", "ApptCalDAV", "ApptSync", "ApptRuntime"],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "ApptRemindTests",
+      dependencies: ["ApptCore", "ApptStore", "ApptRemind", "ApptTestSupport"],
       swiftSettings: strict
     ),
     .testTarget(

@@ -329,4 +329,10 @@ elapsed=$((SECONDS - START_SECONDS))
 # writes its own section of BENCHMARKS.md (8. Sync), put into the report just written.
 log "sync: a 10,000-event CalDAV calendar (Benchmarks/sync.sh)"
 APPT=$APPT BENCH_SCRATCH=$SCRATCH BENCH_DATA=$DATA bash Benchmarks/sync.sh
+
+# --- 11. Reminder daemon (issue 15) ----------------------------------------------------------
+# 10,000 appointments with alarms: the idle daemon's wake-ups, CPU and RSS, and how late a
+# batch of alarms fires. Its own section of BENCHMARKS.md (9. Reminder daemon).
+log "remind: the reminder daemon on 10,000 alarms (Benchmarks/remind.sh)"
+APPT=$APPT BENCH_SCRATCH=$SCRATCH BENCH_DATA=$DATA bash Benchmarks/remind.sh
 log "done in $((elapsed / 60)) min $((elapsed % 60)) s"

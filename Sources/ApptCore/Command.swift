@@ -37,6 +37,9 @@ public enum Command: Equatable, Sendable {
   case conflicts
   /// Resolves one of them (`resolve ID --keep local|server`).
   case resolve(id: String, keep: ConflictChoice)
+  /// Runs the reminder daemon in the foreground (`remind`), or with `once` fires what is due
+  /// now and exits (`remind --once`, for cron). Only from the shell (`appt remind`).
+  case remind(once: Bool)
   /// `reminders [--from WHEN] [--to WHEN] [--calendar NAME...] [--json]`: the alarms due in a
   /// range, series expanded.
   case reminders(RemindersRequest)

@@ -186,6 +186,18 @@ public enum CommandHelp {
         "(-c) NAME keeps only that calendar's; repeat it for several.",
       ]
     ),
+    (
+      "remind", "remind [--once]",
+      [
+        "Runs the reminder daemon in the foreground: each alarm of each appointment fires",
+        "once, when it is due, through [reminders] notify_command (the alarm as JSON on",
+        "stdin and APPT_TITLE, APPT_START... in the environment; default notify-send, else",
+        "a line on stdout). It sleeps until the next alarm and wakes when the store changes.",
+        "Alarms missed while it was down fire late within remind_grace (1h), later ones",
+        "are logged as missed. One daemon per user (a second one exits 1); SIGTERM ends",
+        "it. --once fires what is due now and exits (for cron). Only from the shell.",
+      ]
+    ),
     ("help", "help [COMMAND]", ["Prints this overview, or the usage of one command."]),
   ]
 

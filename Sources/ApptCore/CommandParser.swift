@@ -78,6 +78,7 @@ public struct CommandParser: Sendable {
     case "conflicts": return try parseConflicts(rest)
     case "resolve": return try parseResolve(rest)
     case "reminders": return try parseReminders(rest)
+    case "remind": return try parseRemind(rest)
     default:
       if let near = Suggestion.nearest(to: name, among: CommandHelp.names) {
         throw .usage("unknown command \(WhenParser.quoted(name)); did you mean \(near)?")
@@ -892,6 +893,15 @@ public struct CommandParser: Sendable {
     if let word = scan.positional.first { throw .usage("config: unexpected \(WhenParser.quoted(word))") }
     if let error = scan.deferredError { throw error }
     return .config(path: scan.flags.contains("--path"), json: scan.flags.contains("--json"))
+  }
+
+  /// `remind [--once]`: the reminder daemon.
+  private func parseRemind(_ words: [String]) throws(CommandError) -> Command {
+    let scan = try scanOptions("remind", ["--once": .flag], words)
+    if scan.help { return .help(topic: "remind") }
+    if let word = scan.positional.first { throw .usage("remind: unexpected \(WhenParser.quoted(word))") }
+    if let error = scan.deferredError { throw error }
+    return .remind(once: scan.flags.contains("--once"))
   }
 
   private func parseCompletion(_ words: [String]) throws(CommandError) -> Command {

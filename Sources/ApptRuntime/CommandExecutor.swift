@@ -94,6 +94,11 @@ public struct CommandExecutor: Sendable {
   /// Runs `command`: its result, and the notes that go beside it (stdout stays the result).
   public func perform(_ command: Command) async throws(Failure) -> Outcome {
     if case .sync(let accounts) = command { return try await sync(accounts) }
+    if case .remind = command {
+      // A daemon that runs until stopped: the executable runs it (Main.swift), not a script
+      // line or the calendar's `:` line.
+      throw Failure(message: "remind runs only from the shell, as 'appt remind'", kind: .invalid)
+    }
     guard case .importFile(let path, let partial, let calendar) = command else {
       return Outcome(output: try await output(command), notes: [])
     }
@@ -226,6 +231,8 @@ public struct CommandExecutor: Sendable {
       case .reminders(let request):
         let instances = try await dao.alarmInstances(in: request.range, calendars: request.calendars)
         return reminderLines(instances, json: json || request.json, calendars: try await calendarNames())
+      case .remind:
+        return ""  // refused by `perform`
       }
     } catch {
       // A stale revision: the message goes where errors go, and what is stored now where

@@ -855,7 +855,9 @@ extension Appointment: Persistable {
       "time_zone", "all_day", "recurrence", "exceptions", "series_end_ms", "uid", "revision",
       "title_folded", "note_folded", "location", "location_folded", "rdates", "sequence", "series_id",
       "recurrence_ms", "range_future", "extras", "calendar_id",
-    ]
+    ],
+    // Schema 9: how many VALARMs `extras` holds (the reminder daemon's index).
+    derived: ["alarms"]
   )
 
   public static func databaseValue(of id: AppointmentID) -> SQLValue { .text(id.description) }
@@ -944,6 +946,8 @@ extension Appointment: Persistable {
       .integer(override?.thisAndFuture == true ? 1 : 0),
       .text(Self.extrasText(extras)),
       .text(calendarID),
+      // Derived too: how many VALARMs `extras` holds (the reminder daemon's index).
+      .integer(Int64(Self.alarmBlockCount(extras.lines))),
     ]
   }
 

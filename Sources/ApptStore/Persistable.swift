@@ -29,18 +29,25 @@ extension Persistable {
 /// A table's name and columns; the first column is the primary key. Builds the CRUD SQL once.
 public struct TableDescription: Sendable {
   public let name: String
+  /// Every column a write sets: the read ones, then the derived ones.
   public let columns: [String]
+  /// The columns a row is read from (`init(row:)`), in order.
+  public let readColumns: [String]
 
-  public init(name: String, columns: [String]) {
+  /// `derived` columns are written with each row (after `columns`) but never read back: a
+  /// query selects only `columns`, so it also works on a table from before they existed (as a
+  /// migration step that reads rows finds it).
+  public init(name: String, columns: [String], derived: [String] = []) {
     precondition(!columns.isEmpty, "a table needs at least its primary key column")
     self.name = name
-    self.columns = columns
+    self.columns = columns + derived
+    self.readColumns = columns
   }
 
   public var primaryKey: String { columns[0] }
   public var columnList: String { columns.joined(separator: ", ") }
 
-  public var selectSQL: String { "SELECT \(columnList) FROM \(name)" }
+  public var selectSQL: String { "SELECT \(readColumns.joined(separator: ", ")) FROM \(name)" }
 
   /// Insert, or update every column of the row with the same key (`save` is an upsert).
   public var upsertSQL: String {

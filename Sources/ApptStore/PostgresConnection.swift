@@ -111,6 +111,10 @@ public final class PostgresConnection: Connection {
   /// pid a NOTIFY sent from here carries).
   public var backendPID: Int32 { PQbackendPID(handle) }
 
+  /// The connection's socket (-1 when there is none): what the reminder daemon polls to learn
+  /// that a notification arrived (`takeNotifications` then reads it).
+  public var socketDescriptor: Int32 { PQsocket(handle) }
+
   /// True once libpq has given up on the connection: every later call throws `.connectionLost`.
   public var isBroken: Bool { PQstatus(handle) == CONNECTION_BAD }
 

@@ -168,5 +168,10 @@ public enum Schema {
       sqlite: Schema.syncStateSQLite,
       postgres: Schema.syncStatePostgres
     ),
+    // Alarms (issue 15): how many VALARMs each row holds, and what the reminder daemon fired.
+    // See Schema+Alarms.swift.
+    Migration(name: "alarms") { engine, connection throws(StoreError) in
+      try Schema.migrateAlarms(engine: engine, connection: connection)
+    },
   ]
 }

@@ -75,7 +75,13 @@ enum StartOrder {
       "SELECT sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('index', 'trigger') AND sql IS NOT NULL",
       [.text(table)]
     ) { row throws(StoreError) in dependents.append(row.string(at: 0)) }
-    let columns = Appointment.table.columnList
+    // The table's own columns, not this build's list: a later step may add some (step 9's
+    // `alarms`), which do not exist yet when this one runs.
+    var names: [String] = []
+    try connection.query("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table)]) {
+      row throws(StoreError) in names.append(row.string(at: 0))
+    }
+    let columns = names.joined(separator: ", ")
     try connection.execute(
       """
       CREATE TABLE \(table)_in_start_order \(definition[open...]);

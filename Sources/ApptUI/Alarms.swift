@@ -83,11 +83,10 @@ extension UI {
   }
 
   /// The reminders (seconds before the start) a new appointment in `calendar` gets, for the
-  /// form's Remind field: `[reminders] default_remind`.
-  // After slice A (rem-cli) merges: `settings.defaultAlarms(calendar:)`, which adds the
-  // per-calendar `[calendar NAME] default_remind`.
+  /// form's Remind field: the calendar's `[calendar NAME] default_remind`, else the global
+  /// one, as `appt add` resolves it (no Calendar field: the default calendar's).
   static func defaultRemind(_ settings: Settings, calendar: String?) -> [TimeInterval] {
-    settings.reminders.defaultRemind.value
+    settings.defaultAlarms(calendar: calendar ?? settings.ui.defaultCalendar.value)
   }
 
   /// A key while alarms show: `z` (browsing) snoozes them, and that is all it does; any

@@ -23,6 +23,7 @@
   X(PGTransactionStatusType, PQtransactionStatus, (const PGconn *conn), (conn))                \
   X(char *, PQerrorMessage, (const PGconn *conn), (conn))                                      \
   X(int, PQbackendPID, (const PGconn *conn), (conn))                                           \
+  X(int, PQsocket, (const PGconn *conn), (conn))                                               \
   X(PQnoticeProcessor, PQsetNoticeProcessor, (PGconn *conn, PQnoticeProcessor proc, void *arg), \
     (conn, proc, arg))                                                                         \
   X(PGresult *, PQexec, (PGconn *conn, const char *query), (conn, query))                      \

@@ -2,6 +2,7 @@
 // command, or a script on stdin) and turns results into text or JSON Lines and exit statuses.
 
 import ApptCore
+import ApptRemind
 import ApptRuntime
 import ApptStore
 import ApptTerminal
@@ -55,7 +56,9 @@ struct Appt {
     let executor = CommandExecutor(dao: dao, clock: clock, json: options.json, settings: settings)
 
     let status: ExitStatus
-    if let words = options.commandWords {
+    if let words = options.commandWords, words.first == "remind" {
+      status = await runRemind(words, executor: executor)
+    } else if let words = options.commandWords {
       status = await runOneShot(words, executor: executor)
     } else if fullScreen {
       status = await runFullScreen(dao: dao, clock: clock, settings: settings, environment: environment)
@@ -118,6 +121,36 @@ struct Appt {
     let code = SyncLauncher.exec(program, arguments: arguments)
     Output.error("appt: cannot run \(program): \(String(cString: strerror(code)))")
     return .failure
+  }
+
+  /// `appt remind [--once]`: the reminder daemon (ApptRemind), in the foreground until a
+  /// signal ends it; its log goes to stderr, the stdout fallback's lines to stdout.
+  ///
+  /// Parsed and run from `main` on the main actor, not through `runOneShot` (nonisolated, so on
+  /// the global pool: see ReminderDaemon on why the daemon keeps off it).
+  @MainActor
+  static func runRemind(_ words: [String], executor: CommandExecutor) async -> ExitStatus {
+    let once: Bool
+    do throws(CommandExecutor.Failure) {
+      let command = try executor.parse(words: words)
+      guard case .remind(let flag) = command else { return await runOneShot(words, executor: executor) }
+      once = flag
+    } catch {
+      Output.error("appt: \(error.message)")
+      return ExitStatus(error.kind)
+    }
+    let daemon = ReminderDaemon(
+      dao: executor.dao,
+      clock: executor.clock,
+      configuration: RemindConfiguration(settings: executor.settings, environment: ProcessInfo.processInfo.environment),
+      log: { Output.error($0) },
+      output: { _ = Output.write($0) }
+    )
+    switch await daemon.run(once: once) {
+    case .ok: return .ok
+    case .failure: return .failure
+    case .storage: return .storage
+    }
   }
 
   /// The full-screen UI. The database is opened first so a file that is not appt's is

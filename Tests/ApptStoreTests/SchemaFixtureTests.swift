@@ -22,11 +22,15 @@ import Testing
 /// https://dav.example/calendars/ann/home/ of account "acct", coloured #ff2968, with sync token
 /// "tok-1" and last synced at TestClock.now, holding "Swim", weekly from 2 December 2026 four
 /// times, as the server's /calendars/ann/home/swim.ics (ETag "e2") renamed it, "Swim (pool
-/// closed)", after a local edit "Swim, lane 3", kept as a conflict).
+/// closed)", after a local edit "Swim, lane 3", kept as a conflict), from v9 on alarms (v8's file
+/// opened by v9 through `appt import`: "Call mum" on 10 December 2026 at 18:00 UTC with two
+/// VALARMs, DISPLAY 15 minutes before and AUDIO at 08:00 UTC that day repeated twice every 5
+/// minutes; then `appt remind --once` at 17:45:05 UTC recorded the first as fired and the
+/// three AUDIO instances as missed).
 @Suite struct SchemaFixtureTests {
   static let fixtures: [Int: String] = [
     1: "schema-v1", 2: "schema-v2", 3: "schema-v3", 4: "schema-v4", 5: "schema-v5", 6: "schema-v6",
-    7: "schema-v7", 8: "schema-v8",
+    7: "schema-v7", 8: "schema-v8", 9: "schema-v9",
   ]
 
   @Test(arguments: fixtures.keys.sorted())
@@ -162,6 +166,28 @@ import Testing
       #expect(synced.isEmpty)
       #expect(try await dao.conflicts().isEmpty)
       #expect(calendars.allSatisfy { $0.syncedAt == nil && $0.remoteURL == nil })
+    }
+    // Alarms: every row's count of VALARMs (v5's "Site visit" has one in its extras), and
+    // v9's fired records.
+    let counted = try await dao.database.read { connection throws(StoreError) in
+      var counts: [String: Int64] = [:]
+      try connection.query("SELECT title, alarms FROM appointment WHERE alarms > 0", []) { row throws(StoreError) in
+        counts[row.string(at: 0)] = row.int64(at: 1)
+      }
+      return counts
+    }
+    #expect(counted == (version >= 9 ? ["Site visit": 1, "Call mum": 2] : version >= 5 ? ["Site visit": 1] : [:]))
+    let december10 = DateInterval(start: TestClock.date(2026, 12, 10), end: TestClock.date(2026, 12, 11))
+    let instances = try await dao.alarmInstances(in: december10)
+    let records = try await dao.recordedAlarmKeys(from: december10.start)
+    if version >= 9 {
+      #expect(instances.map(\.appointment.title) == Array(repeating: "Call mum", count: 4))
+      #expect(records == Set(instances.map(\.key)), "all four handled")
+      let display = try #require(instances.last)
+      let outcome = try await dao.recordedAlarmOutcome(key: display.key)
+      #expect(outcome == .fired)
+    } else {
+      #expect(records.isEmpty)
     }
     // Every stored series has its weeks (the migration wrote them for older files).
     let unlisted = try await dao.database.read { connection throws(StoreError) in

@@ -37,9 +37,14 @@ install_and_uninstall_leave_the_tree_as_it_was() {
     check_status 0 "make install"
     local prefix="$root/usr/local"
     for file in bin/appt share/man/man1/appt.1 share/bash-completion/completions/appt \
-        share/zsh/site-functions/_appt share/fish/vendor_completions.d/appt.fish; do
+        share/zsh/site-functions/_appt share/fish/vendor_completions.d/appt.fish \
+        lib/systemd/user/appt-remind.service; do
         [[ -s $prefix/$file ]] || fail "make install did not put $file"
     done
+    # The reminder daemon's unit runs the installed appt (its path as on the installed system).
+    check_contains "$(cat "$prefix/lib/systemd/user/appt-remind.service")" "ExecStart=/usr/local/bin/appt remind" \
+        "the unit's ExecStart"
+    check_not_contains "$(cat "$prefix/lib/systemd/user/appt-remind.service")" "@BINDIR@" "no placeholder left"
     [[ -x $prefix/bin/appt ]] || fail "bin/appt is not executable"
     if [[ -x $BUILD/appt-sync ]]; then
         [[ -x $prefix/bin/appt-sync ]] || fail "make install did not put bin/appt-sync"
