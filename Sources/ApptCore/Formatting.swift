@@ -190,12 +190,31 @@ public struct AppointmentFormatter: Sendable {
   }
 
   /// One alarm as JSON: `{"trigger":"15m","summary":"15 minutes before","action":"DISPLAY",`
-  /// `"repeat":0,"every":0}` (`trigger` reads back as `--remind`; `every` in seconds).
+  /// `"repeat":0,"every":0,"description":"Reminder"}` (`trigger` reads back as `--remind`;
+  /// `every` in seconds; `description` the VALARM's DESCRIPTION).
   public func jsonObject(_ alarm: Alarm) -> String {
     "{\"trigger\":" + Self.jsonString(alarm.spec)
       + ",\"summary\":" + Self.jsonString(alarm.summary(clock: clock))
       + ",\"action\":" + Self.jsonString(alarm.action)
-      + ",\"repeat\":\(alarm.repeatCount),\"every\":\(Int(alarm.repeatInterval))}"
+      + ",\"repeat\":\(alarm.repeatCount),\"every\":\(Int(alarm.repeatInterval))"
+      + ",\"description\":" + Self.jsonString(alarm.description) + "}"
+  }
+
+  /// One firing of an alarm as JSON, the one spelling of `appt reminders --json` and of what
+  /// the reminder daemon gives notify_command: `{"fire_at","id","title","start","end",`
+  /// `"calendar","location","reminder":{...},"repetition"` then `more` (the daemon's
+  /// `"late_seconds"` and `"outcome"`, each starting with a comma), then `}`.
+  public func jsonObject(_ instance: AlarmInstance, calendar: String?, more: String = "") -> String {
+    let a = instance.appointment
+    return "{\"fire_at\":" + Self.jsonString(iso8601(instance.fireAt))
+      + ",\"id\":" + Self.jsonString(a.id.description)
+      + ",\"title\":" + Self.jsonString(a.title)
+      + ",\"start\":" + Self.jsonString(iso8601(a.start))
+      + ",\"end\":" + Self.jsonString(iso8601(a.end))
+      + ",\"calendar\":" + (calendar.map(Self.jsonString) ?? "null")
+      + ",\"location\":" + Self.jsonString(a.location)
+      + ",\"reminder\":" + jsonObject(instance.alarm)
+      + ",\"repetition\":\(instance.repetition)" + more + "}"
   }
 
   /// `text` as a quoted JSON string.

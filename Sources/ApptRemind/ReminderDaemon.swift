@@ -352,20 +352,11 @@ public final class ReminderDaemon {
       ("APPT_FIRE_AT", formatter.iso8601(instance.fireAt)), ("APPT_LATE_SECONDS", String(late)),
       ("APPT_REMINDER", summary), ("APPT_DESCRIPTION", alarm.description),
     ]
-    let string = AppointmentFormatter.jsonString
-    var json = "{\"fire_at\":" + string(formatter.iso8601(instance.fireAt))
-    json += ",\"id\":" + string(a.id.description)
-    json += ",\"title\":" + string(a.title)
-    json += ",\"start\":" + string(formatter.iso8601(a.start))
-    json += ",\"end\":" + string(formatter.iso8601(a.end))
-    json += ",\"calendar\":" + string(calendar)
-    json += ",\"location\":" + string(a.location)
-    json += ",\"reminder\":{\"trigger\":" + string(alarm.spec) + ",\"summary\":" + string(summary)
-    json += ",\"action\":" + string(alarm.action) + ",\"repeat\":\(alarm.repeatCount)"
-    json += ",\"every\":\(Int(alarm.repeatInterval)),\"description\":" + string(alarm.description) + "}"
-    json +=
-      ",\"repetition\":\(instance.repetition),\"late_seconds\":\(late),\"outcome\":" + string(due.outcome.rawValue)
-    json += "}"
+    let json = formatter.jsonObject(
+      instance,
+      calendar: calendar,
+      more: ",\"late_seconds\":\(late),\"outcome\":" + AppointmentFormatter.jsonString(due.outcome.rawValue)
+    )
     let when = "\(formatter.dayAndTime(a.start))" + (a.location.isEmpty ? "" : ", \(a.location)")
     let lateness = due.outcome == .late ? " (late by \(ReminderSchedule.span(due.lateness)))" : ""
     let text = TextSafety.escapingControls

@@ -264,14 +264,7 @@ public struct CommandExecutor: Sendable {
   private func reminderLines(_ instances: [AlarmInstance], json: Bool, calendars: [String: String]) -> String {
     if json {
       return instances.map { instance in
-        let a = instance.appointment
-        return "{\"fire_at\":" + AppointmentFormatter.jsonString(formatter.iso8601(instance.fireAt))
-          + ",\"id\":" + AppointmentFormatter.jsonString(a.id.description)
-          + ",\"title\":" + AppointmentFormatter.jsonString(a.title)
-          + ",\"start\":" + AppointmentFormatter.jsonString(formatter.iso8601(a.start))
-          + ",\"end\":" + AppointmentFormatter.jsonString(formatter.iso8601(a.end))
-          + ",\"calendar\":" + (calendars[a.calendarID].map(AppointmentFormatter.jsonString) ?? "null")
-          + ",\"reminder\":" + formatter.jsonObject(instance.alarm) + "}\n"
+        formatter.jsonObject(instance, calendar: calendars[instance.appointment.calendarID]) + "\n"
       }.joined()
     }
     let words = instances.map { instance in

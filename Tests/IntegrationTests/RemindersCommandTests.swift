@@ -51,8 +51,10 @@ import Testing
     let json = try await run("show \(standup.id.short)", json: true, on: dao)
     #expect(
       json.hasSuffix(
-        #","reminders":[{"trigger":"15m","summary":"15 minutes before","action":"DISPLAY","repeat":0,"every":0},"#
-          + #"{"trigger":"1d","summary":"1 day before","action":"DISPLAY","repeat":0,"every":0}]}"# + "\n"
+        #","reminders":[{"trigger":"15m","summary":"15 minutes before","action":"DISPLAY","repeat":0,"every":0,"#
+          + #""description":"Reminder"},"#
+          + #"{"trigger":"1d","summary":"1 day before","action":"DISPLAY","repeat":0,"every":0,"description":"Reminder"}]}"#
+          + "\n"
       ),
       "\(json)"
     )
@@ -129,7 +131,7 @@ import Testing
     let dentist = try await only(dao, titled: "Dentist")
     let shown = try await run("show \(dentist.id.short)", json: true, on: dao)
     #expect(shown.contains(#"{"trigger":"+10m end","#), "\(shown)")
-    #expect(shown.contains(#""action":"AUDIO","repeat":2,"every":300}"#), "\(shown)")
+    #expect(shown.contains(#""action":"AUDIO","repeat":2,"every":300,"description":""}"#), "\(shown)")
 
     // The same alarm asked for again keeps its block (X-WR-ALARMUID and all); the others go.
     try await run("edit \(dentist.id.short) --remind 15m", on: dao)
@@ -192,7 +194,8 @@ import Testing
       lines.first
         == #"{"fire_at":"2026-11-30T08:45:00+01:00","id":""# + (try await only(dao, titled: "Standup")).id.description
         + #"","title":"Standup","start":"2026-11-30T09:00:00+01:00","end":"2026-11-30T10:00:00+01:00","calendar":"work","#
-        + #""reminder":{"trigger":"15m","summary":"15 minutes before","action":"DISPLAY","repeat":0,"every":0}}"#
+        + #""location":"","reminder":{"trigger":"15m","summary":"15 minutes before","action":"DISPLAY","repeat":0,"#
+        + #""every":0,"description":"Reminder"},"repetition":0}"#
     )
     #expect(try await run("reminders --from 2026-11-29 --to 2026-12-03 --json -c work", on: dao) == work)
     #expect(try await run("reminders --from 2026-12-05", on: dao) == "", "nothing due: nothing printed")

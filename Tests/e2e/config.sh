@@ -133,7 +133,7 @@ default_reminders_per_calendar() {
 add Quiet --at '2026-12-01 12:00' -c work --no-remind
 add Own --at '2026-12-01 13:00' -c work --remind 5m --remind 'at 12:00'" --db "$DB" --json
     check_status 0 "the script"
-    check_contains "$(sed -n 1p <<<"$OUT")" '"reminders":[{"trigger":"10m","summary":"10 minutes before","action":"DISPLAY","repeat":0,"every":0},{"trigger":"1d"' "work's default"
+    check_contains "$(sed -n 1p <<<"$OUT")" '"reminders":[{"trigger":"10m","summary":"10 minutes before","action":"DISPLAY","repeat":0,"every":0,"description":"Reminder"},{"trigger":"1d"' "work's default"
     check_contains "$(sed -n 2p <<<"$OUT")" '"reminders":[]' "--no-remind"
     check_contains "$(sed -n 3p <<<"$OUT")" '"reminders":[{"trigger":"5m","summary":"5 minutes before"' "--remind wins"
     run_appt --db "$DB" reminders --from 2026-12-01 --to 2026-12-01 -c work

@@ -71,7 +71,7 @@ scenario_eight_processes_create_one_new_file_at_once() {
     done
     run_appt --db "$db" list --all
     check_eq 160 "$(printf '%s\n' "$OUT" | grep -c .)" "appointments stored by 8 x 20 adds on a new file"
-    check_eq 8 "$(sql "$db" 'PRAGMA user_version')" "schema version"
+    check_eq 9 "$(sql "$db" 'PRAGMA user_version')" "schema version"
 }
 
 scenario_newer_schema_is_refused_untouched() {
