@@ -1,10 +1,10 @@
 import ApptCore
-import ApptTestSupport
 import Foundation
 import Synchronization
 import Testing
 
 @testable import ApptStore
+@testable import ApptTestSupport
 
 /// The hang guard (ApptTestSupport's `HangGuard`) fires for a hang, and not for a test that
 /// waits its turn behind others on DatabaseActor (issue 12: a 10 s guard measured from the
@@ -29,25 +29,67 @@ struct HangGuardTests {
     AsyncDatabase(configuration: DatabaseConfiguration(location: .inMemory, migrations: Schema.migrations))
   }
 
-  @Test("waiting 1.5 s behind 30 transactions of other tests is not a hang, even with a 1 s limit")
-  func queuedBehindOthersIsNotAHang() async throws {
-    let others = Self.memoryDatabase()
-    try await others.prepare()
-    // Other tests' work, queued on DatabaseActor ahead of this test's call (a task isolated to
-    // the actor enqueues its first job there at once, in order).
-    let queue = (0..<30).map { _ in
-      Task { @DatabaseActor in try others.write { _ in _ = usleep(50_000) } }
+  /// A clock and progress counters the test moves by hand.
+  final class FakeProgress {
+    let start = ContinuousClock.now
+    var elapsed: Duration = .zero
+    var transactions: UInt64 = 0
+    var waits: UInt64 = 0
+
+    func stall(limit: Duration) -> Stall {
+      Stall(limit: limit, now: { self.start + self.elapsed }) { (self.transactions, self.waits) }
     }
-    let mine = Self.memoryDatabase()
-    let finished = Flag()
-    try await HangGuard.run(limit: .seconds(1)) {
-      try await mine.read { _ in }  // waits its turn behind the 30
-      finished.set()
+  }
+
+  @Test("waiting 27 s behind others' transactions is not a hang with a 1 s limit; 1 s with none is")
+  func queuedBehindOthersIsNotAHang() {
+    let fake = FakeProgress()
+    var stall = fake.stall(limit: .seconds(1))
+    var over: Bool
+    for _ in 0..<30 {  // another test's transaction finishes every 0.9 s
+      fake.elapsed += .milliseconds(900)
+      fake.transactions += 1
+      over = stall.isOver
+      #expect(!over)
     }
-    #expect(finished.isSet)
-    for task in queue { try await task.value }
-    await others.close()
-    await mine.close()
+    fake.elapsed += .milliseconds(999)
+    over = stall.isOver
+    #expect(!over)
+    fake.elapsed += .milliseconds(1)
+    over = stall.isOver
+    #expect(over)
+    #expect(stall.report.hasPrefix("nothing progressed for 1.0 seconds"))
+    #expect(stall.report.hasSuffix("28.0 seconds in all)"))
+  }
+
+  @Test("a wait of the test ending counts as progress; time alone does not")
+  func aFinishedWaitIsProgress() {
+    let fake = FakeProgress()
+    var stall = fake.stall(limit: .seconds(1))
+    var over: Bool
+    fake.elapsed += .milliseconds(900)
+    fake.waits += 1
+    over = stall.isOver
+    #expect(!over)
+    fake.elapsed += .milliseconds(900)
+    over = stall.isOver
+    #expect(!over)  // 0.9 s since the wait ended
+    fake.elapsed += .milliseconds(100)
+    over = stall.isOver
+    #expect(over)
+  }
+
+  @Test("every store transaction, read or write, moves the counter the guard watches")
+  func storeTransactionsAreProgress() async throws {
+    let database = Self.memoryDatabase()
+    try await database.prepare()
+    let before = AsyncDatabase.finishedTransactions.load(ordering: .relaxed)
+    try await database.read { _ in }
+    let afterRead = AsyncDatabase.finishedTransactions.load(ordering: .relaxed)
+    #expect(afterRead > before)
+    try await database.write { _ in }
+    #expect(AsyncDatabase.finishedTransactions.load(ordering: .relaxed) > afterRead)
+    await database.close()
   }
 
   @Test("a store that does not answer is a hang, though the guard never asks it")

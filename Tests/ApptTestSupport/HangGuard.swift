@@ -101,35 +101,50 @@ func recordFailure(_ message: String, fileID: String, filePath: String, line: In
   }
 
   /// Watches for `limit` without progress: no store transaction finished in the process and no
-  /// guarded wait of the test ended.
+  /// guarded wait of the test ended. Time and progress are read through `now` and `progress`,
+  /// so the guard's own tests can drive both (a real queue on DatabaseActor shares the actor with
+  /// every other test of the process, whose long transactions would be gaps a test cannot bound).
   struct Stall {
+    /// What counts as progress: store transactions finished in the process, waits ended.
+    typealias Progress = (transactions: UInt64, waits: UInt64)
+
     let limit: Duration
-    let watch: Watch?
-    private let started = ContinuousClock.now
-    private var seen: (transactions: UInt64, waits: UInt64)
-    private var lastProgress = ContinuousClock.now
+    private let now: () -> ContinuousClock.Instant
+    private let progress: () -> Progress
+    private let started: ContinuousClock.Instant
+    private var seen: Progress
+    private var lastProgress: ContinuousClock.Instant
 
     init(limit: Duration, watch: Watch?) {
+      self.init(limit: limit, now: { ContinuousClock.now }) {
+        (AsyncDatabase.finishedTransactions.load(ordering: .relaxed), watch?.finishedWaits ?? 0)
+      }
+    }
+
+    init(limit: Duration, now: @escaping () -> ContinuousClock.Instant, progress: @escaping () -> Progress) {
       self.limit = limit
-      self.watch = watch
-      seen = (AsyncDatabase.finishedTransactions.load(ordering: .relaxed), watch?.finishedWaits ?? 0)
+      self.now = now
+      self.progress = progress
+      started = now()
+      lastProgress = started
+      seen = progress()
     }
 
     /// Whether `limit` has passed since anything last progressed (noting progress if some did).
     var isOver: Bool {
       mutating get {
-        let now = (AsyncDatabase.finishedTransactions.load(ordering: .relaxed), watch?.finishedWaits ?? 0)
-        if now != seen {
-          seen = now
-          lastProgress = ContinuousClock.now
+        let current = progress()
+        if current != seen {
+          seen = current
+          lastProgress = now()
         }
-        return ContinuousClock.now - lastProgress >= limit
+        return now() - lastProgress >= limit
       }
     }
 
     var report: String {
       "nothing progressed for \(limit) (no store transaction finished in the process, no wait of the test ended; "
-        + "\(ContinuousClock.now - started) in all)"
+        + "\(now() - started) in all)"
     }
   }
 
