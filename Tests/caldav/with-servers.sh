@@ -172,23 +172,6 @@ seed "$APPT_TEST_XANDIKOS_URL" "" "" "" || die "could not seed Xandikos"
 seed "$APPT_TEST_HTTPS_URL" "$user" "$password" "$APPT_TEST_CA_FILE" || die "could not seed Radicale (https)"
 export APPT_REQUIRE_CALDAV=1
 
-# CMD runs in the background so that a signal to this script is handled now and passed on
-# (as in Tests/pg/with-server.sh: <&0 keeps its stdin, `trap -` undoes bash's SIGINT ignoring).
-forward() {
-    kill -s "$1" "$child" 2>/dev/null || true
-}
-trap 'forward INT' INT
-trap 'forward TERM' TERM
-trap 'forward HUP' HUP
-(
-    trap - INT QUIT
-    exec "$@"
-) <&0 &
-child=$!
-
-status=0
-while :; do
-    wait "$child" && status=0 || status=$?
-    kill -0 "$child" 2>/dev/null || break
-done
-exit "$status"
+# shellcheck source=../lib/run-forwarding.sh
+source "$here/../lib/run-forwarding.sh"
+run_forwarding "$@"

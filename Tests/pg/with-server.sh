@@ -44,26 +44,6 @@ fi
 source "$dir/env"
 export APPT_REQUIRE_PG=1
 
-# CMD runs in the background so that a signal to this script is handled now (bash runs traps
-# only between commands, and `wait` is interruptible) and passed on to CMD. The explicit <&0
-# keeps its stdin (a background command's is /dev/null otherwise), and `trap -` undoes the
-# SIGINT/SIGQUIT ignoring bash gives background commands, so Ctrl-C still reaches it.
-forward() {
-    kill -s "$1" "$child" 2>/dev/null || true
-}
-trap 'forward INT' INT
-trap 'forward TERM' TERM
-trap 'forward HUP' HUP
-(
-    trap - INT QUIT
-    exec "$@"
-) <&0 &
-child=$!
-
-status=0
-while :; do
-    wait "$child" && status=0 || status=$?
-    # interrupted by a forwarded signal: CMD is still running (or not yet reaped)
-    kill -0 "$child" 2>/dev/null || break
-done
-exit "$status"
+# shellcheck source=../lib/run-forwarding.sh
+source "$here/../lib/run-forwarding.sh"
+run_forwarding "$@"
