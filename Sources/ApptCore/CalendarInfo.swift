@@ -112,30 +112,19 @@ public enum CalendarRules {
     return (red >= 128 ? 1 : 0) | (green >= 128 ? 2 : 0) | (blue >= 128 ? 4 : 0)
   }
 
-  /// The existing name closest to `name` (at most two edits away, case ignored), for "did you
-  /// mean"; nil when none is near.
+  /// The existing name closest to `name` (at most two edits away, or a third of its letters,
+  /// case ignored), for "did you mean"; nil when none is near.
   public static func suggestion(for name: String, among names: [String]) -> String? {
     let target = Array(folded(name))
+    let bound = max(2, target.count / 3)
     var best: (name: String, distance: Int)?
     for candidate in names {
-      let distance = editDistance(target, Array(folded(candidate)))
-      if distance <= max(2, target.count / 3), distance < (best?.distance ?? .max) { best = (candidate, distance) }
+      let other = Array(folded(candidate))
+      guard abs(target.count - other.count) <= bound else { continue }  // farther than the bound
+      let distance = Suggestion.distance(target, other)
+      if distance <= bound, distance < (best?.distance ?? .max) { best = (candidate, distance) }
     }
     return best?.name
-  }
-
-  static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    for (i, x) in a.enumerated() {
-      var current = [i + 1] + Array(repeating: 0, count: b.count)
-      for (j, y) in b.enumerated() {
-        current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
-      }
-      previous = current
-    }
-    return previous[b.count]
   }
 
   /// "no calendar "wrok"; did you mean "work"? (appt calendars lists them)".

@@ -716,7 +716,11 @@ public enum Suggestion {
     guard !typed.isEmpty else { return nil }
     var best: (name: String, distance: Int)?
     for candidate in candidates {
-      let distance = self.distance(typed, folded(candidate))
+      let other = folded(candidate)
+      // More than 2 letters longer or shorter is more than 2 edits: not measured (a 1 MB
+      // word against every name would take seconds).
+      guard abs(typed.count - other.count) <= 2 else { continue }
+      let distance = self.distance(typed, other)
       if distance < (best?.distance ?? Int.max) { best = (candidate, distance) }
     }
     guard let best, best.distance <= 2, best.distance * 2 < max(typed.count, 2) || best.distance == 0 else {
