@@ -139,4 +139,38 @@ import Testing
       all.filter { $0.lane < lanes - 1 }.map(\.appointment.title) == layout.blocks[tuesday].map(\.appointment.title)
     )
   }
+
+  /// The agenda list makes only the lines it shows: the same ones, at every height and
+  /// selection, as cutting them from the whole list (as it did before).
+  @Test func theAgendaShowsTheLinesTheWholeListWouldAtEveryHeight() {
+    var (state, effects) = UI.start(size: Screen.Size(rows: 24, columns: 80), environment: environment)
+    Week().deliver(effects, to: &state)
+    Week().deliver(press("A", on: &state), to: &state)
+    for step in 0..<12 {
+      let (all, items) = AgendaListView.lines(state)
+      for height in 0..<(all.count + 3) {
+        let selectedLine =
+          all.firstIndex {
+            if case .appointment(let day, let index) = $0 {
+              day == state.selectedDay && items[day]?[index].id == state.selectedID
+            } else {
+              false
+            }
+          } ?? all.firstIndex(of: .day(state.selectedDay)) ?? 0
+        var first = max(0, min(selectedLine - height + 1, all.count - height))
+        if let header = all[..<min(selectedLine + 1, all.count)].lastIndex(where: {
+          if case .day = $0 { true } else { false }
+        }),
+          header < first, selectedLine - header < height
+        {
+          first = header
+        }
+        let expected = Array(all.dropFirst(first).prefix(height))
+        let shown = AgendaListView.shownLines(state, height: height)
+        #expect(Array(shown.lines) == expected, "step \(step), height \(height)")
+        #expect(shown.items == items)
+      }
+      Week().deliver(press("j", on: &state), to: &state)
+    }
+  }
 }
