@@ -300,14 +300,23 @@ func tuiCommand(_ arguments: Arguments) async {
   let weekToggle = await timeKey(.character("w")) { $0.view == .week && $0.isLoaded }
   var weekFrame: [Double] = []
   var weekSettle: [Double] = []
+  // The same presses apart: those inside the week on screen (drawing only) and those into the
+  // next week (its seven days observed: the store's query of a week).
+  var insideFrame: [Double] = []
+  var crossingFrame: [Double] = []
   for _ in 0..<keyCount {
     let target = clock.day(1, after: loop.state.selectedDay)
+    let inside = loop.state.span?.contains(target) ?? false
     let timing = await timeKey(.character("l")) { $0.selectedDay == target && $0.isLoaded }
     weekFrame.append(timing.frame)
     weekSettle.append(timing.settled)
+    if inside { insideFrame.append(timing.frame) } else { crossingFrame.append(timing.frame) }
   }
   report["week_next_day"] = latencySummary(weekFrame).merging(
-    ["settle": latencySummary(weekSettle), "toggle_ms": rounded(weekToggle.frame)],
+    [
+      "settle": latencySummary(weekSettle), "toggle_ms": rounded(weekToggle.frame),
+      "inside_week": latencySummary(insideFrame), "into_next_week": latencySummary(crossingFrame),
+    ],
     uniquingKeysWith: { $1 }
   )
   _ = await timeKey(.character("w")) { $0.view == .day && $0.isLoaded }

@@ -506,7 +506,14 @@ func reportCommand(_ arguments: Arguments) {
         "\(count(size)) \(milliseconds(number(tui["\(size)"], "week_next_day.p50_ms"))) / \(milliseconds(number(tui["\(size)"], "week_next_day.p99_ms")))"
       }.joined(separator: ", ") + " (the day view's `l` is in the table); switching to it: "
       + sizes.map { size in "\(count(size)) \(milliseconds(number(tui["\(size)"], "week_next_day.toggle_ms")))" }
-      .joined(separator: ", ") + "."
+      .joined(separator: ", ")
+      + ". Of those presses, the six in seven inside the week on screen (drawing only) p50 / p99 "
+      + sizes.map { size in
+        "\(count(size)) \(milliseconds(number(tui["\(size)"], "week_next_day.inside_week.p50_ms"))) / \(milliseconds(number(tui["\(size)"], "week_next_day.inside_week.p99_ms")))"
+      }.joined(separator: ", ") + "; into the next week (its seven days queried) "
+      + sizes.map { size in
+        "\(count(size)) \(milliseconds(number(tui["\(size)"], "week_next_day.into_next_week.p50_ms"))) / \(milliseconds(number(tui["\(size)"], "week_next_day.into_next_week.p99_ms")))"
+      }.joined(separator: ", ") + "."
   )
   line(
     "Until `settle()` returns (its own polling included), p99: `l` "

@@ -33,43 +33,66 @@ enum AgendaListView {
     return []  // the first or last of the span: stay
   }
 
+  /// The days the list has (those with appointments, and the selected one), with their
+  /// appointments: from the span's index, each day a header and its lines.
+  static func listedDays(_ state: State) -> [(day: Date, items: [Appointment])] {
+    guard let span = state.span else { return [] }
+    return span.days.compactMap { day in
+      let shown = state.shown(on: day)
+      return !shown.isEmpty || day == state.selectedDay ? (day, shown) : nil
+    }
+  }
+
   /// The lines of the list, with the appointments of each day.
   static func lines(_ state: State) -> (lines: [Line], items: [Date: [Appointment]]) {
-    guard let span = state.span else { return ([], [:]) }
-    var lines: [Line] = []
-    var items: [Date: [Appointment]] = [:]
-    for day in span.days {
-      let shown = state.shown(on: day)
-      guard !shown.isEmpty || day == state.selectedDay else { continue }
-      items[day] = shown
-      lines.append(.day(day))
-      lines += shown.isEmpty ? [.nothing] : shown.indices.map { .appointment(day, $0) }
-    }
-    return (lines, items)
+    let days = listedDays(state)
+    return (
+      days.flatMap { [.day($0.day)] + lines(of: $0.day, $0.items) },
+      Dictionary(days.map { ($0.day, $0.items) }, uniquingKeysWith: { a, _ in a })
+    )
+  }
+
+  /// A day's lines under its header: its appointments, or "nothing".
+  static func lines(of day: Date, _ items: [Appointment], in range: Range<Int>? = nil) -> [Line] {
+    guard !items.isEmpty else { return (range ?? 0..<1).contains(0) ? [.nothing] : [] }
+    return (range?.clamped(to: items.indices) ?? items.indices).map { .appointment(day, $0) }
   }
 
   /// The lines that fit `height` rows, from the first one shown: the selected line stays on
   /// screen, its day's header too where there is room. What `draw` draws and a click hits.
+  /// Only the lines shown are made (a day of the agenda can have a thousand).
   static func shownLines(_ state: State, height: Int) -> (lines: ArraySlice<Line>, items: [Date: [Appointment]]) {
-    let (lines, items) = lines(state)
-    let selectedID = state.selectedID
-    let selectedLine =
-      lines.firstIndex {
-        if case .appointment(let day, let index) = $0 {
-          day == state.selectedDay && items[day]?[index].id == selectedID
-        } else {
-          false
-        }
-      } ?? lines.firstIndex(of: .day(state.selectedDay)) ?? 0
-    var first = max(0, min(selectedLine - height + 1, lines.count - height))
-    if let header = lines[..<min(selectedLine + 1, lines.count)].lastIndex(where: {
-      if case .day = $0 { true } else { false }
-    }),
-      header < first, selectedLine - header < height
-    {
-      first = header
+    let days = listedDays(state)
+    let items = Dictionary(days.map { ($0.day, $0.items) }, uniquingKeysWith: { a, _ in a })
+    // Where each day's header is in the whole list, and how many lines there are.
+    var headers: [Int] = []
+    var total = 0
+    for day in days {
+      headers.append(total)
+      total += 1 + max(1, day.items.count)
     }
-    return (lines.dropFirst(first).prefix(height), items)
+    let selected = days.firstIndex { $0.day == state.selectedDay }
+    var selectedLine = 0
+    var header: Int?
+    if let selected {
+      header = headers[selected]
+      let position = state.selectedID.flatMap { id in days[selected].items.firstIndex { $0.id == id } }
+      selectedLine = headers[selected] + (position.map { 1 + $0 } ?? 0)
+    }
+    var first = max(0, min(selectedLine - height + 1, total - height))
+    if let header, header < first, selectedLine - header < height { first = header }
+    let last = min(total, first + max(0, height))
+    var shown: [Line] = []
+    for (index, day) in days.enumerated() where headers[index] < last {
+      let top = headers[index]
+      let bottom = top + 1 + max(1, day.items.count)
+      guard bottom > first else { continue }
+      if top >= first { shown.append(.day(day.day)) }
+      // The day's lines from `top + 1`: those of them inside first..<last.
+      let range = (max(first, top + 1) - top - 1)..<(min(last, bottom) - top - 1)
+      shown += lines(of: day.day, day.items, in: range)
+    }
+    return (shown[...], items)
   }
 
   /// What a click on screen `row` chooses: a day (its header, or "nothing on this day"),

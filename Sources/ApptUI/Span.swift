@@ -23,19 +23,92 @@ extension State {
   }
 
   /// Of the span's appointments shown, those that take some of `day` (a zero-length one:
-  /// that start on it), in display order.
+  /// that start on it), in display order: from the span's index (`spanIndex`), not filtered
+  /// again on every call.
   public func shown(on day: Date) -> [Appointment] {
-    guard let span, let end = span.end(of: day) else { return [] }
-    return shownInSpan.filter { $0.start < end && ($0.end > day || $0.start >= day) }
+    guard let index = span?.days.firstIndex(of: day), spanIndex.days.indices.contains(index) else { return [] }
+    return spanIndex.days[index]
+  }
+
+  /// The wall-clock minutes of `day` each of `shown(on: day)` takes, in the same order.
+  func wallTimes(on day: Date) -> [WallTime] {
+    guard let index = span?.days.firstIndex(of: day), spanIndex.wallTimes.indices.contains(index) else { return [] }
+    return spanIndex.wallTimes[index]
+  }
+
+  /// The minutes of wall-clock time an appointment takes of a day, from its midnight: 0 when
+  /// it starts before the day, 1440 when it ends after it (`WeekView.wallMinutes`).
+  public struct WallTime: Equatable, Sendable {
+    public var from: Double
+    public var to: Double
+  }
+
+  /// The span's shown appointments day by day (what `shown(on:)` answers), with the wall
+  /// clock minutes each takes of its day: made once for each change of what it is made of
+  /// (the snapshot, the span, the filter, whether cancelled ones show), so that a frame or a
+  /// click of the week or agenda view reads it instead of filtering the whole span per day.
+  public struct SpanIndex: Equatable, Sendable {
+    /// For each day of the span, its appointments shown.
+    public internal(set) var days: [[Appointment]] = []
+    /// For each of them, the minutes of its day it takes.
+    public internal(set) var wallTimes: [[WallTime]] = []
+
+    public init() {}
+
+    /// The index of `appointments` (in display order) over `span`, cancelled ones left out
+    /// unless `showsCancelled`, only those matching `filter` (`TextSearch`).
+    public init(_ appointments: [Appointment], span: Span?, filter: String, showsCancelled: Bool) {
+      guard let span else { return }
+      let search = TextSearch(filter)
+      let midnights = span.midnights
+      let count = midnights.count - 1
+      days = Array(repeating: [], count: count)
+      wallTimes = Array(repeating: [], count: count)
+      let everything = showsCancelled && search.isEmpty
+      for appointment in appointments
+      where everything || ((showsCancelled || !appointment.isCancelled) && search.matches(appointment)) {
+        let start = appointment.start
+        let end = appointment.end
+        guard start < midnights[count], end > midnights[0] || start >= midnights[0] else { continue }
+        for day in 0..<count {
+          let midnight = midnights[day]
+          let next = midnights[day + 1]
+          // The days it takes some of (a zero-length one: the day it starts on).
+          guard start < next, end > midnight || start >= midnight else { continue }
+          days[day].append(appointment)
+          wallTimes[day].append(
+            WallTime(
+              from: span.wallMinutes(start, day: day),
+              to: span.wallMinutes(end, day: day)
+            )
+          )
+        }
+      }
+    }
+  }
+
+  /// Makes `spanIndex` again from what it is made of (each of those says when it changed).
+  mutating func reindex() {
+    spanIndex = SpanIndex(appointments, span: span, filter: filter, showsCancelled: showsCancelled)
   }
 
   /// The days the week and agenda views show, as local midnights.
   public struct Span: Equatable, Sendable {
     /// The midnight starting each day, then the one ending the last.
     public var midnights: [Date]
+    /// The calendar of the clock the span was made with (its zone gives the wall clock).
+    var calendar: Calendar
+    /// For each day, whether the zone's offset stays the same all day (no daylight-saving
+    /// change): its wall-clock minutes are then the seconds since its midnight over 60.
+    var isSteady: [Bool]
 
     public init(start: Date, days: Int, clock: Clock) {
       midnights = (0...max(1, days)).map { clock.day($0, after: start) }
+      calendar = clock.calendar
+      let zone = clock.timeZone
+      isSteady = zip(midnights, midnights.dropFirst()).map { day, end in
+        zone.nextDaylightSavingTimeTransition(after: day).map { $0 >= end } ?? true
+      }
     }
 
     public var start: Date { midnights[0] }
@@ -45,6 +118,17 @@ extension State {
     /// The midnight after `day`, when `day` is one of the span's.
     public func end(of day: Date) -> Date? {
       days.firstIndex(of: day).map { midnights[$0 + 1] }
+    }
+
+    /// `WeekView.wallMinutes` of `date` on the span's day number `day`, without asking the
+    /// calendar on a day whose offset stays the same.
+    func wallMinutes(_ date: Date, day: Int) -> Double {
+      let midnight = midnights[day]
+      let end = midnights[day + 1]
+      if date <= midnight { return 0 }
+      if date >= end { return 1440 }
+      guard isSteady[day] else { return WeekView.wallMinutes(date, day: midnight, end: end, calendar: calendar) }
+      return (date.timeIntervalSince(midnight)).rounded(.down) / 60
     }
   }
 
@@ -84,8 +168,8 @@ extension State {
   /// the selection stays if it is still there.
   mutating func switchView(to view: CalendarView, environment: Environment) -> [Effect] {
     self.view = self.view == view ? .day : view
+    appointments = []  // first: the index is not made of the old view's appointments again
     span = span(for: self.view, day: selectedDay, environment: environment)
-    appointments = []
     isLoaded = false
     return [observation]
   }

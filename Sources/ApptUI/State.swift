@@ -111,7 +111,7 @@ public struct State: Equatable, Sendable {
   /// The current time, advanced by clock ticks: drives "today" and the now marker.
   public var now: Date
   /// The day's appointments as of the last snapshot (cancelled included), in display order.
-  public var appointments: [Appointment] = []
+  public var appointments: [Appointment] = [] { didSet { reindex() } }
   /// False until the first snapshot of the selected day arrives.
   public var isLoaded = false
   public var selectedID: AppointmentID?
@@ -126,10 +126,10 @@ public struct State: Equatable, Sendable {
   /// At most `maximumTypeahead`: a store that does not answer cannot make it grow forever.
   public var typeahead: [Key] = []
   public static let maximumTypeahead = 256
-  public var showsCancelled = true
+  public var showsCancelled = true { didSet { if showsCancelled != oldValue { reindex() } } }
   /// The agenda shows only appointments whose title or note contains this, as `list --search`
   /// finds them (`TextSearch`: case and accents ignored).
-  public var filter = ""
+  public var filter = "" { didSet { if filter != oldValue { reindex() } } }
   /// Newest last.
   public var undoSteps: [UndoStep] = []
   /// The titles of the series of changed occurrences on screen whose series is not (nil: not
@@ -146,7 +146,10 @@ public struct State: Equatable, Sendable {
   public var view: CalendarView = .day
   /// The days the week and agenda views observe (nil in the day view, which observes
   /// `selectedDay`): the selected day moves inside it without a new observation.
-  public var span: Span?
+  public var span: Span? { didSet { if span != oldValue { reindex() } } }
+  /// The span's shown appointments day by day (`shown(on:)`), kept by `reindex()` whenever
+  /// the appointments, the span, the filter or `showsCancelled` change.
+  public internal(set) var spanIndex = SpanIndex()
   /// The most a search of every day lists (the first, in start order).
   public static let searchLimit = 500
   /// The background sync (Sync.swift), nil when the settings have no account.
@@ -214,8 +217,8 @@ public struct State: Equatable, Sendable {
     if let current = span, current.contains(day) {
       clampSelection(previousIndex: nil)
     } else {
+      appointments = []  // first: the index is not made of the old span's appointments again
       span = span(for: view, day: day, environment: environment)
-      appointments = []
       isLoaded = false
       effects.append(observation)
     }

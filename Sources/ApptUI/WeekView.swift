@@ -41,48 +41,105 @@ enum WeekView {
     slotMinutes: Int,
     calendar: Calendar
   ) -> Range<Int> {
+    let time = State.WallTime(
+      from: wallMinutes(appointment.start, day: day, end: end, calendar: calendar),
+      to: wallMinutes(appointment.end, day: day, end: end, calendar: calendar)
+    )
+    return slots(of: time, slotMinutes: slotMinutes)
+  }
+
+  /// The slot range of the wall-clock minutes `time` takes of its day (`slotMinutes` each).
+  static func slots(of time: State.WallTime, slotMinutes: Int) -> Range<Int> {
     let count = 1440 / slotMinutes
-    let from = wallMinutes(appointment.start, day: day, end: end, calendar: calendar)
-    let to = wallMinutes(appointment.end, day: day, end: end, calendar: calendar)
-    let first = min(count - 1, max(0, Int(from) / slotMinutes))
-    let last = max(first + 1, min(count, Int((to / Double(slotMinutes)).rounded(.up))))
+    let first = min(count - 1, max(0, Int(time.from) / slotMinutes))
+    let last = max(first + 1, min(count, Int((time.to / Double(slotMinutes)).rounded(.up))))
     return first..<last
   }
 
   /// The timed appointments of a day as blocks, overlapping ones in lanes side by side (each
-  /// group of overlapping ones shares its lane count).
+  /// group of overlapping ones shares its lane count), as many lanes as they need.
   static func blocks(_ items: [Appointment], day: Date, end: Date, slotMinutes: Int, calendar: Calendar) -> [Block] {
-    let sorted = items.map {
-      Block(appointment: $0, slots: slots(of: $0, day: day, end: end, slotMinutes: slotMinutes, calendar: calendar))
+    let ranges = items.map { slots(of: $0, day: day, end: end, slotMinutes: slotMinutes, calendar: calendar) }
+    return place(ranges, lanes: .max).placed.map {
+      Block(appointment: items[$0.item], slots: $0.slots, lane: $0.lane, lanes: $0.lanes)
     }
-    .enumerated().sorted { ($0.element.slots.lowerBound, $0.offset) < ($1.element.slots.lowerBound, $1.offset) }
-    .map(\.element)
-    var result: [Block] = []
-    var group: [Block] = []
+  }
+
+  /// Where one of a day's timed appointments goes: its index in the day's list, its slots,
+  /// and its lane of `lanes`.
+  struct Placement: Equatable {
+    var item: Int
+    var slots: Range<Int>
+    var lane = 0
+    var lanes = 1
+  }
+
+  /// Lanes for the slot ranges of a day's appointments (in display order), at most
+  /// `maximum` lanes side by side: a group of overlapping ones that needs more has its first
+  /// `maximum - 1` lanes placed, and the rest (`hidden`) summed up in its last lane ("+3").
+  /// First fit, in start order: a lane of the first lanes is the one it would be with no
+  /// limit at all.
+  static func place(_ slots: [Range<Int>], lanes maximum: Int) -> (placed: [Placement], hidden: [Placement]) {
+    let order = slots.indices.sorted { (slots[$0].lowerBound, $0) < (slots[$1].lowerBound, $1) }
+    var placed: [Placement] = []
+    var hidden: [Placement] = []
+    var group: [Placement] = []
+    var overflow: [Placement] = []
     var laneEnds: [Int] = []
     var groupEnd = 0
     func close() {
-      let lanes = max(1, laneEnds.count)
-      result += group.map {
-        var block = $0; block.lanes = lanes; return block
+      if overflow.isEmpty {
+        let lanes = max(1, laneEnds.count)
+        placed += group.map {
+          var placement = $0
+          placement.lanes = lanes
+          return placement
+        }
+      } else {
+        // The last lane sums up the ones that do not fit.
+        for var placement in group {
+          placement.lanes = maximum
+          if placement.lane == maximum - 1 { hidden.append(placement) } else { placed.append(placement) }
+        }
+        hidden += overflow
       }
       group = []
+      overflow = []
       laneEnds = []
     }
-    for var block in sorted {
-      if block.slots.lowerBound >= groupEnd { close() }
-      if let lane = laneEnds.firstIndex(where: { $0 <= block.slots.lowerBound }) {
-        block.lane = lane
-        laneEnds[lane] = block.slots.upperBound
+    for item in order {
+      var placement = Placement(item: item, slots: slots[item])
+      if placement.slots.lowerBound >= groupEnd { close() }
+      groupEnd = max(groupEnd, placement.slots.upperBound)
+      if let lane = laneEnds.firstIndex(where: { $0 <= placement.slots.lowerBound }) {
+        placement.lane = lane
+        laneEnds[lane] = placement.slots.upperBound
+      } else if laneEnds.count < maximum {
+        placement.lane = laneEnds.count
+        laneEnds.append(placement.slots.upperBound)
       } else {
-        block.lane = laneEnds.count
-        laneEnds.append(block.slots.upperBound)
+        placement.lanes = maximum
+        placement.lane = maximum
+        overflow.append(placement)
+        continue
       }
-      groupEnd = max(groupEnd, block.slots.upperBound)
-      group.append(block)
+      group.append(placement)
     }
     close()
-    return result
+    return (placed, hidden.sorted { ($0.slots.lowerBound, $0.item) < ($1.slots.lowerBound, $1.item) })
+  }
+
+  /// The narrowest a lane is drawn: a character and the gap to the next lane.
+  static let minimumLaneWidth = 2
+
+  /// Where a day's group of overlapping appointments needs more lanes than its column has:
+  /// at a slot shown, how many are not drawn there, the first of them (what a click on the
+  /// "+N" chooses) and whether the selected one is among them.
+  struct Summary: Equatable {
+    var slot: Int
+    var count: Int
+    var first: Appointment
+    var hasSelection: Bool
   }
 
   static let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
@@ -102,9 +159,19 @@ enum WeekView {
     var gridTop: Int
     var rowsPerHour: Int
     var shownSlots: Range<Int>
-    /// Each day's timed appointments as blocks, and each day's appointments (`shown(on:)`).
+    /// Each day's timed appointments shown as blocks (those some of which is on screen),
+    /// and each day's appointments (`shown(on:)`).
     var blocks: [[Block]]
     var perDay: [[Appointment]]
+    /// Each day's "+N" of the ones its column has no lane for, at the slots shown.
+    var summaries: [[Summary]]
+    /// Whether each day has appointments above or below the slots shown.
+    var moreAbove: [Bool]
+    var moreBelow: [Bool]
+    /// The most lanes a group of overlapping ones takes side by side in a column.
+    var maximumLanes: Int {
+      max(1, (columnWidth - 1) / WeekView.minimumLaneWidth)
+    }
 
     var slotMinutes: Int { 60 / rowsPerHour }
     func columnX(_ index: Int) -> Int { left + labelWidth + index * columnWidth }
@@ -118,6 +185,15 @@ enum WeekView {
       let laneWidth = max(1, inner / block.lanes)
       let x = columnX(index) + 1 + block.lane * laneWidth
       return (x, block.lane == block.lanes - 1 ? inner - block.lane * laneWidth : laneWidth)
+    }
+
+    /// Where a day's summary ("+N") goes across its column: its last lane.
+    func summaryLane(day index: Int) -> (x: Int, width: Int) {
+      let inner = columnWidth - 1
+      let lanes = maximumLanes
+      let laneWidth = max(1, inner / lanes)
+      let x = columnX(index) + 1 + (lanes - 1) * laneWidth
+      return (x, inner - (lanes - 1) * laneWidth)
     }
 
     /// The day (its index) whose column holds screen `column`, if any.
@@ -143,7 +219,14 @@ enum WeekView {
         let place = lane(of: block, day: index)
         return block.slots.contains(slot) && (place.x..<(place.x + place.width)).contains(column)
       }
-      return (day, block?.appointment)
+      if let block { return (day, block.appointment) }
+      let place = summaryLane(day: index)
+      if (place.x..<(place.x + place.width)).contains(column),
+        let summary = summaries[index].first(where: { $0.slot == slot })
+      {
+        return (day, summary.first)
+      }
+      return (day, nil)
     }
   }
 
@@ -160,7 +243,6 @@ enum WeekView {
   /// week's snapshot comes) nothing but the headers to place.
   static func layout(_ state: State, environment: Environment, in area: Views.Area) -> Layout? {
     guard let span = state.span, area.rows.count >= 3 else { return nil }
-    let clock = environment.clock
     let wide = area.width >= 80
     let twelveHours = environment.settings.ui.timeFormat.value == .hours12
     let labelWidth =
@@ -179,7 +261,10 @@ enum WeekView {
       rowsPerHour: 1,
       shownSlots: 0..<0,
       blocks: days.map { _ in [] },
-      perDay: days.map { _ in [] }
+      perDay: days.map { _ in [] },
+      summaries: days.map { _ in [] },
+      moreAbove: days.map { _ in false },
+      moreBelow: days.map { _ in false }
     )
     guard state.isLoaded else { return layout }
     let bottom = area.rows.upperBound
@@ -195,26 +280,71 @@ enum WeekView {
     let rowsPerHour = height >= 36 ? 3 : height >= 2 * (workEnd - workStart) ? 2 : 1
     layout.rowsPerHour = rowsPerHour
     let slotCount = 24 * rowsPerHour
-    layout.blocks = days.enumerated().map { index, day in
-      Self.blocks(
-        layout.perDay[index].filter { !$0.isAllDay },
-        day: day,
-        end: span.end(of: day) ?? day,
-        slotMinutes: layout.slotMinutes,
-        calendar: clock.calendar
-      )
+    // Each day's timed ones in lanes (as many side by side as the column has room for), from
+    // the minutes the span's index keeps: no calendar asked, no text looked at.
+    let maximumLanes = layout.maximumLanes
+    let slotMinutes = layout.slotMinutes
+    let placements = days.map { day in
+      let items = state.shown(on: day)
+      let times = state.wallTimes(on: day)
+      let timed = items.indices.filter { !items[$0].isAllDay && times.indices.contains($0) }
+      let (placed, hidden) = place(timed.map { slots(of: times[$0], slotMinutes: slotMinutes) }, lanes: maximumLanes)
+      func original(_ placement: Placement) -> Placement {
+        var placement = placement
+        placement.item = timed[placement.item]
+        return placement
+      }
+      return (placed: placed.map(original), hidden: hidden.map(original))
     }
     var first = max(0, min(workStart * rowsPerHour, slotCount - height))
-    if let dayIndex = days.firstIndex(of: state.selectedDay),
-      let block = layout.blocks[dayIndex].first(where: { $0.appointment.id == state.selectedID })
-    {
-      if block.slots.lowerBound < first { first = block.slots.lowerBound }
-      if block.slots.upperBound > first + height {
-        first = min(block.slots.lowerBound, block.slots.upperBound - height)
+    if let dayIndex = days.firstIndex(of: state.selectedDay), let selectedID = state.selectedID {
+      let items = layout.perDay[dayIndex]
+      let day = placements[dayIndex]
+      let isSelected = { (placement: Placement) in items[placement.item].id == selectedID }
+      if let selected = day.placed.first(where: isSelected) ?? day.hidden.first(where: isSelected) {
+        if selected.slots.lowerBound < first { first = selected.slots.lowerBound }
+        if selected.slots.upperBound > first + height {
+          first = min(selected.slots.lowerBound, selected.slots.upperBound - height)
+        }
+        first = max(0, min(first, slotCount - height))
       }
-      first = max(0, min(first, slotCount - height))
     }
-    layout.shownSlots = first..<min(slotCount, first + height)
+    let shownSlots = first..<min(slotCount, first + height)
+    layout.shownSlots = shownSlots
+    for (index, day) in placements.enumerated() {
+      let items = layout.perDay[index]
+      let isAbove = { (placement: Placement) in placement.slots.lowerBound < shownSlots.lowerBound }
+      let isBelow = { (placement: Placement) in placement.slots.upperBound > shownSlots.upperBound }
+      layout.moreAbove[index] = day.placed.contains(where: isAbove) || day.hidden.contains(where: isAbove)
+      layout.moreBelow[index] = day.placed.contains(where: isBelow) || day.hidden.contains(where: isBelow)
+      layout.blocks[index] = day.placed.filter { $0.slots.overlaps(shownSlots) }.map {
+        Block(appointment: items[$0.item], slots: $0.slots, lane: $0.lane, lanes: $0.lanes)
+      }
+      guard !day.hidden.isEmpty else { continue }
+      // The ones without a lane, counted at each slot shown (in start order: the first is
+      // the earliest).
+      var counts = Array(repeating: 0, count: shownSlots.count)
+      var firsts = Array(repeating: -1, count: shownSlots.count)
+      var selections = Array(repeating: false, count: shownSlots.count)
+      let selectedHere = days[index] == state.selectedDay ? state.selectedID : nil
+      for placement in day.hidden {
+        let isSelected = selectedHere != nil && items[placement.item].id == selectedHere
+        for slot in placement.slots.clamped(to: shownSlots) {
+          let row = slot - shownSlots.lowerBound
+          counts[row] += 1
+          if firsts[row] < 0 { firsts[row] = placement.item }
+          if isSelected { selections[row] = true }
+        }
+      }
+      layout.summaries[index] = counts.indices.filter { counts[$0] > 0 }.map { row in
+        Summary(
+          slot: shownSlots.lowerBound + row,
+          count: counts[row],
+          first: items[firsts[row]],
+          hasSelection: selections[row]
+        )
+      }
+    }
     return layout
   }
 
@@ -353,12 +483,20 @@ enum WeekView {
           )
         }
       }
+      // The ones without a lane, counted in the last lane of each row they take ("+3").
+      let summaryLane = layout.summaryLane(day: index)
+      for summary in layout.summaries[index] where summaryLane.width > 0 {
+        let row = layout.row(ofSlot: summary.slot)
+        let summaryStyle: Screen.Style = summary.hasSelection ? .selected : .dim
+        screen.fill(row: row, column: summaryLane.x, count: summaryLane.width, style: summaryStyle)
+        screen.put("+\(summary.count)", row: row, column: summaryLane.x, width: summaryLane.width, style: summaryStyle)
+      }
       // More of the day above or below what shows.
       let lastRow = layout.row(ofSlot: shownSlots.upperBound - 1)
-      if dayBlocks.contains(where: { $0.slots.lowerBound < shownSlots.lowerBound }) {
+      if layout.moreAbove[index] {
         screen.put("▲", row: layout.gridTop, column: columnX(index) + columnWidth - 1, style: .dim)
       }
-      if dayBlocks.contains(where: { $0.slots.upperBound > shownSlots.upperBound }) {
+      if layout.moreBelow[index] {
         screen.put("▼", row: lastRow, column: columnX(index) + columnWidth - 1, style: .dim)
       }
     }
