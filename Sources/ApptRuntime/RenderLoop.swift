@@ -231,8 +231,10 @@ public final class RenderLoop {
   /// the next day almost always belongs), and asks the store for the alarms again after each
   /// change there to an appointment with alarms, in this process or another; started again
   /// every `alarmRewatch`, which asks again too (an alarm set weeks ahead by another process
-  /// is seen within the hour, and long before it is due). A wider window would cost every
-  /// commit its refetch.
+  /// is seen within the hour, and long before it is due). Only the rows with alarms are
+  /// observed (`withAlarmsOnly`): the store re-runs the query after every commit, and a
+  /// commit that touches no alarm then reads next to nothing (no one-off without alarms, no
+  /// series expanded); a wider window would cost every commit more.
   private func watchAlarms() {
     alarmWatch?.cancel()
     let clock = environment.clock
@@ -240,7 +242,8 @@ public final class RenderLoop {
     alarmWatchStart = now
     let query = AppointmentQuery(
       range: DateInterval(start: clock.day(-1, after: now), end: clock.day(3, after: now)),
-      includeCancelled: true
+      includeCancelled: true,
+      withAlarmsOnly: true
     )
     let dao = self.dao
     inFlight += 1
@@ -248,7 +251,7 @@ public final class RenderLoop {
       let stream = await dao.observeAppointments(query)
       self?.inFlight -= 1
       // Only a change to the appointments with alarms makes the store be asked again: an
-      // add or an edit of one without (most commits) costs no scan for alarms.
+      // add or an edit of one without (most commits) changes no snapshot and costs no scan.
       var carrying: [Appointment]?
       for await snapshot in stream {
         guard let self, !Task.isCancelled else { return }
