@@ -20,44 +20,21 @@
 #   BENCH_REMIND_BATCH    alarms of the batch that fires (default 20)
 #   BENCH_REMIND_REPORT   the markdown file to put the section into (default BENCHMARKS.md)
 set -euo pipefail
-
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-export PATH="$PATH:/opt/swift/usr/bin"
-export SWIFT_BACKTRACE=interactive=no
-export TZ=UTC
-export LC_ALL=C.UTF-8
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bench_init remind
 
 SIZE=${BENCH_REMIND_SIZE:-10000}
 IDLE=${BENCH_REMIND_IDLE:-120}
 BATCH=${BENCH_REMIND_BATCH:-20}
 REPORT=${BENCH_REMIND_REPORT:-BENCHMARKS.md}
-SCRATCH=${BENCH_SCRATCH:-.build}
-DATA=${BENCH_DATA:-$SCRATCH/bench-data}
-RESULTS=Benchmarks/results
-START_SECONDS=$SECONDS
-LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
-
-log() { printf '\n==> remind: %s  [%ds]\n' "$*" $((SECONDS - START_SECONDS)) >&2; }
 
 if [ -z "${APPT:-}" ]; then
   log "building appt (release, scratch path $SCRATCH)"
-  swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product appt
-  APPT=$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)/appt
+  APPT=$(bench_release_binary appt)
 fi
 
-mkdir -p "$DATA" "$RESULTS"
-work=$(mktemp -d "${TMPDIR:-/tmp}/appt-bench-remind.XXXXXX")
+bench_workdir remind
 daemon=""
-cleanup() {
-  local status=$?
-  trap '' INT TERM HUP
-  if [ -n "$daemon" ]; then kill -TERM "$daemon" 2>/dev/null || true; wait "$daemon" 2>/dev/null || true; fi
-  rm -rf "$work"
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 export HOME=$work/home XDG_CONFIG_HOME=$work/config XDG_RUNTIME_DIR=$work/run
 mkdir -p "$HOME" "$XDG_CONFIG_HOME/appt"
@@ -104,6 +81,7 @@ log "the daemon starts and plans"
 started=$(date +%s.%N)
 "$APPT" --db "$store" remind >"$work/daemon.out" 2>"$work/daemon.log" &
 daemon=$!
+pids+=("$daemon")
 until grep -q "appt remind: started" "$work/daemon.log"; do sleep 0.05; done
 sleep 3 # its first plan (reading the 10,000) is done well before this
 cpu_start=$(cpu_ticks)
@@ -136,7 +114,8 @@ end=$((SECONDS + 30))
 while (($(wc -l <"$work/fired") < BATCH)) && ((SECONDS < end)); do sleep 0.1; done
 sleep 1
 kill -TERM "$daemon"
-wait "$daemon" || { echo "remind.sh: the daemon did not exit cleanly" >&2; exit 1; }
+wait "$daemon" || { pids=(); echo "remind.sh: the daemon did not exit cleanly" >&2; exit 1; }
+pids=()
 daemon=""
 
 python3 - "$work/fired" "$RESULTS/remind.json" "$REPORT" <<PY

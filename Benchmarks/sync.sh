@@ -22,24 +22,13 @@
 #   BENCH_SYNC_RUNS      syncs with no change measured (default 5)
 #   BENCH_SYNC_REPORT    the markdown file to put the section into (default BENCHMARKS.md)
 set -euo pipefail
-
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-export PATH="$PATH:/opt/swift/usr/bin"
-export SWIFT_BACKTRACE=interactive=no
-export TZ=UTC
-export LC_ALL=C.UTF-8
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bench_init sync
 
 SIZE=${BENCH_SYNC_SIZE:-10000}
 FIRST_RUNS=${BENCH_SYNC_FIRST_RUNS:-3}
 RUNS=${BENCH_SYNC_RUNS:-5}
 REPORT=${BENCH_SYNC_REPORT:-BENCHMARKS.md}
-SCRATCH=${BENCH_SCRATCH:-.build}
-DATA=${BENCH_DATA:-$SCRATCH/bench-data}
-RESULTS=Benchmarks/results
-START_SECONDS=$SECONDS
-LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
-
-log() { printf '\n==> sync: %s  [%ds]\n' "$*" $((SECONDS - START_SECONDS)) >&2; }
 
 for module in radicale caldav icalendar; do
   python3 -c "import $module" 2>/dev/null || { echo "sync.sh: Python's $module is missing (make test-tools)" >&2; exit 1; }
@@ -48,9 +37,8 @@ done
 
 if [ -z "${APPT:-}" ]; then
   log "building appt and appt-sync (release, scratch path $SCRATCH)"
-  swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product appt
-  swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product appt-sync
-  APPT=$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)/appt
+  bench_release_binary appt-sync >/dev/null
+  APPT=$(bench_release_binary appt)
 else
   bin=$(dirname "$APPT")
   if [ ! -x "$bin/appt-sync" ]; then
@@ -60,22 +48,8 @@ else
 fi
 [ -x "$(dirname "$APPT")/appt-sync" ] || { echo "sync.sh: no appt-sync next to $APPT" >&2; exit 1; }
 
-mkdir -p "$DATA" "$RESULTS"
+bench_workdir sync
 DATA=$(cd "$DATA" && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/appt-bench-sync.XXXXXX")
-pids=()
-cleanup() {
-  local status=$? pid
-  trap '' INT TERM HUP
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
 
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 wait_port() {

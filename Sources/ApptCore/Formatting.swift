@@ -123,7 +123,7 @@ public struct AppointmentFormatter: Sendable {
     if !a.timeZone.isEmpty { extra.append(("time zone", a.timeZone)) }
     if let uid = a.uid { extra.append(("uid", TextSafety.escapingControls(uid))) }
     // One line per alarm, in the order the VALARMs are kept.
-    for alarm in a.hasAlarms ? a.alarms : [] {
+    for alarm in a.alarms {
       extra.append(("reminder", TextSafety.escapingControls(alarm.summary(clock: clock))))
     }
     return (fields + extra).map { key, value in value.isEmpty ? "\(key):" : "\(key): \(value)" }
@@ -184,7 +184,7 @@ public struct AppointmentFormatter: Sendable {
     // Calendars (issue 14): the name of the calendar it is in.
     if let calendar { out += ",\"calendar\":" + Self.jsonString(calendar) }
     // Reminders (issue 15): its alarms, [] when none.
-    out += ",\"reminders\":[" + (a.hasAlarms ? a.alarms.map(jsonObject).joined(separator: ",") : "") + "]"
+    out += ",\"reminders\":[" + a.alarms.map(jsonObject).joined(separator: ",") + "]"
     out += "}"
     return out
   }

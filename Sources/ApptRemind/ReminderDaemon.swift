@@ -1,9 +1,9 @@
 // ApptRemind: the reminder daemon behind `appt remind` (issue 15, DESIGN.md "Reminders").
 //
 // One loop: read the alarm instances around now (the DAO's `alarmInstances`), let the pure
-// `ReminderSchedule` say what fires, what is missed and when to wake; record each instance
-// (`alarm_fired`) BEFORE notifying, so a crash loses at most the one notification in flight
-// and never repeats one; then sleep in `WakeSource` until the next alarm, a store change by
+// `ReminderSchedule` say what fires, what is missed and when to wake; record the instances
+// (`alarm_fired`, one transaction per wake-up) BEFORE notifying, so a crash loses at most the
+// notifications of that wake-up and never repeats one; then sleep in `WakeSource` until the next alarm, a store change by
 // another process, a clock step or a signal.
 
 import ApptCore
@@ -199,7 +199,7 @@ public final class ReminderDaemon {
 
   /// Reads the instances around now, records and fires what is due, records what is missed;
   /// returns when to plan again.
-  private func fireDue() async throws(StoreError) -> Date {
+  func fireDue() async throws(StoreError) -> Date {
     let now = clock.now
     let window = schedule.window(now: now)
     let version = try await dao.externalDataVersion()
@@ -223,12 +223,12 @@ public final class ReminderDaemon {
         try await dao.calendars().map { ($0.id, $0.name) },
         uniquingKeysWith: { first, _ in first }
       )
-      for missed in plan.missed {
-        guard try await record(missed) else { continue }
+      // Everything this wake-up handles in one durable commit, before any notification.
+      let taken = try await record(plan.missed + plan.due)
+      for missed in plan.missed where taken.contains(missed.instance.key) {
         log("appt remind: \(schedule.words(for: missed)): \(label(missed.instance))")
       }
-      for due in plan.due {
-        guard try await record(due) else { continue }
+      for due in plan.due where taken.contains(due.instance.key) {
         notifier.send(notification(for: due, calendar: calendars[due.instance.appointment.calendarID] ?? ""))
         log("appt remind: \(schedule.words(for: due)): \(label(due.instance))")
       }
@@ -252,16 +252,18 @@ public final class ReminderDaemon {
   }
   private var reading: Reading?
 
-  /// Records `due` before anything is notified; false when it was recorded already (another
-  /// daemon, or `--once`, took it between our read and now).
-  private func record(_ due: ReminderSchedule.Due<AlarmInstance>) async throws(StoreError) -> Bool {
-    try await dao.recordAlarm(
-      key: due.instance.key,
-      appointmentID: (due.instance.appointment.override?.seriesID ?? due.instance.appointment.id).description,
-      fireAt: due.instance.fireAt,
-      outcome: due.outcome,
-      at: clock.now
-    )
+  /// Records `handled` in one transaction before anything is notified; returns the keys
+  /// recorded now (the others another daemon, or `--once`, took between our read and now).
+  private func record(_ handled: [ReminderSchedule.Due<AlarmInstance>]) async throws(StoreError) -> Set<String> {
+    let records = handled.map { due in
+      AlarmRecord(
+        key: due.instance.key,
+        appointmentID: (due.instance.appointment.override?.seriesID ?? due.instance.appointment.id).description,
+        fireAt: due.instance.fireAt,
+        outcome: due.outcome
+      )
+    }
+    return try await dao.recordAlarms(records, at: clock.now)
   }
 
   /// Waits up to `seconds` for running notify_commands, then kills what is left.

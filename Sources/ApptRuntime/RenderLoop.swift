@@ -47,15 +47,15 @@ public final class RenderLoop {
   private var alarmWatch: Task<Void, Never>?
   /// When `alarmWatch` was started (it moves on with the clock, every `alarmRewatch`).
   private var alarmWatchStart = Date.distantPast
-  /// The one alarm timer: until the next alarm is due, at most `maximumAlarmSleep`.
+  /// The one alarm timer: until the next alarm is due (or the watch moves on). A clock that
+  /// jumps past either (a suspend, NTP, `APPT_NOW`) is noticed by the ticker, which wakes at
+  /// least every `tickInterval` anyway (`alarmClockTicked`): the timer needs no wake-ups of
+  /// its own to check the clock.
   private var alarmTimer: Task<Void, Never>?
   /// Counts the asks for alarms, so an older answer arriving late is left out.
   private var alarmAsks = 0
   /// How long the alarm timer sleeps for so many seconds (as they are, unless a test says).
   private let alarmDelay: @Sendable (TimeInterval) -> Duration
-  /// The alarm timer wakes at least this often (seconds), so a clock that jumps (a suspend,
-  /// NTP, `APPT_NOW`) moves it on within a minute.
-  public static let maximumAlarmSleep: TimeInterval = 60
   /// How often the alarm watch moves on with the clock and the store is asked again.
   public static let alarmRewatch: TimeInterval = 3600
 
@@ -231,24 +231,22 @@ public final class RenderLoop {
   /// the next day almost always belongs), and asks the store for the alarms again after each
   /// change there to an appointment with alarms, in this process or another; started again
   /// every `alarmRewatch`, which asks again too (an alarm set weeks ahead by another process
-  /// is seen within the hour, and long before it is due). A wider window would cost every
-  /// commit its refetch.
+  /// is seen within the hour, and long before it is due). Only the rows with alarms are
+  /// observed (`withAlarmsOnly`): the store re-runs the query after every commit, and a
+  /// commit that touches no alarm then reads next to nothing (no one-off without alarms, no
+  /// series expanded); a wider window would cost every commit more.
   private func watchAlarms() {
     alarmWatch?.cancel()
-    let clock = environment.clock
-    let now = clock.now
+    let now = environment.clock.now
     alarmWatchStart = now
-    let query = AppointmentQuery(
-      range: DateInterval(start: clock.day(-1, after: now), end: clock.day(3, after: now)),
-      includeCancelled: true
-    )
+    let query = Self.alarmWatchQuery(at: now, clock: environment.clock)
     let dao = self.dao
     inFlight += 1
     alarmWatch = Task { [weak self] in
       let stream = await dao.observeAppointments(query)
       self?.inFlight -= 1
       // Only a change to the appointments with alarms makes the store be asked again: an
-      // add or an edit of one without (most commits) costs no scan for alarms.
+      // add or an edit of one without (most commits) changes no snapshot and costs no scan.
       var carrying: [Appointment]?
       for await snapshot in stream {
         guard let self, !Task.isCancelled else { return }
@@ -261,6 +259,16 @@ public final class RenderLoop {
         }
       }
     }
+  }
+
+  /// What the alarm watch observes at `now`: the rows with alarms of yesterday to the day
+  /// after tomorrow, cancelled ones too (a cancel must be seen).
+  public static func alarmWatchQuery(at now: Date, clock: Clock) -> AppointmentQuery {
+    AppointmentQuery(
+      range: DateInterval(start: clock.day(-1, after: now), end: clock.day(3, after: now)),
+      includeCancelled: true,
+      withAlarmsOnly: true
+    )
   }
 
   /// Asks the store for the alarm instances of the window and re-arms the timer with them.
@@ -284,15 +292,13 @@ public final class RenderLoop {
     }
   }
 
-  /// Sleeps until the next alarm is due (at most `maximumAlarmSleep`), then sends what is
-  /// due; the one timer, replaced each time. The clock's now decides, so an `APPT_NOW` clock
-  /// sleeps `fireAt - now` of real time.
+  /// Sleeps until the next alarm is due (or the watch moves on), then sends what is due; the
+  /// one timer, replaced each time. The clock's now decides, so an `APPT_NOW` clock sleeps
+  /// `fireAt - now` of real time.
   private func armAlarmTimer() {
     alarmTimer?.cancel()
     let now = environment.clock.now
-    let rewatch = alarmWatchStart.addingTimeInterval(Self.alarmRewatch)
-    let target = min(alarms.nextDue ?? rewatch, rewatch)
-    let delay = alarmDelay(min(max(0, target.timeIntervalSince(now)), Self.maximumAlarmSleep))
+    let delay = alarmDelay(max(0, alarmTarget.timeIntervalSince(now)))
     alarmTimer = Task { [weak self] in
       do {
         try await Task.sleep(for: delay)
@@ -301,6 +307,19 @@ public final class RenderLoop {
       }
       self?.alarmTimerFired()
     }
+  }
+
+  /// When the alarm timer is due to fire: the next alarm, or the watch's moving on.
+  private var alarmTarget: Date {
+    let rewatch = alarmWatchStart.addingTimeInterval(Self.alarmRewatch)
+    return min(alarms.nextDue ?? rewatch, rewatch)
+  }
+
+  /// Each tick of the clock: a clock that jumped past the timer's target (the timer sleeps
+  /// real time) is caught up with now, within a tick, not only when the timer wakes.
+  private func alarmClockTicked() {
+    guard alarmTimer != nil, environment.clock.now >= alarmTarget else { return }
+    alarmTimerFired()
   }
 
   private func alarmTimerFired() {
@@ -539,6 +558,7 @@ public final class RenderLoop {
           return  // cancelled: the loop ended
         }
         self?.send(.clockTicked(clock.now))
+        self?.alarmClockTicked()
       }
     }
   }

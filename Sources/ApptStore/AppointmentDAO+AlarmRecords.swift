@@ -11,6 +11,23 @@ public enum AlarmOutcome: String, Sendable, Equatable, CaseIterable {
   case missed
 }
 
+/// One alarm instance handled, to record (`recordAlarms`).
+public struct AlarmRecord: Sendable, Equatable {
+  /// `AlarmInstance.key`.
+  public var key: String
+  /// The stored row's id (the series' for any of its occurrences).
+  public var appointmentID: String
+  public var fireAt: Date
+  public var outcome: AlarmOutcome
+
+  public init(key: String, appointmentID: String, fireAt: Date, outcome: AlarmOutcome) {
+    self.key = key
+    self.appointmentID = appointmentID
+    self.fireAt = fireAt
+    self.outcome = outcome
+  }
+}
+
 /// The records of what the reminder daemon fired (schema 9, `alarm_fired`): the store's half
 /// of "each alarm instance fires exactly once across restarts and crashes".
 @DatabaseActor
@@ -25,17 +42,32 @@ extension AppointmentDAO {
     outcome: AlarmOutcome,
     at: Date
   ) throws(StoreError) -> Bool {
-    try database.write { connection throws(StoreError) in
-      try connection.run(
-        """
-        INSERT INTO alarm_fired (key, appointment_id, fire_at_ms, fired_ms, outcome) VALUES (?, ?, ?, ?, ?)
-        ON CONFLICT (key) DO NOTHING
-        """,
-        [
-          .text(key), .text(appointmentID), .integer(fireAt.millisecondsSince1970),
-          .integer(at.millisecondsSince1970), .text(outcome.rawValue),
-        ]
-      ) == 1
+    let record = AlarmRecord(key: key, appointmentID: appointmentID, fireAt: fireAt, outcome: outcome)
+    return try recordAlarms([record], at: at).contains(key)
+  }
+
+  /// Records every instance of `records` (handled at `at`) in ONE transaction, before anyone
+  /// is notified: what one wake-up of the daemon found due and missed costs one durable
+  /// commit. Returns the keys recorded now; the others were recorded already (an earlier
+  /// run or another daemon took them: do not notify them). All or none are recorded.
+  public func recordAlarms(_ records: [AlarmRecord], at: Date) throws(StoreError) -> Set<String> {
+    guard !records.isEmpty else { return [] }
+    return try database.write { connection throws(StoreError) in
+      var taken: Set<String> = []  // in the body: a retried transaction starts again
+      for record in records {
+        let inserted = try connection.run(
+          """
+          INSERT INTO alarm_fired (key, appointment_id, fire_at_ms, fired_ms, outcome) VALUES (?, ?, ?, ?, ?)
+          ON CONFLICT (key) DO NOTHING
+          """,
+          [
+            .text(record.key), .text(record.appointmentID), .integer(record.fireAt.millisecondsSince1970),
+            .integer(at.millisecondsSince1970), .text(record.outcome.rawValue),
+          ]
+        )
+        if inserted == 1 { taken.insert(record.key) }
+      }
+      return taken
     }
   }
 

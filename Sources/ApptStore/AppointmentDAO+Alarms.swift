@@ -21,6 +21,9 @@ extension AppointmentDAO {
   /// (`appointment.alarms`, written with every row), read through its partial index instead
   /// of a scan of every row's extras.
   nonisolated static let carriesAlarms = "alarms > 0"
+  /// The same of a series row found through another index (`appointment_series`): the unary
+  /// `+` (SQLite and PostgreSQL alike) keeps it from choosing the alarms' index instead.
+  nonisolated static let seriesCarryAlarms = "+alarms > 0"
 
   static func alarmInstances(
     in range: DateInterval,
@@ -58,18 +61,20 @@ extension AppointmentDAO {
     }
     let seriesIDs = Set(series.map(\.id))
     for master in series where !master.isCancelled {
-      found += master.alarmInstances(in: range, zone: fallbackZone).filter { instance in
+      // Read once: every occurrence carries the series' extras (an override is a row of its own).
+      let alarms = master.alarms
+      found += master.alarmInstances(in: range, zone: fallbackZone, alarms: alarms).filter { instance in
         if case .absolute = instance.alarm.trigger { return true }
         return false
       }
-      let window = occurrenceWindow(for: master.alarms, duration: master.duration, firing: range)
+      let window = occurrenceWindow(for: alarms, duration: master.duration, firing: range)
       for occurrence in master.occurrences(
         in: window,
         fallbackZone: fallbackZone,
         includeCancelled: false,
         overrides: overridesBySeries[master.id] ?? []
       ) {
-        found += occurrence.alarmInstances(in: range, zone: fallbackZone, includeAbsolute: false)
+        found += occurrence.alarmInstances(in: range, zone: fallbackZone, includeAbsolute: false, alarms: alarms)
       }
     }
     // One-offs and overrides: an override is a row of its own in a window (found where it

@@ -16,6 +16,9 @@ public struct AppointmentQuery: Hashable, Sendable {
   public var calendars: [String]?
   /// Only shown calendars (of `calendars`, or of all): what the calendar's screen asks for.
   public var onlyShownCalendars: Bool
+  /// Only the rows that carry a VALARM (schema 9's `appointment.alarms`): what the calendar's
+  /// alarm watch observes, so a commit that touches no alarm costs it almost nothing.
+  public var withAlarmsOnly: Bool
 
   public init(
     range: DateInterval?,
@@ -23,7 +26,8 @@ public struct AppointmentQuery: Hashable, Sendable {
     search: String? = nil,
     limit: Int? = nil,
     calendars: [String]? = nil,
-    onlyShownCalendars: Bool = false
+    onlyShownCalendars: Bool = false,
+    withAlarmsOnly: Bool = false
   ) {
     self.range = range
     self.includeCancelled = includeCancelled
@@ -31,6 +35,7 @@ public struct AppointmentQuery: Hashable, Sendable {
     self.limit = limit
     self.calendars = calendars
     self.onlyShownCalendars = onlyShownCalendars
+    self.withAlarmsOnly = withAlarmsOnly
   }
 }
 
@@ -687,7 +692,16 @@ extension AppointmentDAO {
       conditions.append(filter.condition)
       bindings += filter.bindings
     }
-    let oneOffConditions = conditions + (query.includeCancelled ? [] : [Self.seriesNotCancelled])
+    var oneOffConditions = conditions + (query.includeCancelled ? [] : [Self.seriesNotCancelled])
+    var seriesConditions = conditions
+    if query.withAlarmsOnly {
+      // The one-offs through the alarms' partial index (bounded by the window); the series
+      // through appointment_series (the window's weeks), the count a filter on their rows:
+      // `+` keeps the planner off the alarms index, which would read every row with alarms
+      // that starts before the window.
+      oneOffConditions.append(Self.carriesAlarms)
+      seriesConditions.append(Self.seriesCarryAlarms)
+    }
     guard let range = query.range else {
       var all = try DatabaseQuery<Appointment>(
         where: oneOffConditions.isEmpty ? "TRUE" : oneOffConditions.joined(separator: " AND "),
@@ -711,7 +725,7 @@ extension AppointmentDAO {
     if query.includeCancelled { try Self.markCancelledSeries(&singles, connection: connection) }
     let occurrences = try Self.seriesOccurrences(
       in: range,
-      conditions: conditions,
+      conditions: seriesConditions,
       bindings: bindings,
       includeCancelled: query.includeCancelled,
       longest: longest,

@@ -29,6 +29,20 @@ struct AlarmTests {
 
   func block(_ lines: String...) -> [String] { ["BEGIN:VALARM"] + lines + ["END:VALARM"] }
 
+  @Test("show and JSON read a row's alarms from its extras once each, with or without any")
+  func formattingReadsAlarmsOnce() {
+    let formatter = AppointmentFormatter(clock: clock)
+    let with = event(date(2026, 12, 3, 9), alarms: [block("ACTION:DISPLAY", "TRIGGER:-PT15M")])
+    let without = event(date(2026, 12, 3, 9), alarms: [])
+    for (a, reminders) in [(with, 1), (without, 0)] {
+      let counter = AlarmReads.Counter()
+      let (json, details) = AlarmReads.$counter.withValue(counter) { (formatter.jsonObject(a), formatter.details(a)) }
+      #expect(counter.count == 2, "one read for the JSON, one for show")
+      #expect(json.contains("\"reminders\":[" + (reminders == 0 ? "]" : "{")))
+      #expect(details.filter { $0.hasPrefix("reminder: ") }.count == reminders)
+    }
+  }
+
   @Test("a relative trigger fires before the start, one related to the end after the end")
   func relative() throws {
     let start = date(2026, 12, 3, 9)

@@ -150,6 +150,42 @@ struct AlarmRecordTests {
   }
 
   @Test(
+    "a batch of records is one transaction: the keys taken now come back, one recorded already is not",
+    arguments: StoreKind.allCases
+  )
+  func recordsABatchInOneTransaction(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      #expect(
+        try await dao.recordAlarm(key: "a/1", appointmentID: "a", fireAt: december(3), outcome: .fired, at: december(3))
+      )
+      let batch = ["a/1", "b/1", "c/1", "d/1"].map {
+        AlarmRecord(key: $0, appointmentID: String($0.prefix(1)), fireAt: december(3, 9), outcome: .late)
+      }
+      let taken = try await dao.recordAlarms(batch, at: december(3, 10))
+      #expect(taken == ["b/1", "c/1", "d/1"])
+      #expect(try await dao.recordedAlarmKeys(from: december(1)) == ["a/1", "b/1", "c/1", "d/1"])
+      #expect(try await dao.recordedAlarmOutcome(key: "a/1") == .fired, "the first record stands")
+      #expect(try await dao.recordAlarms([], at: december(3)).isEmpty)
+      if kind == .postgres {
+        // Each row's xmin is the transaction that wrote it: the batch's three rows, one.
+        let writers = try await Self.writingTransactions(dao, keys: ["b/1", "c/1", "d/1"])
+        #expect(writers == 1)
+      }
+    }
+  }
+
+  /// How many PostgreSQL transactions wrote the records of `keys`.
+  static func writingTransactions(_ dao: AppointmentDAO, keys: [String]) async throws -> Int64? {
+    try await dao.database.read { connection throws(StoreError) in
+      let marks = Array(repeating: "?", count: keys.count).joined(separator: ", ")
+      return try connection.scalar(
+        "SELECT count(DISTINCT xmin::text) FROM alarm_fired WHERE key IN (\(marks))",
+        keys.map { .text($0) }
+      )?.int64
+    }
+  }
+
+  @Test(
     "two clients recording the same instances at once: each key is taken by exactly one",
     arguments: StoreKind.shared
   )

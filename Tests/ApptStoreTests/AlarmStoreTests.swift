@@ -21,6 +21,28 @@ import Testing
     }
   }
 
+  @Test("a series' alarms are read from its extras once, not once per occurrence", arguments: StoreKind.allCases)
+  func seriesAlarmsReadOnce(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      var daily = Appointment(
+        title: "Daily",
+        start: december(7, 9),
+        end: december(7, 10),
+        created: TestClock.now,
+        timeZone: "Europe/Paris",
+        recurrence: Recurrence(frequency: .daily, count: 10)
+      )
+      daily = try withAlarms(daily, "10m")
+      _ = try await dao.saveAppointment(daily)
+      let counter = AlarmReads.Counter()
+      let instances = try await AlarmReads.$counter.withValue(counter) {
+        try await dao.alarmInstances(in: window(december(1), december(31)))
+      }
+      #expect(instances.count == 10)
+      #expect(counter.count == 1)
+    }
+  }
+
   @Test(arguments: StoreKind.allCases)
   func oneOffsInRangeOnlyAndNotCancelled(kind: StoreKind) async throws {
     try await withStore(kind) { dao in

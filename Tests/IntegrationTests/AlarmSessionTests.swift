@@ -140,6 +140,42 @@ final class MovableClock: Sendable {
     await pilot.waitUntilFinished()
   }
 
+  @Test("the alarm watch observes only the rows with alarms around now")
+  func watchReadsOnlyRowsWithAlarms() async throws {
+    let dao = TestStore.fileDAO(in: directory)
+    let standup = try await dao.saveAppointment(withReminder("Standup", 15, 20, before: 15))
+    try await dao.saveAppointment(TestStore.appointment("Plain", TestClock.date(2026, 11, 29, 16, 0), minutes: 30))
+    try await dao.saveAppointment(TestStore.appointment("Tomorrow", TestClock.date(2026, 11, 30, 9, 0), minutes: 30))
+    let query = RenderLoop.alarmWatchQuery(at: time.now, clock: time.clock)
+    let watched = try await dao.appointments(matching: query)
+    #expect(watched.map(\.id) == [standup.id])
+  }
+
+  @Test("a clock that jumps past an alarm is caught up by the ticker, not by the timer's own wake-ups")
+  func tickerCatchesAJumpedClock() async throws {
+    let dao = TestStore.fileDAO(in: directory)
+    try await dao.saveAppointment(withReminder("Standup", 15, 20, before: 15))  // due 15:05
+    let terminal = HeadlessTerminal(size: Screen.Size(rows: 24, columns: 100))
+    let pilot = Pilot(
+      terminal: terminal,
+      loop: RenderLoop(
+        dao: dao,
+        terminal: terminal,
+        environment: Environment(clock: time.clock),
+        tickInterval: .milliseconds(10),
+        // The timer's sleep never ends within the test: only the ticker can see 15:05.
+        alarmDelay: { _ in .seconds(86_400) }
+      )
+    )
+    await pilot.start()
+    await waitUntil(pilot, "the loop has the alarm") { pilot.loop.alarms.upcoming.count == 1 }
+    time.set(TestClock.date(2026, 11, 29, 15, 5))
+    await waitUntil(pilot, "the alarm at 15:05") { pilot.terminal.bellCount == 1 }
+    #expect(statusLine(pilot) == " 🔔 15:20 Standup in 15 min  z snooze")
+    pilot.press("q")
+    await pilot.waitUntilFinished()
+  }
+
   @Test("the form's Remind field saves an alarm the store then lists, and it rings")
   func remindFieldSaves() async throws {
     let dao = TestStore.fileDAO(in: directory)

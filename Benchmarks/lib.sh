@@ -1,0 +1,51 @@
+# What the parts of `make bench` run after its report share: Benchmarks/sync.sh and
+# Benchmarks/remind.sh source this (it is not run on its own).
+#
+# bench_init PART: the environment every part measures in (from the repository's root, UTC,
+# C.UTF-8, no backtrace prompt), SCRATCH and DATA (BENCH_SCRATCH, BENCH_DATA), RESULTS,
+# START_SECONDS and LOAD_START (the load average at the start: other work on the machine
+# skews every figure); `log` then prints "==> PART: ..." with the seconds since.
+bench_init() {
+  BENCH_PART=$1
+  cd "$(dirname "${BASH_SOURCE[0]}")/.."
+  export PATH="$PATH:/opt/swift/usr/bin"
+  export SWIFT_BACKTRACE=interactive=no
+  export TZ=UTC
+  export LC_ALL=C.UTF-8
+  SCRATCH=${BENCH_SCRATCH:-.build}
+  DATA=${BENCH_DATA:-$SCRATCH/bench-data}
+  RESULTS=Benchmarks/results
+  START_SECONDS=$SECONDS
+  LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+}
+
+log() { printf '\n==> %s: %s  [%ds]\n' "$BENCH_PART" "$*" $((SECONDS - START_SECONDS)) >&2; }
+
+# bench_release_binary PRODUCT: builds PRODUCT in release (static Swift runtime, in SCRATCH)
+# and prints its path.
+bench_release_binary() {
+  swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product "$1" >&2
+  echo "$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)/$1"
+}
+
+# bench_workdir NAME: `work`, a fresh temporary directory removed at exit, and `pids`, the
+# background processes to stop then (TERM, then waited for); INT, TERM and HUP end the script
+# with 130, 143 and 129 after the same cleanup.
+bench_workdir() {
+  mkdir -p "$DATA" "$RESULTS"
+  work=$(mktemp -d "${TMPDIR:-/tmp}/appt-bench-$1.XXXXXX")
+  pids=()
+  trap bench_cleanup EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  trap 'exit 129' HUP
+}
+
+bench_cleanup() {
+  local status=$? pid
+  trap '' INT TERM HUP
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+  exit "$status"
+}
