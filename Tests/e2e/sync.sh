@@ -62,7 +62,8 @@ fi
 
 ACCOUNT=cloud
 KILL_SEED=${APPT_SYNC_KILL_SEED:-14}
-SYNC_WATCHDOG=${APPT_SYNC_WATCHDOG:-180} # seconds one sync may take before it counts as hung
+SYNC_WATCHDOG=${APPT_SYNC_WATCHDOG:-600} # seconds one sync may take before it counts as hung: a
+# watchdog, never a timing (600 PUTs to Radicale took over 180 s at a load average of 17)
 
 # ---------------------------------------------------------------- the store of a scenario
 
