@@ -583,7 +583,7 @@ command_line() {
     check_contains "$ERR" "no [account nope] in" "names the account"
     mkdir -p "$T/alone"
     cp "$APPT" "$T/alone/appt"
-    timeout -k 2 20 env PATH=/usr/bin:/bin "$T/alone/appt" --db "$STORE" sync >"$T/.out" 2>"$T/.err"
+    timeout -k 2 "$E2E_WATCHDOG" env PATH=/usr/bin:/bin "$T/alone/appt" --db "$STORE" sync >"$T/.out" 2>"$T/.err"
     STATUS=$?
     ERR=$(cat "$T/.err")
     check_status 1 "appt-sync missing"
