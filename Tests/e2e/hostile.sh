@@ -183,7 +183,7 @@ EOF
 
 # state DB: everything the database holds, as JSON Lines.
 state() {
-    timeout -k 2 20 "$APPT" --db "$1" --json list --all --include-cancelled 2>&1
+    timeout -k 2 "$E2E_WATCHDOG" "$APPT" --db "$1" --json list --all --include-cancelled 2>&1
     echo "status $?"
 }
 
@@ -398,7 +398,7 @@ text_100mb_without_a_newline() {
     local db="$T/db.sqlite3" rss=""
     head -c 100000000 /dev/zero | tr '\0' x >"$T/huge"
     if [[ -x /usr/bin/time ]]; then
-        timeout -k 2 20 /usr/bin/time -f 'maxrss_kb %M' -o "$T/time" "$APPT" --db "$db" <"$T/huge" >"$T/.out" 2>"$T/.err"
+        timeout -k 2 "$E2E_WATCHDOG" /usr/bin/time -f 'maxrss_kb %M' -o "$T/time" "$APPT" --db "$db" <"$T/huge" >"$T/.out" 2>"$T/.err"
         STATUS=$?
         OUT=$(cat "$T/.out")
         ERR=$(cat "$T/.err")

@@ -153,10 +153,14 @@ e2e_app_env() {
     mkdir -p "$HOME"
 }
 
+# How long one appt command may run before it counts as hung: a watchdog, never a timing
+# (a debug build beside other work: a 1 MB script line once took 94 s at a load average of 17).
+E2E_WATCHDOG=${E2E_WATCHDOG:-120}
+
 # run_appt ARGS...: run the binary with the caller's stdin; sets OUT, ERR, STATUS.
 # A watchdog timeout turns a hang into a failure (status 124) instead of a stuck run.
 run_appt() {
-    timeout -k 2 20 "$APPT" "$@" >"$T/.out" 2>"$T/.err"
+    timeout -k 2 "$E2E_WATCHDOG" "$APPT" "$@" >"$T/.out" 2>"$T/.err"
     STATUS=$?
     OUT=$(cat "$T/.out")
     ERR=$(cat "$T/.err")
