@@ -63,6 +63,48 @@ public enum ICalendar {
     public var notices: [Problem]
     /// The number of VEVENTs seen, imported or not.
     public var eventCount: Int
+    /// The number of events that map (with a sink, handed to it; else `appointments.count`).
+    public var count = 0
+    /// The most events held at once before they went to the sink (without one: `count`).
+    public var mostHeld = 0
+  }
+
+  /// One event handed to a sink (`read(bytes:clock:batchSize:sink:)`). `ordinal` is its place
+  /// among the events kept (0, 1, ...); an event whose UID and RECURRENCE-ID came before with
+  /// a lower or equal SEQUENCE, handed over already, comes again with that one's ordinal.
+  public struct ImportItem: Sendable {
+    public var appointment: Appointment
+    public var ordinal: Int
+  }
+
+  /// How `read(bytes:clock:batchSize:sink:)` ended.
+  public enum StreamedRead: Sendable {
+    /// Read to the end: every event that maps was handed to the sink; `appointments` is empty.
+    case read(ReadResult)
+    /// The sink returned false; reading stopped there.
+    case stopped
+    /// The file has what changes how events before it read (a VTIMEZONE or X-WR-TIMEZONE
+    /// after the first event, a second VCALENDAR, a VCALENDAR without its END): read it
+    /// whole instead (`read(bytes:clock:)`), throwing away what the sink got.
+    case readWhole
+  }
+
+  /// Reads a calendar file as `read(bytes:clock:)` does, handing the events of its one
+  /// VCALENDAR to `sink` at most `batchSize` at a time as they are read, so a big file never
+  /// has all its events in memory. Problems and notices come at the end, in the result.
+  public static func read(
+    bytes: consuming [UInt8],
+    clock: Clock,
+    batchSize: Int,
+    sink: @escaping ([ImportItem]) -> Bool
+  ) -> StreamedRead {
+    var reader = Reader(clock: clock)
+    reader.sink = sink
+    reader.batchSize = max(1, batchSize)
+    let result = reader.read(consume bytes)
+    if reader.abandoned { return .readWhole }
+    if reader.stopped { return .stopped }
+    return .read(result)
   }
 
   /// Reads a calendar file. Lines end in CRLF or LF; a UTF-8 byte order mark is skipped.

@@ -41,9 +41,30 @@ extension ICalendar {
     private var noted: Set<String> = []
     /// The zone floating times and dates are read in: X-WR-TIMEZONE, else the clock's.
     private var floatingZone: TimeZone
-    /// Index in `appointments` (and event line) of each (UID, RECURRENCE-ID) kept so far.
-    private var kept: [Key: (index: Int, line: Int)] = [:]
+    /// Ordinal (its place among the events kept, see `ImportItem`), event line and SEQUENCE
+    /// of each (UID, RECURRENCE-ID) kept so far.
+    private var kept: [Key: (index: Int, line: Int, sequence: Int)] = [:]
+    /// The events kept and not yet handed to `sink` (all of them without one), and their
+    /// ordinals.
     private var appointments: [Appointment] = []
+    private var ordinals: [Int] = []
+    /// Where each ordinal of `appointments` is in it.
+    private var positions: [Int: Int] = [:]
+    /// With a sink, the events of the file's one VCALENDAR are handed to it `batchSize` at
+    /// a time as they are read (`ICalendar.read(bytes:clock:batchSize:sink:)`); it returns
+    /// false to stop the reading.
+    var sink: (([ImportItem]) -> Bool)?
+    var batchSize = Int.max
+    /// Streaming: the one VCALENDAR's zones are set up (at its first event).
+    private var streamingBegun = false
+    private var mostHeld = 0
+    /// Streaming met something that changes how earlier events read (a VTIMEZONE or an
+    /// X-WR-TIMEZONE after the first event, a second VCALENDAR, one without its END), or the
+    /// sink said stop: the reading stopped.
+    private(set) var abandoned = false
+    private(set) var stopped = false
+    /// UIDs given to events without one, in the calendar read now.
+    private var synthesized: [String: Int] = [:]
     /// Components skipped by kind: how many and the first line.
     private var skipped: [String: (count: Int, line: Int)] = [:]
     private var eventCount = 0
@@ -67,6 +88,7 @@ extension ICalendar {
       let roots = structure(&lines)
       problems += lines.problems
       lines = ICalendar.UnfoldedLines([])
+      if abandoned || stopped { return ReadResult(appointments: [], problems: [], notices: [], eventCount: 0) }
       if roots.isEmpty, problems.isEmpty {
         let empty = !sawContent
         problems.append(
@@ -80,6 +102,7 @@ extension ICalendar {
         }
         readCalendar(root, nested: false)
       }
+      if sink != nil, !appointments.isEmpty { flush() }
       for (kind, seen) in skipped {
         let what = seen.count == 1 ? "1 \(kind)" : "\(seen.count) \(kind)s"
         let why =
@@ -92,7 +115,9 @@ extension ICalendar {
         appointments: appointments,
         problems: problems.sorted(by: byLine),
         notices: notices.sorted(by: byLine),
-        eventCount: eventCount
+        eventCount: eventCount,
+        count: kept.count,
+        mostHeld: max(mostHeld, appointments.count)
       )
     }
 
@@ -100,31 +125,25 @@ extension ICalendar {
     private mutating func readCalendar(_ calendar: Component, nested: Bool) {
       problems += calendar.problems
       checkCalendarProperties(calendar)
-      for zone in calendar.children where zone.name == "VTIMEZONE" { learnZone(zone) }
       let outerFloating = floatingZone
       defer { floatingZone = outerFloating }
-      if let property = calendar.all("X-WR-TIMEZONE").first {
-        let name = property.value.trimmingCharacters(in: .whitespaces)
-        if let zone = TimeZoneResolver.zone(forTZID: name) {
-          floatingZone = zone
-          notices.append(
-            Problem(
-              line: property.line,
-              message: "X-WR-TIMEZONE:\(name): times without a zone are read in \(zone.identifier)"
-            )
-          )
-        } else {
-          notices.append(
-            Problem(line: property.line, message: "X-WR-TIMEZONE:\(name) is not a zone appt knows; ignored")
-          )
+      // Streamed, its events are read already, with the zones set up at the first.
+      if streamingBegun, !nested {
+        for child in calendar.children where child.name != "VTIMEZONE" {
+          let seen = skipped[child.name] ?? (0, child.line)
+          skipped[child.name] = (seen.count + 1, min(seen.line, child.line))
         }
+        return
       }
-      var synthesized: [String: Int] = [:]
+      let outerSynthesized = synthesized
+      defer { synthesized = outerSynthesized }
+      synthesized = [:]
+      setUpZones(calendar)
       for child in calendar.children {
         switch child.name {
         case "VEVENT":
           eventCount += 1
-          if let appointment = map(child, synthesized: &synthesized) { keep(appointment, line: child.line) }
+          if let appointment = map(child) { keep(appointment, line: child.line) }
         case "VTIMEZONE":
           continue
         case "VCALENDAR":
@@ -139,16 +158,38 @@ extension ICalendar {
       }
     }
 
+    /// Learns a calendar's VTIMEZONEs and the zone of its floating times (X-WR-TIMEZONE).
+    private mutating func setUpZones(_ calendar: Component) {
+      for zone in calendar.children where zone.name == "VTIMEZONE" { learnZone(zone) }
+      if let property = calendar.all("X-WR-TIMEZONE").first {
+        let name = property.value.trimmingBlanks
+        if let zone = TimeZoneResolver.zone(forTZID: name) {
+          floatingZone = zone
+          notices.append(
+            Problem(
+              line: property.line,
+              message: "X-WR-TIMEZONE:\(name): times without a zone are read in \(zone.identifier)"
+            )
+          )
+        } else {
+          notices.append(
+            Problem(line: property.line, message: "X-WR-TIMEZONE:\(name) is not a zone appt knows; ignored")
+          )
+        }
+      }
+    }
+
     /// Adds `appointment`, or, when an event with its UID (and RECURRENCE-ID) came before,
     /// keeps the one with the higher SEQUENCE (equal: the later), with a note.
     private mutating func keep(_ appointment: Appointment, line: Int) {
       let key = Key(uid: appointment.uid ?? "", recurrenceID: appointment.override?.recurrenceID)
       guard let previous = kept[key] else {
-        kept[key] = (appointments.count, line)
-        appointments.append(appointment)
+        let ordinal = kept.count
+        kept[key] = (ordinal, line, appointment.sequence)
+        hold(appointment, ordinal: ordinal)
         return
       }
-      let old = appointments[previous.index]
+      let old = (sequence: previous.sequence, ordinal: previous.index)
       let which = key.recurrenceID.map { " (RECURRENCE-ID \(Recurrence.utcStamp($0)))" } ?? ""
       let newer = appointment.sequence >= old.sequence
       let reason =
@@ -163,9 +204,46 @@ extension ICalendar {
         )
       )
       if newer {
-        appointments[previous.index] = appointment
-        kept[key] = (previous.index, line)
+        // Handed to the sink already: it goes again under the same ordinal.
+        if let position = positions[old.ordinal] {
+          appointments[position] = appointment
+        } else {
+          hold(appointment, ordinal: old.ordinal)
+        }
+        kept[key] = (old.ordinal, line, appointment.sequence)
       }
+    }
+
+    private mutating func hold(_ appointment: Appointment, ordinal: Int) {
+      positions[ordinal] = appointments.count
+      appointments.append(appointment)
+      ordinals.append(ordinal)
+    }
+
+    /// Hands the events held to the sink and lets them go.
+    private mutating func flush() {
+      guard let sink else { return }
+      mostHeld = max(mostHeld, appointments.count)
+      let items = zip(appointments, ordinals).map { ImportItem(appointment: $0, ordinal: $1) }
+      appointments.removeAll(keepingCapacity: true)
+      ordinals.removeAll(keepingCapacity: true)
+      positions.removeAll(keepingCapacity: true)
+      if !sink(items) { stopped = true }
+    }
+
+    /// Streaming: reads an event of the file's one VCALENDAR as soon as it ends, the
+    /// calendar's zones set up at its first. False when it must wait for the calendar's end
+    /// (not streaming, or not such an event).
+    private mutating func stream(_ event: Component, in calendar: Component, roots: Int) -> Bool {
+      guard sink != nil, event.name == "VEVENT", calendar.name == "VCALENDAR", roots == 0 else { return false }
+      if !streamingBegun {
+        streamingBegun = true
+        setUpZones(calendar)
+      }
+      eventCount += 1
+      if let appointment = map(event) { keep(appointment, line: event.line) }
+      if appointments.count >= batchSize { flush() }
+      return true
     }
 
     // MARK: - Structure
@@ -181,12 +259,14 @@ extension ICalendar {
       func report(_ problem: Problem) {
         if stack.isEmpty { problems.append(problem) } else { stack[stack.count - 1].problems.append(problem) }
       }
-      while let (text, number) = lines.next() {
+      while !abandoned, !stopped, let (text, number) = lines.next() {
         guard let text else {
           report(Problem(line: number, message: "not UTF-8 text"))
           continue
         }
-        if text.allSatisfy(\.isWhitespace) { continue }
+        // A line starting with a visible ASCII character (nearly all) is not blank.
+        let visible = text.utf8.first.map { $0 > 0x20 && $0 < 0x7F } ?? false
+        if !visible, text.allSatisfy(\.isWhitespace) { continue }
         sawContent = true
         guard let line = ICalendar.contentLine(text, line: number) else {
           let shown = TextSafety.escapingControls(String(text.prefix(40))) + (text.count > 40 ? "..." : "")
@@ -195,10 +275,15 @@ extension ICalendar {
         }
         switch line.name {
         case "BEGIN":
-          let name = line.value.trimmingCharacters(in: .whitespaces).uppercased()
+          let name = line.value.trimmingBlanks.uppercased()
+          // What would change how the events streamed so far read: read it all again whole.
+          if streamingBegun, name == "VCALENDAR" || (name == "VTIMEZONE" && stack.count == 1) {
+            abandoned = true
+            continue
+          }
           stack.append(Component(name: name, line: number, begin: line.raw))
         case "END":
-          let name = line.value.trimmingCharacters(in: .whitespaces).uppercased()
+          let name = line.value.trimmingBlanks.uppercased()
           guard let depth = stack.lastIndex(where: { $0.name == name }) else {
             report(Problem(line: number, message: "END:\(name) without BEGIN:\(name)"))
             continue
@@ -208,21 +293,29 @@ extension ICalendar {
           }
           if var finished = stack.popLast() {
             finished.end = line.raw
+            if stack.count == 1, stream(finished, in: stack[0], roots: roots.count) { continue }
             close(finished)
           }
         default:
           if stack.isEmpty {
             problems.append(Problem(line: number, message: "\(line.name) outside BEGIN:VCALENDAR ... END:VCALENDAR"))
           } else {
+            if streamingBegun, stack.count == 1, line.name == "X-WR-TIMEZONE" {
+              abandoned = true
+              continue
+            }
             stack[stack.count - 1].properties.append(line)
           }
         }
       }
+      if abandoned || stopped { return [] }
       while let open = stack.popLast() { unclosed(open, closedBy: nil) }
       return roots
     }
 
     private mutating func unclosed(_ component: Component, closedBy line: Int?) {
+      // Its events streamed already would be dropped with it: read it all again whole.
+      if streamingBegun, component.name == "VCALENDAR" { abandoned = true }
       let where_ = line.map { "before the END at line \($0)" } ?? "before the end of the file"
       problems.append(
         Problem(line: component.line, message: "BEGIN:\(component.name) has no END:\(component.name) \(where_)")
@@ -232,7 +325,7 @@ extension ICalendar {
 
     private mutating func checkCalendarProperties(_ calendar: Component) {
       for property in calendar.properties {
-        let value = property.value.trimmingCharacters(in: .whitespaces).uppercased()
+        let value = property.value.trimmingBlanks.uppercased()
         switch property.name {
         case "VERSION" where value != "2.0":
           problems.append(
@@ -249,7 +342,7 @@ extension ICalendar {
     }
 
     private mutating func learnZone(_ component: Component) {
-      guard let tzid = component.all("TZID").first?.value.trimmingCharacters(in: .whitespaces) else { return }
+      guard let tzid = component.all("TZID").first?.value.trimmingBlanks else { return }
       if zoneDefinitions[tzid] == nil { zoneDefinitions[tzid] = component }
     }
 
@@ -266,7 +359,7 @@ extension ICalendar {
     static let textProperties = ["SUMMARY", "DESCRIPTION", "LOCATION"]
 
     /// The appointment for one VEVENT, or nil after recording why it cannot be imported.
-    private mutating func map(_ event: Component, synthesized: inout [String: Int]) -> Appointment? {
+    private mutating func map(_ event: Component) -> Appointment? {
       var errors = event.problems
       func fail(_ line: Int, _ message: String) { errors.append(Problem(line: line, message: message)) }
       var notes: [Problem] = []
@@ -310,7 +403,7 @@ extension ICalendar {
           extraLines.append(property.raw)
         }
       }
-      if let status = single["STATUS"], status.value.trimmingCharacters(in: .whitespaces).uppercased() != "CANCELLED" {
+      if let status = single["STATUS"], status.value.trimmingBlanks.uppercased() != "CANCELLED" {
         extraLines.append(status.raw)
       }
       for child in event.children { extraLines += child.rawLines }
@@ -326,7 +419,7 @@ extension ICalendar {
       extraLines.insert(contentsOf: shadows, at: 0)
 
       // UID: as given, else derived from the event's content so a re-import finds it.
-      var uid = single["UID"].map { ICalendar.unescape($0.value).trimmingCharacters(in: .whitespaces) } ?? ""
+      var uid = single["UID"].map { ICalendar.unescape($0.value).trimmingBlanks } ?? ""
       if uid.isEmpty {
         let base = "appt-import-" + Self.fingerprint(event)
         let seen = synthesized[base, default: 0] + 1
@@ -402,7 +495,7 @@ extension ICalendar {
           end = instant
         }
       } else if let durationLine = single["DURATION"] {
-        let text = durationLine.value.trimmingCharacters(in: .whitespaces)
+        let text = durationLine.value.trimmingBlanks
         endLine = durationLine.raw
         if text.hasPrefix("-"), case .success = DurationValue.parse(String(text.dropFirst())) {
           notes.append(Problem(line: durationLine.line, message: "DURATION:\(text) is negative: \(shortestText)"))
@@ -451,7 +544,7 @@ extension ICalendar {
           let rule = try RecurrenceRule(parsing: line.value)
           rules.append(rule)
           // Written back as it came (INTERVAL=1, the parts' order) while the rule is unchanged.
-          if rule.text != line.value.trimmingCharacters(in: .whitespaces) { extraLines.append(line.raw) }
+          if rule.text != line.value.trimmingBlanks { extraLines.append(line.raw) }
         } catch {
           fail(line.line, error.description)
         }
@@ -550,7 +643,7 @@ extension ICalendar {
 
       var sequence = 0
       if let line = single["SEQUENCE"] {
-        let text = line.value.trimmingCharacters(in: .whitespaces)
+        let text = line.value.trimmingBlanks
         if let value = Int(text), value >= 0 {
           sequence = value
         } else {
@@ -568,7 +661,7 @@ extension ICalendar {
       var location = single["LOCATION"].map { ICalendar.unescape($0.value) } ?? ""
       if location.allSatisfy(\.isWhitespace) { location = "" }
       let status: Appointment.Status =
-        single["STATUS"]?.value.trimmingCharacters(in: .whitespaces).uppercased() == "CANCELLED"
+        single["STATUS"]?.value.trimmingBlanks.uppercased() == "CANCELLED"
         ? .cancelled : .scheduled
 
       let now = clock.now
@@ -652,13 +745,22 @@ extension ICalendar {
       summary: ContentLine?
     ) -> [ICalendarExtras.AsRead]? {
       var kept: [ICalendarExtras.AsRead] = []
-      let written = ICalendar.Writer(fallbackZone: .gmt).event(appointment)
-      let names = written.map(ICalendar.Writer.propertyName)
-      let writtenStart = zip(written, names).filter { $0.1 == "DTSTART" }.map(\.0)
+      // What the writer would write (`Writer.event`, without anything kept as read): its
+      // DTSTART, RDATE and EXDATE lines, and the extras lines of those names it writes back.
+      let writer = ICalendar.Writer(fallbackZone: .gmt)
+      let zone = appointment.zone(fallback: .gmt)
+      var writtenStart = [writer.startLine(appointment, zone)]
+      var writtenDates = appointment.recurrence.map { writer.dateLines(appointment, $0, zone) } ?? []
+      for line in appointment.extras.lines {
+        switch ICalendar.Writer.propertyName(line) {
+        case "DTSTART": writtenStart.append(line)
+        case "RDATE", "EXDATE": writtenDates.append(line)
+        default: continue
+        }
+      }
       if writtenStart != [start.raw] {
         kept.append(.init(name: "DTSTART", lines: [start.raw], meaning: ICalendar.Writer.startMeaning(appointment)))
       }
-      let writtenDates = zip(written, names).filter { $0.1 == "RDATE" || $0.1 == "EXDATE" }.map(\.0)
       if writtenDates.sorted() != dates.map(\.raw).sorted() {
         kept.append(.init(name: "RDATE", lines: dates.map(\.raw), meaning: ICalendar.Writer.datesMeaning(appointment)))
       }
@@ -695,7 +797,7 @@ extension ICalendar {
     /// Reads a date or date-time property: VALUE=DATE (or 8 digits) is a date, midnight in
     /// the floating zone; `Z` is UTC; TZID names the zone; otherwise floating.
     private mutating func moment(_ property: ContentLine, note: (String) -> Void) -> Result<Moment, Problem.Text> {
-      let raw = property.value.trimmingCharacters(in: .whitespaces)
+      let raw = property.value.trimmingBlanks
       let valueType = property.parameter("VALUE")?.uppercased()
       guard valueType == nil || valueType == "DATE" || valueType == "DATE-TIME" else {
         return .failure(.init("\(property.name);VALUE=\(valueType ?? "") is not supported (DATE or DATE-TIME)"))
@@ -721,7 +823,7 @@ extension ICalendar {
       property: ContentLine,
       note: (String) -> Void
     ) -> Result<Moment, Problem.Text> {
-      let tzid = property.parameter("TZID")?.trimmingCharacters(in: .whitespaces)
+      let tzid = property.parameter("TZID")?.trimmingBlanks
       var tzidZone: TimeZone?
       if let tzid, !value.isDate {
         tzidZone = resolveZone(tzid, line: property.line, near: value.instant(in: .gmt))
@@ -945,7 +1047,7 @@ extension ICalendar {
     /// bookkeeping, not worth refusing an event for).
     private func stamp(_ property: ContentLine?) -> Date? {
       guard let property,
-        case .success(let value) = DateValue.parse(property.value.trimmingCharacters(in: .whitespaces)),
+        case .success(let value) = DateValue.parse(property.value.trimmingBlanks),
         !value.isDate
       else { return nil }
       return value.instant(in: value.isUTC ? .gmt : clock.timeZone)
@@ -968,5 +1070,16 @@ extension ICalendar {
       let hex = String(hash, radix: 16)
       return String(repeating: "0", count: 16 - hex.count) + hex
     }
+  }
+}
+
+extension String {
+  /// `trimmingCharacters(in: .whitespaces)` without Foundation's bridging for the common
+  /// value that starts and ends with a visible ASCII character (most of a file's values).
+  var trimmingBlanks: String {
+    guard let first = unicodeScalars.first, let last = unicodeScalars.last else { return self }
+    func visibleASCII(_ s: Unicode.Scalar) -> Bool { s.value > 0x20 && s.value < 0x7F }
+    if visibleASCII(first), visibleASCII(last) { return self }
+    return trimmingCharacters(in: .whitespaces)
   }
 }

@@ -85,7 +85,7 @@ extension ICalendar {
       if let asRead = a.extras.lines(asRead: "DTSTART", meaning: Self.startMeaning(a)) {
         lines += asRead
       } else {
-        lines.append("DTSTART" + time(a.start, a, zone, keepZone: a.recurrence != nil).joined(separator: ":"))
+        lines.append(startLine(a, zone))
       }
       // An end given as a DURATION, or not given, is written back as it came while the
       // appointment still ends where the reader put it.
@@ -115,9 +115,7 @@ extension ICalendar {
         if let asRead = a.extras.lines(asRead: "RDATE", meaning: Self.datesMeaning(a)) {
           lines += asRead
         } else {
-          lines += grouped("RDATE", recurrence.dates.map { date(of: $0, a, zone) })
-          // One EXDATE line per form (all with the TZID, but for a time the TZID cannot name).
-          lines += grouped("EXDATE", a.exceptions.map { time($0, a, zone) })
+          lines += dateLines(a, recurrence, zone)
         }
       }
       if a.isCancelled { lines.append("STATUS:CANCELLED") }
@@ -177,6 +175,19 @@ extension ICalendar {
       // An event read without a SUMMARY gets none while its title is still the default.
       if name == "SUMMARY", asRead == nil, a.extras.lines(asRead: "SUMMARY", meaning: value) != nil { return nil }
       return value.isEmpty && name != "SUMMARY" ? nil : name + ":" + ICalendar.escape(value)
+    }
+
+    /// The DTSTART line written for `a` when none is kept as read. A series' DTSTART keeps its
+    /// TZID (the zone it repeats in) even for a wall-clock time that names two instants.
+    func startLine(_ a: Appointment, _ zone: TimeZone) -> String {
+      "DTSTART" + time(a.start, a, zone, keepZone: a.recurrence != nil).joined(separator: ":")
+    }
+
+    /// The RDATE and EXDATE lines written for a series when none are kept as read: one line
+    /// per form (all with the TZID, but for a time the TZID cannot name).
+    func dateLines(_ a: Appointment, _ recurrence: Recurrence, _ zone: TimeZone) -> [String] {
+      grouped("RDATE", recurrence.dates.map { date(of: $0, a, zone) })
+        + grouped("EXDATE", a.exceptions.map { time($0, a, zone) })
     }
 
     /// What a DTSTART kept as read stands for: the start instant, in the zone, timed or not.

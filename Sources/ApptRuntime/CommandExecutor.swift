@@ -324,7 +324,14 @@ public struct CommandExecutor: Sendable {
     // An unknown calendar is refused before the file is read (as git refuses a remote it
     // does not know): `calendar add` makes it.
     if let calendar { _ = try await dao.calendar(named: calendar) }
-    let result = ICalendar.read(bytes: try Self.readFile(path, command: "import"), clock: clock)
+    // Parsed and stored in batches in one transaction (`importCalendar`): all or nothing.
+    let imported = try await dao.importCalendar(
+      bytes: try Self.readFile(path, command: "import"),
+      clock: clock,
+      calendar: calendar,
+      partial: partial
+    )
+    let result = imported.read
     let describe: (ICalendar.Problem) -> String = { "\(shown):\($0.line): \(TextSafety.escapingControls($0.message))" }
     let problems = result.problems.map(describe).joined(separator: "\n")
     let notices = result.notices.map { "\(shown):\($0.line): note: \(TextSafety.escapingControls($0.message))" }
@@ -335,8 +342,8 @@ public struct CommandExecutor: Sendable {
           + " (--partial imports the events without problems)\n\(problems)"
       )
     }
-    let (added, updated, unchanged) = try await dao.importAppointments(result.appointments, calendar: calendar)
-    let total = result.appointments.count
+    let (added, updated, unchanged) = (imported.added, imported.updated, imported.unchanged)
+    let total = result.count
     var summary = "imported \(total) appointment\(total == 1 ? "" : "s") (\(added) added, \(updated) updated"
     summary += (unchanged > 0 ? ", \(unchanged) unchanged" : "") + ") from \(shown)"
     if count > 0 {

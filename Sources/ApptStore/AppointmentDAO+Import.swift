@@ -1,0 +1,189 @@
+import ApptCore
+import Foundation
+
+/// What `importCalendar` did with a file.
+public struct CalendarImport: Sendable {
+  /// The file's problems, notices and counts (`appointments` is empty: they went to the store).
+  public var read: ICalendar.ReadResult
+  public var added = 0
+  public var updated = 0
+  public var unchanged = 0
+  /// False when the file has problems and `partial` was not given: nothing was stored.
+  public var stored = true
+  /// The most parsed events held at once, by the reader and here (overrides wait for the
+  /// end): what keeps an import's memory flat in the file's size.
+  public var mostHeld = 0
+}
+
+@DatabaseActor
+extension AppointmentDAO {
+  /// How many parsed events an import holds before it stores them.
+  public nonisolated static let importBatchSize = 2_000
+
+  /// The page cache an import's transaction gets on SQLite, in KiB: a shuffled file writes
+  /// all over the table (kept in start order) and its indexes, and with SQLite's 2 MB the
+  /// pages spill to the WAL and are read back again and again.
+  nonisolated static let importCacheKiB = 32_768
+
+  /// Reads an iCalendar file and stores its events (`importAppointments`' matching), in ONE
+  /// transaction: all or nothing. The events are parsed and stored `batchSize` at a time
+  /// (overrides after everything else, so each finds its series), so memory does not grow
+  /// with the file's events. A file with problems stores nothing unless `partial`, then the
+  /// events without problems. `clock` reads floating times and whole days.
+  public func importCalendar(
+    bytes: [UInt8],
+    clock readClock: Clock,
+    calendar name: String? = nil,
+    partial: Bool,
+    batchSize: Int = importBatchSize
+  ) throws(StoreError) -> CalendarImport {
+    let now = clock.now
+    var refused: ICalendar.ReadResult?
+    var readWhole = false
+    do throws(StoreError) {
+      return try database.write { connection throws(StoreError) in
+        refused = nil
+        readWhole = false
+        let restoreCache = try Self.enlargeCache(connection)
+        defer { restoreCache() }
+        let target = try name.map { name throws(StoreError) in try Self.calendar(named: name, in: connection).id }
+        var store = ImportBatches(target: target, now: now)
+        var failure: StoreError?
+        let outcome = ICalendar.read(bytes: bytes, clock: readClock, batchSize: batchSize) { items in
+          do throws(StoreError) {
+            try store.take(items, in: connection)
+            return true
+          } catch {
+            failure = error
+            return false
+          }
+        }
+        switch outcome {
+        case .stopped:
+          throw failure ?? .invalidRequest(message: "import: stopped")
+        case .readWhole:
+          readWhole = true
+          throw .invalidRequest(message: "import: read whole")
+        case .read(let result):
+          if !result.problems.isEmpty, !partial {
+            refused = result
+            throw .invalidRequest(message: "import: refused")
+          }
+          try store.finish(in: connection)
+          var report = store.report(result)
+          report.mostHeld = max(report.mostHeld, result.mostHeld)
+          return report
+        }
+      }
+    } catch {
+      if let refused { return CalendarImport(read: refused, stored: false) }
+      guard readWhole else { throw error }
+    }
+    // A file whose later lines change how earlier events read: parsed whole, then stored.
+    var result = ICalendar.read(bytes: bytes, clock: readClock)
+    if !result.problems.isEmpty, !partial { return CalendarImport(read: result, stored: false) }
+    let appointments = result.appointments
+    result.appointments = []
+    let counts = try importAppointments(appointments, calendar: name)
+    return CalendarImport(
+      read: result,
+      added: counts.added,
+      updated: counts.updated,
+      unchanged: counts.unchanged,
+      mostHeld: appointments.count
+    )
+  }
+
+  /// On SQLite, sets the connection's page cache to `importCacheKiB` for an import's
+  /// transaction; returns what puts the one it had back.
+  nonisolated static func enlargeCache(_ connection: any Connection) throws(StoreError) -> () -> Void {
+    guard connection is SQLiteConnection, let old = try connection.scalar("PRAGMA cache_size")?.int64 else {
+      return {}
+    }
+    try connection.execute("PRAGMA cache_size = -\(importCacheKiB)")
+    return {
+      do {
+        try connection.execute("PRAGMA cache_size = \(old)")
+      } catch {
+        // The import's outcome is what the caller reports; a cache left larger only uses
+        // more memory until the connection closes.
+      }
+    }
+  }
+}
+
+/// The store's side of one import: merges each batch as it comes (overrides kept for the
+/// end, so each finds its series wherever it is in the file) and counts what each event did.
+@DatabaseActor
+struct ImportBatches {
+  let target: String?
+  let now: Date
+  /// What each event (by ordinal) did: 0 not yet stored, else a `MergeUpshot`'s code.
+  private var upshots: [UInt8] = []
+  private var overrides: [ICalendar.ImportItem] = []
+  /// Where each ordinal of `overrides` is in it.
+  private var overrideAt: [Int: Int] = [:]
+  private(set) var mostHeld = 0
+
+  init(target: String?, now: Date) {
+    self.target = target
+    self.now = now
+  }
+
+  mutating func take(_ items: [ICalendar.ImportItem], in connection: any Connection) throws(StoreError) {
+    for item in items {
+      if item.appointment.override != nil {
+        if let at = overrideAt[item.ordinal] {
+          overrides[at] = item
+        } else {
+          overrideAt[item.ordinal] = overrides.count
+          overrides.append(item)
+        }
+        continue
+      }
+      try store(item, in: connection)
+    }
+    mostHeld = max(mostHeld, items.count + overrides.count)
+  }
+
+  /// Stores the overrides kept for the end.
+  mutating func finish(in connection: any Connection) throws(StoreError) {
+    let waiting = overrides
+    overrides = []
+    overrideAt = [:]
+    for item in waiting { try store(item, in: connection) }
+  }
+
+  private mutating func store(_ item: ICalendar.ImportItem, in connection: any Connection) throws(StoreError) {
+    let upshot = try AppointmentDAO.merge(
+      item.appointment,
+      into: target,
+      olderSequenceLoses: true,
+      at: now,
+      in: connection
+    ).upshot
+    let code: UInt8 =
+      switch upshot {
+      case .added: 1
+      case .updated: 2
+      case .unchanged: 3
+      }
+    if item.ordinal >= upshots.count { upshots += repeatElement(0, count: item.ordinal - upshots.count + 1) }
+    // A later copy of an event stored already: what the import did to that event is the
+    // first copy's upshot, unless that one changed nothing.
+    if upshots[item.ordinal] == 0 || upshots[item.ordinal] == 3 { upshots[item.ordinal] = code }
+  }
+
+  func report(_ result: ICalendar.ReadResult) -> CalendarImport {
+    var report = CalendarImport(read: result, mostHeld: mostHeld)
+    for code in upshots {
+      switch code {
+      case 1: report.added += 1
+      case 2: report.updated += 1
+      case 3: report.unchanged += 1
+      default: continue
+      }
+    }
+    return report
+  }
+}

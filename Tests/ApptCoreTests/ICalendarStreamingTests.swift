@@ -1,0 +1,140 @@
+import ApptTestSupport
+import Foundation
+import Testing
+
+@testable import ApptCore
+
+/// `ICalendar.read(bytes:clock:batchSize:sink:)`: the events of a big file handed over a
+/// batch at a time as they are read, never all held, and the same events as a whole read.
+@Suite("iCalendar streaming")
+struct ICalendarStreamingTests {
+  let clock = Fixture.clock
+
+  func calendar(_ lines: [String]) -> String {
+    (["BEGIN:VCALENDAR", "VERSION:2.0"] + lines + ["END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n"
+  }
+
+  func event(_ uid: String, day: Int, sequence: Int = 0, title: String? = nil, _ more: [String] = []) -> [String] {
+    let start = "202612\(day < 10 ? "0" : "")\(day)T090000"
+    return [
+      "BEGIN:VEVENT", "UID:\(uid)", "SEQUENCE:\(sequence)", "SUMMARY:\(title ?? uid)", "DTSTART:\(start)",
+      "DURATION:PT1H",
+    ] + more + ["END:VEVENT"]
+  }
+
+  /// What the sink got, each event once (a later copy in place of the first, by ordinal),
+  /// the batch sizes, and how the reading ended.
+  func streamed(_ text: String, batchSize: Int) -> (
+    events: [Appointment], batches: [Int], outcome: ICalendar.StreamedRead
+  ) {
+    final class Got {
+      var byOrdinal: [Int: Appointment] = [:]
+      var batches: [Int] = []
+    }
+    let got = Got()
+    let outcome = ICalendar.read(bytes: Array(text.utf8), clock: clock, batchSize: batchSize) { items in
+      got.batches.append(items.count)
+      for item in items { got.byOrdinal[item.ordinal] = item.appointment }
+      return true
+    }
+    return (got.byOrdinal.keys.sorted().compactMap { got.byOrdinal[$0] }, got.batches, outcome)
+  }
+
+  @Test("events come a batch at a time, at most batchSize held, the same as a whole read")
+  func batches() throws {
+    var lines: [String] = []
+    for day in 1...10 { lines += event("e\(day)@x", day: day) }
+    let text = calendar(lines)
+    let (events, batches, outcome) = streamed(text, batchSize: 3)
+    #expect(batches == [3, 3, 3, 1])
+    guard case .read(let result) = outcome else {
+      Issue.record("not read to the end: \(outcome)")
+      return
+    }
+    #expect(result.mostHeld == 3, "never more than one batch held")
+    #expect(result.appointments.isEmpty && result.count == 10 && result.eventCount == 10)
+    let whole = ICalendar.read(text, clock: clock)
+    #expect(whole.mostHeld == 10 && whole.count == 10)
+    #expect(events.map(\.uid) == whole.appointments.map(\.uid))
+    #expect(events.map(\.start) == whole.appointments.map(\.start))
+  }
+
+  @Test("a later copy of a UID handed over already comes again under its ordinal; an older one does not")
+  func laterCopies() throws {
+    let text = calendar(
+      event("a@x", day: 1, sequence: 1) + event("b@x", day: 2, sequence: 1) + event("c@x", day: 3)
+        + event("a@x", day: 4, sequence: 2, title: "a, moved") + event("b@x", day: 5, title: "b, older")
+    )
+    let (events, batches, outcome) = streamed(text, batchSize: 2)
+    #expect(batches == [2, 2])
+    guard case .read(let result) = outcome else {
+      Issue.record("not read to the end")
+      return
+    }
+    #expect(result.count == 3)
+    let whole = ICalendar.read(text, clock: clock)
+    #expect(events.map(\.title) == ["a, moved", "b@x", "c@x"])
+    #expect(events.map(\.title) == whole.appointments.map(\.title))
+    #expect(result.notices == whole.notices && result.problems == whole.problems)
+  }
+
+  @Test("problems and notices come at the end with their lines, as a whole read has them")
+  func problemsAtTheEnd() throws {
+    let text = calendar(
+      event("a@x", day: 1) + ["X-WHAT"] + event("b@x", day: 2) + ["BEGIN:VEVENT", "UID:c@x", "END:VEVENT"]
+        + ["BEGIN:VTODO", "END:VTODO"]
+    )
+    let (events, _, outcome) = streamed(text, batchSize: 1)
+    guard case .read(let result) = outcome else {
+      Issue.record("not read to the end")
+      return
+    }
+    let whole = ICalendar.read(text, clock: clock)
+    #expect(!whole.problems.isEmpty && !whole.notices.isEmpty)
+    #expect(result.problems == whole.problems && result.notices == whole.notices)
+    #expect(result.eventCount == whole.eventCount && events.count == whole.appointments.count)
+  }
+
+  @Test("a VTIMEZONE or X-WR-TIMEZONE after the first event, or a second VCALENDAR: read it whole")
+  func readWhole() {
+    let zone = [
+      "BEGIN:VTIMEZONE", "TZID:Custom", "BEGIN:STANDARD", "DTSTART:19700101T000000", "TZOFFSETFROM:+0500",
+      "TZOFFSETTO:+0500", "END:STANDARD", "END:VTIMEZONE",
+    ]
+    let late = calendar(event("a@x", day: 1) + zone)
+    let lateWR = calendar(event("a@x", day: 1) + ["X-WR-TIMEZONE:Asia/Tokyo"])
+    let two = calendar(event("a@x", day: 1)) + calendar(event("b@x", day: 2))
+    let unclosed = (["BEGIN:VCALENDAR", "VERSION:2.0"] + event("a@x", day: 1)).joined(separator: "\r\n")
+    for text in [late, lateWR, two, unclosed] {
+      guard case .readWhole = streamed(text, batchSize: 5).outcome else {
+        Issue.record("streamed: \(text)")
+        continue
+      }
+    }
+    // Before the first event they are set up for it.
+    let early = calendar(["X-WR-TIMEZONE:Asia/Tokyo"] + zone + event("a@x", day: 1))
+    let (events, _, outcome) = streamed(early, batchSize: 5)
+    guard case .read = outcome else {
+      Issue.record("not streamed")
+      return
+    }
+    #expect(events.map(\.start) == ICalendar.read(early, clock: clock).appointments.map(\.start))
+    #expect(events.first?.timeZone == "Asia/Tokyo")
+  }
+
+  @Test("the sink stops the reading")
+  func stop() {
+    var lines: [String] = []
+    for day in 1...6 { lines += event("e\(day)@x", day: day) }
+    var calls = 0
+    let outcome = ICalendar.read(bytes: Array(calendar(lines).utf8), clock: clock, batchSize: 2) { _ in
+      calls += 1
+      return false
+    }
+    guard case .stopped = outcome else {
+      Issue.record("not stopped")
+      return
+    }
+    #expect(calls == 1)
+  }
+}

@@ -1,0 +1,128 @@
+import ApptCore
+import ApptTestSupport
+import Foundation
+import Testing
+
+@testable import ApptStore
+
+/// `importCalendar`: a file parsed and stored a batch at a time inside ONE transaction, so
+/// memory stays flat in the file's size while an import is still all or nothing.
+@Suite struct ImportStreamingTests {
+  func calendar(_ lines: [String]) -> [UInt8] {
+    Array(
+      ((["BEGIN:VCALENDAR", "VERSION:2.0"] + lines + ["END:VCALENDAR"]).joined(separator: "\r\n") + "\r\n").utf8
+    )
+  }
+
+  func event(_ uid: String, day: Int, sequence: Int = 0, title: String? = nil, _ more: [String] = []) -> [String] {
+    let start = "202612\(day < 10 ? "0" : "")\(day)T090000Z"
+    return ["BEGIN:VEVENT", "UID:\(uid)", "SEQUENCE:\(sequence)", "SUMMARY:\(title ?? uid)", "DTSTART:\(start)"]
+      + ["DURATION:PT1H"] + more + ["END:VEVENT"]
+  }
+
+  func events(_ count: Int) -> [String] {
+    (1...count).flatMap { event("e\($0)@example.com", day: $0) }
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func anImportHoldsOneBatchAtATime(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let report = try await dao.importCalendar(
+        bytes: calendar(events(9)),
+        clock: TestClock.clock,
+        partial: false,
+        batchSize: 2
+      )
+      #expect(report.stored && report.added == 9 && report.read.count == 9)
+      #expect(report.mostHeld == 2, "never more than one batch of parsed events")
+      #expect(try await dao.getAllAppointments().count == 9)
+    }
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func aProblemInALaterBatchLeavesTheStoreUnchanged(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let kept = try await dao.saveAppointment(TestStore.appointment("Kept", TestClock.date(2026, 12, 20, 9)))
+      // Three batches stored before the event without DTSTART in the last one is read.
+      let file = calendar(events(6) + ["BEGIN:VEVENT", "UID:broken@example.com", "END:VEVENT"])
+      let refused = try await dao.importCalendar(bytes: file, clock: TestClock.clock, partial: false, batchSize: 2)
+      #expect(!refused.stored && refused.read.problems.count == 1)
+      #expect(try await dao.getAllAppointments() == [kept], "nothing of the earlier batches stays")
+      let partial = try await dao.importCalendar(bytes: file, clock: TestClock.clock, partial: true, batchSize: 2)
+      #expect(partial.stored && partial.added == 6 && partial.read.count == 6)
+      #expect(try await dao.getAllAppointments().count == 7)
+    }
+  }
+
+  @Test func aStoreFailureInALaterBatchLeavesTheStoreUnchanged() async throws {
+    try await withStore(.file) { dao in
+      let first = try await dao.importCalendar(bytes: calendar(events(2)), clock: TestClock.clock, partial: false)
+      #expect(first.added == 2)
+      let before = try await dao.getAllAppointments()
+      // A write the file cannot make fail, made to fail: the fifth event, in the third batch.
+      try await dao.database.write { connection throws(StoreError) in
+        try connection.execute(
+          """
+          CREATE TRIGGER refuse_e5 BEFORE INSERT ON appointment WHEN NEW.uid = 'e5@example.com'
+          BEGIN SELECT RAISE(ABORT, 'refused'); END
+          """
+        )
+      }
+      await #expect(throws: StoreError.self) {
+        try await dao.importCalendar(bytes: calendar(events(6)), clock: TestClock.clock, partial: false, batchSize: 2)
+      }
+      #expect(try await dao.getAllAppointments() == before, "e3 and e4, stored in the batch before, are gone too")
+    }
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func aLaterCopyInALaterBatchCountsOnce(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let file = calendar(
+        event("a@example.com", day: 1, sequence: 1) + event("b@example.com", day: 2) + event("c@example.com", day: 3)
+          + event("a@example.com", day: 4, sequence: 2, title: "a, moved")
+      )
+      let report = try await dao.importCalendar(bytes: file, clock: TestClock.clock, partial: false, batchSize: 1)
+      #expect((report.added, report.updated, report.unchanged) == (3, 0, 0) && report.read.count == 3)
+      let stored = try await dao.getAllAppointments()
+      #expect(Set(stored.map(\.title)) == ["a, moved", "b@example.com", "c@example.com"])
+      let again = try await dao.importCalendar(bytes: file, clock: TestClock.clock, partial: false, batchSize: 1)
+      #expect((again.added, again.updated, again.unchanged) == (0, 0, 3))
+      #expect(try await dao.getAllAppointments() == stored)
+    }
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func anOverrideBeforeItsSeriesInAnEarlierBatchIsLinkedAtItsFirstRevision(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let file = calendar(
+        event("daily@example.com", day: 9, title: "moved", ["RECURRENCE-ID:20261208T090000Z"])
+          + events(3) + event("daily@example.com", day: 7, title: "Daily", ["RRULE:FREQ=DAILY;COUNT=5"])
+      )
+      let report = try await dao.importCalendar(bytes: file, clock: TestClock.clock, partial: false, batchSize: 1)
+      #expect(report.added == 5)
+      let stored = try await dao.getAllAppointments()
+      let series = try #require(stored.first { $0.recurrence != nil })
+      let override = try #require(stored.first { $0.override != nil })
+      #expect(override.override?.seriesID == series.id && override.revision == 1)
+    }
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func aZoneAfterTheFirstEventIsReadWhole(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let file = calendar(
+        ["BEGIN:VEVENT", "UID:z@example.com", "DTSTART;TZID=Custom:20261201T090000", "DURATION:PT1H", "END:VEVENT"]
+          + events(3)
+          + [
+            "BEGIN:VTIMEZONE", "TZID:Custom", "BEGIN:STANDARD", "DTSTART:19700101T000000", "TZOFFSETFROM:+0500",
+            "TZOFFSETTO:+0500", "END:STANDARD", "END:VTIMEZONE",
+          ]
+      )
+      let report = try await dao.importCalendar(bytes: file, clock: TestClock.clock, partial: false, batchSize: 1)
+      #expect(report.added == 4 && report.mostHeld == 4, "read whole, then stored")
+      let zoned = try #require(try await dao.getAllAppointments().first { $0.uid == "z@example.com" })
+      #expect(zoned.start == TestClock.date(2026, 12, 1, 5), "09:00 at +05:00 is 05:00 in Paris")
+    }
+  }
+}
