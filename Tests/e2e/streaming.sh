@@ -23,14 +23,17 @@ endless() {
     [[ $STATUS == 0 ]] || { fail "seeding failed ($STATUS): $ERR"; return 1; }
 }
 
-# peak LINES ARGS...: runs appt ARGS with stdout on a pipe, reads LINES lines of it (all of
-# them for 0) and closes the pipe; prints "STATUS PEAK_KIB LINES_READ FIRST_LINE". A run that
-# outlives the watchdog (a hang, never a slowness bound) is killed and reported as 124.
+# peak LINES ARGS...: runs appt ARGS (stdin: the file $PEAK_STDIN, else nothing) with stdout
+# on a pipe, reads LINES lines of it (all of them for 0) and closes the pipe; prints "STATUS
+# PEAK_KIB LINES_READ FIRST_LINE". A run that outlives the watchdog (a hang, never a slowness
+# bound) is killed and reported as 124.
 peak() {
     python3 - "$APPT" "$@" <<'PY'
 import os, subprocess, sys, threading
 appt, lines, args = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-child = subprocess.Popen([appt] + args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+script = os.environ.get("PEAK_STDIN")
+stdin = open(script, "rb") if script else subprocess.DEVNULL
+child = subprocess.Popen([appt] + args, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 killed = []
 def watchdog():
     killed.append(1)
@@ -92,9 +95,59 @@ scenario_a_closed_pipe_stops_the_reading() {
             fail "list $mode | head -1: peak RSS $rss KiB, a month's list $small KiB"
         fi
     done
-    # In script mode too: the script stops at the closed pipe.
-    read -r status rss count first < <(peak 1 --db "$db" <<<'list --from 1970-01-01 --to 9999-12-31')
-    check_eq 0 "$status" "a script's list into a closed pipe"
+    # In script mode too: the script stops at the closed pipe (and runs no more lines).
+    printf '%s\n' 'list --from 1970-01-01 --to 9999-12-31' 'add After --at "2030-01-01 10:00"' >"$T/script"
+    read -r status rss count first < <(PEAK_STDIN=$T/script peak 1 --db "$db")
+    check_eq "0 1" "$status $count" "a script's list into a pipe closed after one line"
+    check_contains "$first" "Daily" "the script's first line"
+    if ((rss > small + 6 * 1024)); then
+        fail "a script's list | head -1: peak RSS $rss KiB, a month's list $small KiB"
+    fi
+    run_appt --db "$db" list --all
+    check_not_contains "$OUT" "After" "the line after the list in the script"
+}
+
+# A store that fails midway (the pages of its latest rows damaged): the lines read
+# before stay written, the failure is said on stderr, and the exit status is 3.
+scenario_a_failure_midway_keeps_what_was_written() {
+    local db=$T/appt.sqlite3
+    python3 - "$T/seed.ics" <<'PY'
+import datetime, sys
+start = datetime.date(2000, 1, 1)
+with open(sys.argv[1], "w", newline="") as f:
+    f.write("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//e2e//streaming//EN\r\n")
+    for day in range(4000):
+        d = (start + datetime.timedelta(days=day)).strftime("%Y%m%d")
+        f.write(f"BEGIN:VEVENT\r\nUID:m{day}@e2e\r\nDTSTAMP:20260101T000000Z\r\n"
+                f"DTSTART:{d}T090000Z\r\nDTEND:{d}T093000Z\r\n"
+                f"SUMMARY:Meeting {day:04d} {'x' * 60}\r\nEND:VEVENT\r\n")
+    f.write("END:VCALENDAR\r\n")
+PY
+    run_appt --db "$db" import "$T/seed.ics"
+    check_status 0 "importing 4000 appointments"
+    run_appt --db "$db" list --from 2000-01-01 --to 2011-12-31
+    check_status 0 "the list before the damage"
+    check_eq 4000 "$(grep -c Meeting <<<"$OUT")" "lines before the damage"
+    # Zero the pages holding the rows of the last thousand (their titles say "Meeting 3...").
+    [[ ! -s $db-wal ]] || fail "the WAL was left after appt closed the store"
+    python3 - "$db" <<'PY'
+import sys
+path, page = sys.argv[1], 4096
+data = bytearray(open(path, "rb").read())
+for start in range(0, len(data), page):
+    if b"Meeting 3" in data[start:start + page]:
+        data[start:start + page] = bytes(page)
+open(path, "wb").write(data)
+PY
+    run_appt --db "$db" list --from 2000-01-01 --to 2011-12-31
+    check_status 3 "a list that fails midway"
+    check_contains "$ERR" "appt: " "the failure on stderr"
+    local written
+    written=$(grep -c Meeting <<<"$OUT")
+    if ((written == 0 || written >= 4000)); then
+        fail "lines written before the failure: $written of 4000"
+    fi
+    check_contains "$OUT" "Meeting 0000" "the first line written"
 }
 
 # export to stdout writes the calendar a piece at a time: the same calendar as to a file.
