@@ -136,6 +136,18 @@ public enum ICalendar {
     Writer(fallbackZone: fallbackZone, calendarName: calendarName).write(appointments)
   }
 
+  /// `write`'s text in pieces of about `piece` bytes (whole lines), each handed to `body`
+  /// as it is made; stops when `body` returns false.
+  public static func write(
+    _ appointments: [Appointment],
+    fallbackZone: TimeZone,
+    calendarName: String? = nil,
+    piece: Int,
+    _ body: (String) -> Bool
+  ) {
+    Writer(fallbackZone: fallbackZone, calendarName: calendarName).write(appointments, piece: piece, body)
+  }
+
   /// Whether `appointment` belongs in an export of `range`: a one-off that overlaps it, or a
   /// series whose span (first start to last end; endless if it has no end) reaches it.
   public static func reaches(_ appointment: Appointment, _ range: DateInterval, fallbackZone: TimeZone) -> Bool {

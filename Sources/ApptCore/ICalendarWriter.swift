@@ -14,7 +14,23 @@ extension ICalendar {
 
     func write(_ appointments: [Appointment]) -> String {
       var out = ""
+      write(appointments, piece: 1 << 62) { piece in
+        out += piece
+        return true
+      }
+      return out
+    }
+
+    /// Writes the calendar in pieces of about `piece` bytes, each handed to `body` (whole
+    /// content lines, ending after a VEVENT); stops when `body` returns false.
+    func write(_ appointments: [Appointment], piece: Int, _ body: (String) -> Bool) {
+      var out = ""
+      var going = true
       func emit(_ line: String) { out += ICalendar.fold(Self.withoutLineBreaks(line)) }
+      func handOver() {
+        if going, !out.isEmpty { going = body(out) }
+        out = ""
+      }
       emit("BEGIN:VCALENDAR")
       emit("VERSION:2.0")
       emit("PRODID:" + ICalendar.productID)
@@ -23,9 +39,13 @@ extension ICalendar {
       for line in timeZones(for: appointments) { emit(line) }
       for appointment in Self.grouped(appointments) {
         for line in event(appointment) { emit(line) }
+        if out.utf8.count >= piece {
+          handOver()
+          guard going else { return }
+        }
       }
       emit("END:VCALENDAR")
-      return out
+      handOver()
     }
 
     /// The UID an appointment is written with: its own, else its series' or its own id's.

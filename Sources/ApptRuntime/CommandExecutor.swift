@@ -1,6 +1,30 @@
 import ApptCore
 import ApptStore
 import Foundation
+import Synchronization
+
+/// Where a command's output goes as it is made: `list` and `export` write theirs a chunk at a
+/// time (never the whole output at once), every other command its result in one piece.
+public protocol OutputSink: Sendable {
+  /// Writes `text`; false once the output is gone (a closed pipe, a write error), so the
+  /// command stops making more and stops reading the store.
+  func write(_ text: String) -> Bool
+}
+
+/// Output collected into one String: for the calendar's `:` line and `run`.
+public final class CollectedOutput: OutputSink {
+  private let text = Mutex("")
+
+  public init() {}
+
+  public func write(_ text: String) -> Bool {
+    self.text.withLock { $0 += text }
+    return true
+  }
+
+  /// What was written so far.
+  public var output: String { text.withLock { $0 } }
+}
 
 /// Carries out one command of the script grammar against the DAO and returns what to print,
 /// as text or JSON Lines. Shared by one-shot commands, stdin scripts and the TUI's `:` line.
@@ -93,17 +117,83 @@ public struct CommandExecutor: Sendable {
 
   /// Runs `command`: its result, and the notes that go beside it (stdout stays the result).
   public func perform(_ command: Command) async throws(Failure) -> Outcome {
-    if case .sync(let accounts) = command { return try await sync(accounts) }
+    let collected = CollectedOutput()
+    let notes = try await perform(command, writingTo: collected)
+    return Outcome(output: collected.output, notes: notes)
+  }
+
+  /// Runs `command`, writing its result to `sink` as it is made (`list` and `export` a chunk
+  /// at a time, read from the store only as fast as `sink` takes it), and returns the notes
+  /// that go beside it. A failure midway leaves what was written written; when `sink` stops
+  /// taking output, so does the command (and the caller knows why from its sink).
+  public func perform(_ command: Command, writingTo sink: any OutputSink) async throws(Failure) -> [String] {
+    if case .sync(let accounts) = command {
+      let outcome = try await sync(accounts)
+      _ = sink.write(outcome.output)
+      return outcome.notes
+    }
     if case .remind = command {
       // A daemon that runs until stopped: the executable runs it (Main.swift), not a script
       // line or the calendar's `:` line.
       throw Failure(message: "remind runs only from the shell, as 'appt remind'", kind: .invalid)
     }
+    if case .list(let request) = command {
+      try await list(request, to: sink)
+      return []
+    }
+    if case .export(let range, nil, let calendar) = command {
+      do throws(StoreError) { try await export(range: range, calendar: calendar, to: sink) } catch {
+        throw Failure(error)
+      }
+      return []
+    }
     guard case .importFile(let path, let partial, let calendar) = command else {
-      return Outcome(output: try await output(command), notes: [])
+      _ = sink.write(try await output(command))
+      return []
     }
     let into = calendar ?? settings.ui.defaultCalendar.configured
-    do throws(StoreError) { return try await importFile(path, partial: partial, calendar: into) } catch {
+    do throws(StoreError) {
+      let outcome = try await importFile(path, partial: partial, calendar: into)
+      _ = sink.write(outcome.output)
+      return outcome.notes
+    } catch {
+      throw Failure(error)
+    }
+  }
+
+  /// `list`: one line per appointment (the standard line, `--format`'s, or a JSON object),
+  /// written a chunk at a time as the store hands them over.
+  private func list(_ request: ListRequest, to sink: any OutputSink) async throws(Failure) {
+    if json, request.format != nil {
+      throw Failure(.usage("list: --format writes text lines; give --format or --json, not both"))
+    }
+    let query = AppointmentQuery(
+      range: request.range,
+      includeCancelled: request.includeCancelled,
+      search: request.search,
+      calendars: request.calendars
+    )
+    let formatter = self.formatter
+    let json = self.json
+    let template = request.format
+    do throws(StoreError) {
+      let names = template != nil || json ? try await calendarNames() : [:]
+      try await dao.streamAppointments(matching: query) { chunk in
+        var text = ""
+        text.reserveCapacity(chunk.count * 96)
+        for appointment in chunk {
+          if let template {
+            text += formatter.line(appointment, as: template, calendar: names[appointment.calendarID])
+          } else if json {
+            text += formatter.jsonObject(appointment, calendar: names[appointment.calendarID])
+          } else {
+            text += formatter.textLine(appointment)
+          }
+          text += "\n"
+        }
+        return sink.write(text) ? .more : .stop
+      }
+    } catch {
       throw Failure(error)
     }
   }
@@ -117,9 +207,6 @@ public struct CommandExecutor: Sendable {
 
   /// The result of `command` (an import's notes are `perform`'s).
   private func output(_ command: Command) async throws(Failure) -> String {
-    if json, case .list(let request) = command, request.format != nil {
-      throw Failure(.usage("list: --format writes text lines; give --format or --json, not both"))
-    }
     do throws(StoreError) {
       switch command {
       case .add(var request):
@@ -128,21 +215,8 @@ public struct CommandExecutor: Sendable {
         if request.alarms == nil { request.alarms = defaultAlarms(request) }
         return try await render(try await dao.addAppointment(request), verb: "added")
 
-      case .list(let request):
-        let query = AppointmentQuery(
-          range: request.range,
-          includeCancelled: request.includeCancelled,
-          search: request.search,
-          calendars: request.calendars
-        )
-        let appointments = try await dao.appointments(matching: query)
-        if let template = request.format {
-          let names = try await calendarNames()
-          return appointments.map { formatter.line($0, as: template, calendar: names[$0.calendarID]) + "\n" }.joined()
-        }
-        guard json else { return appointments.map { formatter.textLine($0) + "\n" }.joined() }
-        let names = try await calendarNames()
-        return appointments.map { formatter.jsonObject($0, calendar: names[$0.calendarID]) + "\n" }.joined()
+      case .list, .sync, .remind:
+        return ""  // carried out by `perform`
 
       case .show(let prefix):
         let appointment = try await dao.getAppointment(id: try await dao.resolveID(prefix))
@@ -214,8 +288,6 @@ public struct CommandExecutor: Sendable {
 
       case .completion(let shell):
         return shell.script
-      case .sync:
-        return ""  // carried out by `perform`, which keeps the child's notes
 
       case .config(let pathOnly, let asJSON):
         // Settings are read before any command runs; this only shows them (no store opened).
@@ -231,8 +303,6 @@ public struct CommandExecutor: Sendable {
       case .reminders(let request):
         let instances = try await dao.alarmInstances(in: request.range, calendars: request.calendars)
         return reminderLines(instances, json: json || request.json, calendars: try await calendarNames())
-      case .remind:
-        return ""  // refused by `perform`
       }
     } catch {
       // A stale revision: the message goes where errors go, and what is stored now where
@@ -360,6 +430,21 @@ public struct CommandExecutor: Sendable {
       return Outcome(output: output, notes: [])
     }
     return Outcome(output: summary + "\n", notes: notices)
+  }
+
+  /// `export [--from] [--to]` to stdout: the calendar written to `sink` a piece at a time as
+  /// it is made (--json: `{"exported":N,"ical":"...` with the text escaped piece by piece).
+  private func export(range: DateInterval?, calendar: String?, to sink: any OutputSink) async throws(StoreError) {
+    let appointments = try await dao.exportAppointments(in: range, calendar: calendar)
+    var name: String?
+    if let calendar { name = try await dao.calendar(named: calendar).name }
+    if json, !sink.write("{\"exported\":\(appointments.count),\"ical\":\"") { return }
+    var going = true
+    ICalendar.write(appointments, fallbackZone: clock.timeZone, calendarName: name, piece: 1 << 16) { piece in
+      going = sink.write(json ? String(AppointmentFormatter.jsonString(piece).dropFirst().dropLast()) : piece)
+      return going
+    }
+    if json, going { _ = sink.write("\"}\n") }
   }
 
   /// `export [--from] [--to] [FILE]`: every stored appointment reaching the range (series

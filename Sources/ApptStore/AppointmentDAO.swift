@@ -674,66 +674,15 @@ extension AppointmentDAO {
   /// the series that reach the window (a partial index) expanded to their occurrences in it,
   /// with their overrides (`overrideBounds` and `overrides(within:)`: two more indexed queries,
   /// however many series there are). Without a range (`list --all`) series and overrides are
-  /// listed once each, as stored.
+  /// listed once each, as stored. `stream` reads it; this collects the chunks.
   func fetch(_ query: AppointmentQuery, in connection: any Connection) throws(StoreError) -> [Appointment] {
-    var conditions: [String] = []
-    var bindings: [SQLValue] = []
-    if !query.includeCancelled {
-      conditions.append("status = 'scheduled'")
+    var all: [Appointment] = []
+    try stream(query, chunkSize: Self.streamChunkSize, boundedSlices: false, in: connection) {
+      chunk throws(StoreError) in
+      all += chunk
+      return .more
     }
-    if let search = query.search.map(TextSearch.init), !search.isEmpty {
-      // What `TextSearch.matches` says, on the keys each write stores (`databaseValues`).
-      conditions.append("(instr(title_folded, ?) > 0 OR instr(note_folded, ?) > 0 OR instr(location_folded, ?) > 0)")
-      bindings += [.text(search.key), .text(search.key), .text(search.key)]
-    }
-    // The calendars, resolved to ids once: one condition on the row, never a subquery.
-    if let ids = try Self.calendarFilter(names: query.calendars, onlyShown: query.onlyShownCalendars, in: connection) {
-      let filter = Self.calendarCondition(ids)
-      conditions.append(filter.condition)
-      bindings += filter.bindings
-    }
-    var oneOffConditions = conditions + (query.includeCancelled ? [] : [Self.seriesNotCancelled])
-    var seriesConditions = conditions
-    if query.withAlarmsOnly {
-      // The one-offs through the alarms' partial index (bounded by the window); the series
-      // through appointment_series (the window's weeks), the count a filter on their rows:
-      // `+` keeps the planner off the alarms index, which would read every row with alarms
-      // that starts before the window.
-      oneOffConditions.append(Self.carriesAlarms)
-      seriesConditions.append(Self.seriesCarryAlarms)
-    }
-    guard let range = query.range else {
-      var all = try DatabaseQuery<Appointment>(
-        where: oneOffConditions.isEmpty ? "TRUE" : oneOffConditions.joined(separator: " AND "),
-        bindings: bindings,
-        order: Self.displayOrder,
-        limit: query.limit
-      ).fetch(connection)
-      try Self.markCancelledSeries(&all, connection: connection)
-      return all
-    }
-    let from = range.start.millisecondsSince1970
-    let to = range.end.millisecondsSince1970
-    let longest = try Self.longestDuration(connection)
-    var singles = try DatabaseQuery<Appointment>(
-      where: (["start_ms >= ? AND start_ms < ? AND end_ms > ? AND \(Self.isOneOff)"] + oneOffConditions)
-        .joined(separator: " AND "),
-      bindings: [.integer(from - longest), .integer(to), .integer(from)] + bindings,
-      order: Self.displayOrder,
-      limit: query.limit
-    ).fetch(connection)
-    if query.includeCancelled { try Self.markCancelledSeries(&singles, connection: connection) }
-    let occurrences = try Self.seriesOccurrences(
-      in: range,
-      conditions: seriesConditions,
-      bindings: bindings,
-      includeCancelled: query.includeCancelled,
-      longest: longest,
-      fallbackZone: clock.timeZone,
-      connection: connection
-    )
-    guard !occurrences.isEmpty else { return singles }
-    return Self.displaySorted(singles + occurrences, limit: query.limit)
+    return all
   }
 
   /// The first `limit` of `rows` (all without one) in `Appointment.displayOrder`. It sorts
@@ -775,26 +724,17 @@ extension AppointmentDAO {
     fallbackZone: TimeZone,
     connection: any Connection
   ) throws(StoreError) -> [Appointment] {
-    let bounds = try Self.overrideBounds(for: range, longest: longest, connection: connection)
-    let weeks = SeriesWeeks.condition(from: bounds.lower, to: bounds.upper)
-    let series = try DatabaseQuery<Appointment>(
-      where: ([seriesReaching, weeks.sql] + conditions)
-        .joined(separator: " AND "),
-      bindings: [.integer(range.end.millisecondsSince1970), .integer(range.start.millisecondsSince1970)]
-        + weeks.bindings + bindings,
-      order: displayOrder
-    ).fetch(connection)
-    // No series in the window: no override can matter, so the plain ones are not read.
-    guard !series.isEmpty else { return [] }
-    let overrides = try Self.overrides(within: bounds, connection: connection)
-    return series.flatMap {
-      $0.occurrences(
-        in: range,
-        fallbackZone: fallbackZone,
-        includeCancelled: includeCancelled,
-        overrides: overrides[$0.id] ?? []
-      )
-    }
+    var slices = try SeriesSlices(
+      range: range,
+      conditions: conditions,
+      bindings: bindings,
+      includeCancelled: includeCancelled,
+      longest: longest,
+      fallbackZone: fallbackZone,
+      sliceSize: nil,
+      connection: connection
+    )
+    return slices.all()
   }
 
   /// The THISANDFUTURE overrides before a window's end (a partial index), and how far they

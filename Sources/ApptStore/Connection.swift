@@ -22,6 +22,12 @@ public protocol Connection: AnyObject {
   /// Runs a statement that returns no rows and reports how many rows it changed.
   @discardableResult
   func run(_ sql: String, _ bindings: [SQLValue]) throws(StoreError) -> Int
+  /// Runs `sql` with `bindings` and calls `row` for each result row until it returns false,
+  /// holding about `batch` rows at a time whatever the result's size: SQLite steps its
+  /// statement, PostgreSQL fetches from a cursor. Only inside a transaction; `row` may run
+  /// other statements (not this one) meanwhile.
+  func stream(_ sql: String, _ bindings: [SQLValue], batch: Int, row: (Row) throws(StoreError) -> Bool)
+    throws(StoreError)
 }
 
 extension Connection {

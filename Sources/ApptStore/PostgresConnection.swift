@@ -13,6 +13,8 @@ public final class PostgresConnection: Connection {
   /// Server-side prepared statements by the SQL appt wrote (with `?`).
   private var statements: [String: PreparedStatement] = [:]
   private var nextStatementNumber = 1
+  /// How many `stream` cursors are open.
+  private var streamDepth = 0
 
   /// Connects to `url`: a `postgresql://` URL or a `key=value` connection string. Passwords
   /// follow libpq's own rules (the URL, `PGPASSWORD`, `~/.pgpass`).
@@ -90,6 +92,40 @@ public final class PostgresConnection: Connection {
     while index < count {
       try row(Row(.postgres(PostgresRow(result: result, row: index))))
       index += 1
+    }
+  }
+
+  /// Reads the result through a cursor (`DECLARE`, then `FETCH` `batch` rows at a time), so
+  /// neither the server's reply nor this process ever holds the whole result.
+  public func stream(
+    _ sql: String,
+    _ bindings: [SQLValue],
+    batch: Int,
+    row: (Row) throws(StoreError) -> Bool
+  ) throws(StoreError) {
+    // One name per nesting level (a stream inside another's row callback), so the prepared
+    // DECLARE is reused from one stream to the next.
+    let cursor = "appt_stream_\(streamDepth)"
+    streamDepth += 1
+    defer { streamDepth -= 1 }
+    PQclear(try executePrepared("DECLARE \(cursor) NO SCROLL CURSOR FOR \(sql)", bindings))
+    defer {
+      // Done or stopped early, the cursor goes now (a failed transaction drops it itself).
+      if PQtransactionStatus(handle) == PQTRANS_INTRANS { PQclear(PQexec(handle, "CLOSE \(cursor)")) }
+    }
+    let fetch = "FETCH FORWARD \(max(1, batch)) FROM \(cursor)"
+    while true {
+      let result = PQexec(handle, fetch)
+      defer { PQclear(result) }
+      try check(result)
+      guard let result else { return }
+      let rows = PQntuples(result)
+      var index: Int32 = 0
+      while index < rows {
+        guard try row(Row(.postgres(PostgresRow(result: result, row: index)))) else { return }
+        index += 1
+      }
+      if rows < Int32(max(1, batch)) { return }
     }
   }
 

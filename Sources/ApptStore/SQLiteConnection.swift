@@ -76,6 +76,21 @@ public final class SQLiteConnection: Connection {
     }
   }
 
+  /// Steps the statement row by row: SQLite holds no result set, so `batch` does not matter.
+  public func stream(
+    _ sql: String,
+    _ bindings: [SQLValue],
+    batch: Int,
+    row: (Row) throws(StoreError) -> Bool
+  ) throws(StoreError) {
+    let statement = try prepare(sql)
+    defer { statement.reset() }
+    try statement.bind(bindings)
+    while try statement.step() {
+      guard try row(Row(.sqlite(statement.handle))) else { return }
+    }
+  }
+
   /// Runs a statement that returns no rows and reports how many rows it changed.
   @discardableResult
   public func run(_ sql: String, _ bindings: [SQLValue]) throws(StoreError) -> Int {

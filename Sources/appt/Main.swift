@@ -81,16 +81,20 @@ struct Appt {
 
   /// `appt COMMAND ARGS...`: one command from the process arguments.
   static func runOneShot(_ words: [String], executor: CommandExecutor) async -> ExitStatus {
+    let stdout = StdoutSink()
     do throws(CommandExecutor.Failure) {
       let command = try executor.parse(words: words)
       if case .sync(let accounts) = command { return await execSync(accounts, executor: executor) }
-      let result = try await executor.perform(command)
-      let status = Output.write(result.output)?.status ?? .ok
-      for note in result.notes { Output.error(note) }
+      // Written as it is made (`list`, `export`: a chunk at a time).
+      let notes = try await executor.perform(command, writingTo: stdout)
+      let status = stdout.failure?.status ?? .ok
+      for note in notes { Output.error(note) }
       for notice in executor.notices(for: command) { Output.error("appt: note: \(notice)") }
       return status
     } catch {
+      // What was written before the failure stays written.
       Output.error("appt: \(error.message)")
+      if error.output.isEmpty { return max(ExitStatus(error.kind), stdout.failure?.status ?? .ok) }
       return max(ExitStatus(error.kind), Output.write(error.output)?.status ?? .ok)
     }
   }

@@ -1,4 +1,6 @@
+import ApptRuntime
 import Foundation
+import Synchronization
 
 /// Unbuffered writes to stdout and stderr: in script mode each command's result must reach a
 /// pipe the moment that command has committed, not when a buffer fills.
@@ -11,18 +13,23 @@ enum Output {
   /// Writes all of `text` to stdout. Nil when it was written; otherwise why not, already
   /// reported on stderr: the caller must stop and exit with the failure's status.
   static func write(_ text: String) -> StdoutFailure? {
-    var bytes = Array(text.utf8)[...]
-    while !bytes.isEmpty {
-      let written = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
-      if written < 0, errno == EINTR { continue }
-      guard written > 0 else {
-        let failure = written < 0 && errno == EPIPE ? StdoutFailure.readerGone : .writeError(written < 0 ? errno : EIO)
-        failure.report()
-        return failure
+    var text = text
+    // The string's own bytes, not a copy: `list` hands over its output a chunk at a time.
+    return text.withUTF8 { buffer in
+      var rest = UnsafeRawBufferPointer(buffer)
+      while !rest.isEmpty {
+        let written = Glibc.write(1, rest.baseAddress, rest.count)
+        if written < 0, errno == EINTR { continue }
+        guard written > 0 else {
+          let failure =
+            written < 0 && errno == EPIPE ? StdoutFailure.readerGone : .writeError(written < 0 ? errno : EIO)
+          failure.report()
+          return failure
+        }
+        rest = UnsafeRawBufferPointer(rebasing: rest[written...])
       }
-      bytes = bytes.dropFirst(written)
+      return nil
     }
-    return nil
   }
 
   static func error(_ text: String) {
@@ -34,6 +41,24 @@ enum Output {
       bytes = bytes.dropFirst(written)
     }
   }
+}
+
+/// Standard output as a command's `OutputSink`: each piece is written as it comes; the first
+/// failure is reported once, kept for the exit status, and refuses every later piece (so a
+/// `list` into a closed pipe stops reading the store).
+final class StdoutSink: OutputSink {
+  private let failed = Mutex<StdoutFailure?>(nil)
+
+  func write(_ text: String) -> Bool {
+    failed.withLock { failure in
+      guard failure == nil else { return false }
+      failure = Output.write(text)
+      return failure == nil
+    }
+  }
+
+  /// Why stdout stopped taking output, or nil.
+  var failure: StdoutFailure? { failed.withLock { $0 } }
 }
 
 /// Why standard output stopped taking appt's results.

@@ -24,6 +24,7 @@ struct ScriptMode {
         return count
       }
     }
+    let stdout = StdoutSink()
     while let line = reader.next() {
       number += 1
       do throws(CommandExecutor.Failure) {
@@ -34,14 +35,14 @@ struct ScriptMode {
         guard let command = try executor.parse(line: String(decoding: bytes, as: UTF8.self)) else { continue }
         // Results that cannot be written stop the script: a driver that cannot read them
         // must not have more commands run blind.
-        let result = try await executor.perform(command)
-        if let failure = Output.write(result.output) { return max(worst, failure.status) }
-        for note in result.notes { Output.error("line \(number): \(note)") }
+        let notes = try await executor.perform(command, writingTo: stdout)
+        if let failure = stdout.failure { return max(worst, failure.status) }
+        for note in notes { Output.error("line \(number): \(note)") }
         for notice in executor.notices(for: command) { Output.error("line \(number): note: \(notice)") }
       } catch {
         Output.error("line \(number): \(error.message)")
         worst = max(worst, ExitStatus(error.kind))
-        if let failure = Output.write(error.output) { return max(worst, failure.status) }
+        if let failure = stdout.failure ?? Output.write(error.output) { return max(worst, failure.status) }
         // A storage failure is about the file itself: no later line can succeed either.
         if bail || error.kind == .storage { break }
       }
