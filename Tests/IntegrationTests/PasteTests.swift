@@ -1,5 +1,7 @@
 import ApptCore
+import ApptRuntime
 import ApptStore
+import ApptTerminal
 import ApptTestSupport
 import ApptUI
 import Foundation
@@ -17,7 +19,16 @@ import Testing
   @Test(arguments: [0, 4])
   func twentyThousandTypedCharactersEndUpInTheField(tabs: Int) async throws {
     let field = tabs == 0 ? Form.Field.title : .note
-    let pilot = Pilot(dao: TestStore.memoryDAO())
+    // No clock ticks: a tick draws a frame of its own, and 20,000 keys in a debug build beside
+    // other work can take longer than the 20 s between ticks (seen in CI: 33 s, two frames).
+    let terminal = HeadlessTerminal(size: Screen.Size(rows: 24, columns: 80))
+    let loop = RenderLoop(
+      dao: TestStore.memoryDAO(),
+      terminal: terminal,
+      environment: Environment(clock: TestClock.clock, settings: Settings()),
+      tickInterval: .seconds(86_400)
+    )
+    let pilot = Pilot(terminal: terminal, loop: loop)
     await pilot.start()
     pilot.press("a")
     for _ in 0..<tabs { pilot.press("tab") }
