@@ -68,11 +68,9 @@ public final class SQLiteConnection: Connection {
     _ bindings: [SQLValue],
     row: (Row) throws(StoreError) -> Void
   ) throws(StoreError) {
-    let statement = try prepare(sql)
-    defer { statement.reset() }
-    try statement.bind(bindings)
-    while try statement.step() {
-      try row(Row(.sqlite(statement.handle)))
+    try stream(sql, bindings, batch: 1) { result throws(StoreError) in
+      try row(result)
+      return true
     }
   }
 
