@@ -439,15 +439,15 @@ private func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince
 /// Counts the reads of appointments' alarms from their extras (`alarms`, `hasAlarms`) while a
 /// test sets `counter`: the tests that hold a window, a list or a row to one read per row.
 /// Outside them nil, and nothing is counted.
-package enum AlarmReads {
-  @TaskLocal package static var counter: Counter?
+public enum AlarmReads {
+  @TaskLocal public static var counter: Counter?
 
-  package final class Counter: Sendable {
+  public final class Counter: Sendable {
     private let value = Atomic<Int>(0)
 
-    package init() {}
+    public init() {}
 
-    package var count: Int { value.load(ordering: .relaxed) }
+    public var count: Int { value.load(ordering: .relaxed) }
 
     func add() { value.add(1, ordering: .relaxed) }
   }
