@@ -26,7 +26,7 @@ extension ICalendar {
     func write(_ appointments: [Appointment], piece: Int, _ body: (String) -> Bool) {
       var out = ""
       var going = true
-      func emit(_ line: String) { out += ICalendar.fold(Self.withoutLineBreaks(line)) }
+      func emit(_ line: String) { out += ICalendar.fold(Self.withoutControls(line)) }
       func handOver() {
         if going, !out.isEmpty { going = body(out) }
         out = ""
@@ -156,17 +156,32 @@ extension ICalendar {
       return lines
     }
 
-    static func hasLineBreak(_ line: String) -> Bool {
-      line.utf8.contains { $0 == 0x0D || $0 == 0x0A }
+    /// Whether a line holds a control character other than tab: a CR or LF kept inside a line
+    /// read verbatim (a malformed file's bare CR), or another control (an ESC in a title).
+    static func hasControl(_ line: String) -> Bool {
+      // One pass over the bytes: C0 and DEL directly; 0xC2 leads the C1 controls (U+0080-9F),
+      // which the scalars then tell from the other characters it leads.
+      guard line.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F || $0 == 0xC2 }) else { return false }
+      return line.unicodeScalars.contains { $0 != "\t" && TextSafety.isControl($0) }
     }
 
-    /// A content line as written: a CR or LF kept inside a line read verbatim (a malformed
-    /// file's bare CR) would end the line early for every reader, so it is written as the
-    /// TEXT escape for a line break (a backslash and `n`) instead.
-    static func withoutLineBreaks(_ line: String) -> String {
-      guard hasLineBreak(line) else { return line }
-      return line.replacingOccurrences(of: "\r\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\n")
+    /// A content line as written. A CR or LF inside a line read verbatim would end the line
+    /// early for every reader, so it is written as the TEXT escape for a line break (a
+    /// backslash and `n`); any other control character (but tab) is written visibly in caret
+    /// notation, as everywhere in appt's export, so a file appt writes never holds one raw.
+    static func withoutControls(_ line: String) -> String {
+      guard hasControl(line) else { return line }
+      let broken = line.replacingOccurrences(of: "\r\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\n")
         .replacingOccurrences(of: "\n", with: "\\n")
+      var out = String.UnicodeScalarView()
+      for scalar in broken.unicodeScalars {
+        if scalar != "\t", TextSafety.isControl(scalar) {
+          out.append(contentsOf: TextSafety.escapingControls(String(scalar)).unicodeScalars)
+        } else {
+          out.append(scalar)
+        }
+      }
+      return String(out)
     }
 
     /// The SUMMARY, DESCRIPTION or LOCATION line of `value`: as it was read (with its
@@ -188,9 +203,10 @@ extension ICalendar {
           read = read.trimmingCharacters(in: .whitespacesAndNewlines)
           if read.isEmpty { read = "(no title)" }
         }
-        // A line that held a bare CR (a malformed file) is written afresh: escaped, as the
-        // value it was read as, so the export is well formed and reads back the same.
-        if read == value, !Self.hasLineBreak(asRead) { return asRead }
+        // A line that held a control character (a malformed file's bare CR, an ESC) is written
+        // afresh: escaped, as the value it was read as, so the export is well formed and
+        // reads back as appt's export of that value.
+        if read == value, !Self.hasControl(asRead) { return asRead }
       }
       // An event read without a SUMMARY gets none while its title is still the default.
       if name == "SUMMARY", asRead == nil, a.extras.lines(asRead: "SUMMARY", meaning: value) != nil { return nil }

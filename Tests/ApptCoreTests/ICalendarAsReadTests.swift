@@ -149,4 +149,27 @@ struct ICalendarAsReadTests {
     #expect(again.title == "Series\n202T120000Z")
     #expect(again.start == first.start && again.end == first.end)
   }
+
+  @Test("an ESC in the first of two SUMMARYs is written in caret notation, never raw (fuzz find)")
+  func controlInKeptSummary() throws {
+    let text = event(
+      "UID:esc@test",
+      "DTSTART:20261201T100000Z",
+      "DURATION:PT1H",
+      "SUMMARY:\u{1B}[D=Europe/Paris",
+      "SUMMARY:Paris",
+      "X-NOTE:bell\u{07}"
+    )
+    let first = try #require(read(text).first)
+    #expect(first.title == "\u{1B}[D=Europe/Paris")
+    let exported = ICalendar.write([first], fallbackZone: paris)
+    #expect(!exported.unicodeScalars.contains { $0 != "\r" && $0 != "\n" && TextSafety.isControl($0) })
+    // The title is written afresh (the line kept as read held the ESC); the second SUMMARY
+    // stays as it came, and a kept line's control is shown as appt shows it.
+    #expect(written([first], ["SUMMARY"]) == ["SUMMARY:^[[D=Europe/Paris", "SUMMARY:Paris"])
+    #expect(written([first], ["X-NOTE"]) == ["X-NOTE:bell^G"])
+    let again = try #require(read(exported).first)
+    #expect(again.title == "^[[D=Europe/Paris")
+    #expect(again.start == first.start && again.end == first.end)
+  }
 }
