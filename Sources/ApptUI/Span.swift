@@ -55,6 +55,11 @@ extension State {
 
     public init() {}
 
+    /// Always equal: the index is derived from fields `State` compares itself (the
+    /// appointments, the span, the filter, `showsCancelled`), so two states equal in those
+    /// have equal indexes, and comparing every day's appointments again would only cost.
+    public static func == (_: SpanIndex, _: SpanIndex) -> Bool { true }
+
     /// The index of `appointments` (in display order) over `span`, cancelled ones left out
     /// unless `showsCancelled`, only those matching `filter` (`TextSearch`).
     public init(_ appointments: [Appointment], span: Span?, filter: String, showsCancelled: Bool) {
