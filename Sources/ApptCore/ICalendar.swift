@@ -75,6 +75,11 @@ public enum ICalendar {
   public struct ImportItem: Sendable {
     public var appointment: Appointment
     public var ordinal: Int
+
+    public init(appointment: Appointment, ordinal: Int) {
+      self.appointment = appointment
+      self.ordinal = ordinal
+    }
   }
 
   /// How `read(bytes:clock:batchSize:sink:)` ended.

@@ -174,16 +174,28 @@ struct ImportBatches {
     if upshots[item.ordinal] == 0 || upshots[item.ordinal] == 3 { upshots[item.ordinal] = code }
   }
 
-  func report(_ result: ICalendar.ReadResult) -> CalendarImport {
-    var report = CalendarImport(read: result, mostHeld: mostHeld)
+  /// How many events were added, updated and found unchanged so far.
+  var counts: (added: Int, updated: Int, unchanged: Int) {
+    var counts = (added: 0, updated: 0, unchanged: 0)
     for code in upshots {
       switch code {
-      case 1: report.added += 1
-      case 2: report.updated += 1
-      case 3: report.unchanged += 1
+      case 1: counts.added += 1
+      case 2: counts.updated += 1
+      case 3: counts.unchanged += 1
       default: continue
       }
     }
-    return report
+    return counts
+  }
+
+  func report(_ result: ICalendar.ReadResult) -> CalendarImport {
+    let counts = counts
+    return CalendarImport(
+      read: result,
+      added: counts.added,
+      updated: counts.updated,
+      unchanged: counts.unchanged,
+      mostHeld: mostHeld
+    )
   }
 }

@@ -291,19 +291,17 @@ extension AppointmentDAO {
     calendar name: String? = nil
   ) throws(StoreError) -> (added: Int, updated: Int, unchanged: Int) {
     let now = clock.now
-    // Series and one-offs first, so an override finds its series whatever the file's order.
-    let ordered = appointments.filter { $0.override == nil } + appointments.filter { $0.override != nil }
     return try database.write { connection throws(StoreError) in
       let target = try name.map { name throws(StoreError) in try Self.calendar(named: name, in: connection).id }
-      var counts = (added: 0, updated: 0, unchanged: 0)
-      for incoming in ordered {
-        switch try Self.merge(incoming, into: target, olderSequenceLoses: true, at: now, in: connection).upshot {
-        case .added: counts.added += 1
-        case .updated: counts.updated += 1
-        case .unchanged: counts.unchanged += 1
-        }
-      }
-      return counts
+      // The import's own store (`ImportBatches`), each appointment an event of its own: one
+      // way from parsed events to rows, whichever way they were read.
+      var store = ImportBatches(target: target, now: now)
+      try store.take(
+        appointments.enumerated().map { ICalendar.ImportItem(appointment: $0.element, ordinal: $0.offset) },
+        in: connection
+      )
+      try store.finish(in: connection)
+      return store.counts
     }
   }
 
