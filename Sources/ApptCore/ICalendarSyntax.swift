@@ -185,9 +185,13 @@ extension ICalendar {
     return String(out)
   }
 
-  /// A parameter value, quoted when it holds `:`, `;` or `,` (a quote cannot be written).
+  /// A parameter value, quoted when it holds `:`, `;` or `,`. A quote, which cannot be
+  /// written, is spelled `^'` (RFC 6868's escape for it), and a control character in caret
+  /// notation, as in the rest of the file; neither is left out, which can make a TZID no zone
+  /// has into one a zone has (`Europ<NUL>e/Paris` read as floating, written back as
+  /// `Europe/Paris`) and so move the times (a fuzz find).
   static func parameterValue(_ text: String) -> String {
-    let clean = text.filter { $0 != "\"" && !$0.unicodeScalars.contains(where: TextSafety.isControl) }
+    let clean = TextSafety.escapingControls(text.replacingOccurrences(of: "\"", with: "^'"))
     return clean.contains(where: { ":;,".contains($0) }) ? "\"\(clean)\"" : clean
   }
 

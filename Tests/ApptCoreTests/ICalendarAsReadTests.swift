@@ -172,4 +172,23 @@ struct ICalendarAsReadTests {
     #expect(again.title == "^[[D=Europe/Paris")
     #expect(again.start == first.start && again.end == first.end)
   }
+
+  @Test("a TZID no zone has stays one no zone has: its NUL in caret notation, never left out (fuzz find)")
+  func controlInUnknownZone() throws {
+    let text = event(
+      "UID:nul@test",
+      "DTSTART;TZID=Europ\u{0}e/Paris:20261201T100000",
+      "DTEND;TZID=Murope/Paris:20261201T110000",
+      "SUMMARY:Floating"
+    )
+    let result = ICalendar.read(text, clock: clock)
+    let first = try #require(result.appointments.first)
+    // Read as floating, in the clock's zone (Paris): 10:00-11:00 there.
+    #expect(first.duration == 3600)
+    #expect(written([first], ["DTEND"]) == ["DTEND;TZID=Europ^@e/Paris:20261201T110000"])
+    let exported = ICalendar.write([first], fallbackZone: paris)
+    let again = try #require(ICalendar.read(exported, clock: clock).appointments.first)
+    #expect(again.start == first.start && again.end == first.end)
+    #expect(ICalendar.parameterValue("A\"B") == "A^'B")
+  }
 }
