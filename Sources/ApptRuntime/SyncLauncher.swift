@@ -124,7 +124,15 @@ public enum SyncLauncher {
     defer { argv.forEach { free($0) } }
     let pointers = argv + [nil]
     var pid = pid_t()
-    let spawned = posix_spawn(&pid, program, &actions, nil, pointers, environ)
+    var spawned = posix_spawn(&pid, program, &actions, nil, pointers, environ)
+    // ETXTBSY: the program is still open for writing somewhere, most often in another child
+    // between its fork and its exec (a program just installed or written): gone in moments.
+    var tries = 1
+    while spawned == ETXTBSY, tries < 50 {
+      usleep(10_000)
+      spawned = posix_spawn(&pid, program, &actions, nil, pointers, environ)
+      tries += 1
+    }
     close(outPipe[1])
     close(errPipe[1])
     guard spawned == 0 else {

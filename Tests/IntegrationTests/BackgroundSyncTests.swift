@@ -19,22 +19,30 @@ import Testing
   var calls: URL { directory.file("calls") }
   var hold: URL { directory.file("hold") }
 
-  /// The fake program: logs its arguments, waits while `hold` exists (at most 60 s), prints
-  /// one calendar's line and exits with `status`.
+  /// The fake program: logs its arguments, waits while `hold` exists, prints one calendar's
+  /// line and exits with `status`. The hold has no time limit of its own a loaded machine
+  /// could outlast (the test removes it, and the directory goes with the test); 10 min caps
+  /// a test that crashed.
   func fakeSync(status: Int32 = 0, pending: Int = 0) throws -> String {
     let program = directory.file("appt-sync")
     let script = """
       #!/bin/sh
       echo "$*" >> '\(calls.path)'
       i=0
-      while [ -e '\(hold.path)' ] && [ $i -lt 6000 ]; do sleep 0.01; i=$((i + 1)); done
+      while [ -e '\(hold.path)' ] && [ $i -lt 60000 ]; do sleep 0.01; i=$((i + 1)); done
       echo '{"account":"acct","calendar":"acct/Home","url":"http://127.0.0.1:9/home/","new":0,"changed":0,\
       "deleted":0,"pushed":0,"conflicts":0,"pending":\(pending),"synced":null,"error":null}'
       exit \(status)
 
       """
-    try script.write(to: program, atomically: true, encoding: .utf8)
-    chmod(program.path, 0o755)
+    // Written through a close-on-exec descriptor: a child another test starts meanwhile must
+    // not keep the script open for writing, which makes starting it fail (ETXTBSY).
+    let fd = open(program.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+    guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+    let bytes = Array(script.utf8)
+    let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    close(fd)
+    guard written == bytes.count else { throw POSIXError(.EIO) }
     return program.path
   }
 
