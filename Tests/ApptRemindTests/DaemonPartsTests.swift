@@ -75,7 +75,9 @@ struct DaemonPartsTests {
     let marker = directory.file("grandchild-lived").path
     let log = Lines()
     let notifier = Notifier(
-      method: .command("(sleep 30; touch '\(marker)') & sleep 30"),
+      // Longer than any stall of this test on a loaded machine: the command is still running
+      // when the test looks at it again, so only the timeout can end it.
+      method: .command("(sleep 600; touch '\(marker)') & sleep 600"),
       timeout: 0.2,
       log: { log.append($0) },
       output: { _ in }
