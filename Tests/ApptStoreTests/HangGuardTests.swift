@@ -95,11 +95,16 @@ struct HangGuardTests {
   @Test("a store that does not answer is a hang, though the guard never asks it")
   func stuckStoreIsAHang() async throws {
     let started = Flag()
+    let reported = Flag()
     let stuck = Task { @DatabaseActor in
       started.set()
-      // A store call that never ends, as far as a 0.2 s guard can tell: 15 times longer, so a
-      // loaded machine that runs the guard late still sees it (CI runs beside other work).
-      usleep(3_000_000)
+      // A store call that does not end until the guard has said so, however late a loaded
+      // machine runs the guard (CI runs beside other work); 120 s caps a guard that never does.
+      var waited = 0
+      while !reported.isSet, waited < 120_000 {
+        usleep(1000)
+        waited += 1
+      }
     }
     while !started.isSet { await Task.yield() }
     let comments = Lines()
@@ -108,6 +113,7 @@ struct HangGuardTests {
       try await HangGuard.run(limit: .milliseconds(200)) { try await database.prepare() }
     } matching: { issue in
       comments.append(issue.comments.map(\.rawValue))
+      reported.set()
       return true
     }
     #expect(comments.all.contains { $0.hasPrefix("hang: nothing progressed for 0.2 seconds") })
