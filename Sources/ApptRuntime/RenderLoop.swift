@@ -149,10 +149,12 @@ public final class RenderLoop {
 
   private func perform(_ effect: Effect) {
     switch effect {
-    case .observeDay(let day):
-      observe(day: day)
-    case .observeDays(let start, let end):
-      observe(day: start, end: end)
+    case .observeDay(let day, let known):
+      observe(day: day, known: known)
+    case .observeDays(let start, let end, let known):
+      observe(day: start, end: end, known: known)
+    case .readAhead(let day, let end):
+      readAhead(day: day, end: end)
     case .observeMonth(let month):
       observe(month: month)
     case .addAppointment(let request):
@@ -565,16 +567,15 @@ public final class RenderLoop {
 
   /// Replaces the current observation with one of `day`'s window (with `end`, of the days from
   /// `day` to `end`: the week and agenda views). Snapshots are tagged with the window, so a
-  /// late one from the previous window is recognised and ignored by `update`.
-  private func observe(day: Date, end: Date? = nil) {
+  /// late one from the previous window is recognised and ignored by `update`. `known`: the
+  /// window as read ahead, which the store does not read again if no commit came since.
+  private func observe(day: Date, end: Date? = nil, known: KnownWindow? = nil) {
     observation?.cancel()
-    let window = DateInterval(start: day, end: end ?? environment.clock.day(1, after: day))
-    // Hidden calendars stay out of the day (the store re-reads it when one is shown or hidden).
-    let query = AppointmentQuery(range: window, includeCancelled: true, onlyShownCalendars: true)
+    let query = windowQuery(day: day, end: end)
     let dao = self.dao
     inFlight += 1
     observation = Task { [weak self] in
-      let stream = await dao.observeAppointments(query)
+      let stream = await dao.observeAppointments(query, known: known)
       self?.inFlight -= 1
       for await snapshot in stream {
         guard let self, !Task.isCancelled else { return }
@@ -589,11 +590,40 @@ public final class RenderLoop {
               end: end,
               appointments: snapshot.items,
               fromOtherProcess: snapshot.fromOtherProcess,
-              interruption: snapshot.interruption.map(Self.interruption)
+              interruption: snapshot.interruption.map(Self.interruption),
+              version: snapshot.version
             )
           )
         }
       }
+    }
+  }
+
+  /// What the calendar observes or reads ahead of the window from `day` to `end` (nil: the
+  /// day). Hidden calendars stay out (the store re-reads it when one is shown or hidden).
+  private func windowQuery(day: Date, end: Date?) -> AppointmentQuery {
+    let window = DateInterval(start: day, end: end ?? environment.clock.day(1, after: day))
+    return AppointmentQuery(range: window, includeCancelled: true, onlyShownCalendars: true)
+  }
+
+  /// Reads the window from `day` to `end` once, for `update` to show at once when the
+  /// selection moves there (ReadAhead.swift).
+  private func readAhead(day: Date, end: Date?) {
+    let query = windowQuery(day: day, end: end)
+    let dao = self.dao
+    inFlight += 1
+    Task { [weak self] in
+      let known: KnownWindow?
+      do throws(StoreError) {
+        known = try await dao.prefetchAppointments(matching: query)
+      } catch {
+        // Not the user's concern: the move there waits for the store instead, and the
+        // observation of that window says what is wrong (the store's interruptions and
+        // failures reach the status line through the observations, once each).
+        known = nil
+      }
+      self?.inFlight -= 1
+      if let known { self?.send(.readAheadArrived(day: day, end: end, known: known)) }
     }
   }
 

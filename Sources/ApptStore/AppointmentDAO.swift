@@ -94,6 +94,15 @@ extension AppointmentDAO {
     try database.read { connection throws(StoreError) in try fetch(query, in: connection) }
   }
 
+  /// `query`'s window now, with the `AsyncDatabase.version` it reflects: what the calendar
+  /// reads ahead of the selection (the next day or week), to show at once when the
+  /// selection gets there and to hand back to `observeAppointments(_:known:)`.
+  public func prefetchAppointments(matching query: AppointmentQuery) throws(StoreError) -> KnownWindow {
+    // One actor job: no commit can come between the read and the version.
+    let items = try appointments(matching: query)
+    return KnownWindow(items: items, version: database.version)
+  }
+
   /// The id a user means by `prefix` (4+ characters, like git): exactly one must match.
   public func resolveID(_ prefix: String) throws(StoreError) -> AppointmentID {
     let prefix = prefix.lowercased()
@@ -577,8 +586,18 @@ extension AppointmentDAO {
 
   /// Snapshots of `query`'s window: the current one first (fetched in the same actor job that
   /// registers the observer), then a new one after each commit that changes the window.
-  public func observeAppointments(_ query: AppointmentQuery) -> AsyncStream<AppointmentSnapshot> {
-    database.observe(tables: [Appointment.table.name, "calendar"], key: \.key) { [self] connection throws(StoreError) in
+  /// With `known`, the window as the caller already has it (`prefetchAppointments`): when no
+  /// commit came since (the version is the same), it is the first snapshot and the query is
+  /// not run again; otherwise the query runs as without it.
+  public func observeAppointments(
+    _ query: AppointmentQuery,
+    known: KnownWindow? = nil
+  ) -> AsyncStream<AppointmentSnapshot> {
+    database.observe(
+      tables: [Appointment.table.name, "calendar"],
+      key: \.key,
+      known: known.map { ($0.items, $0.version) }
+    ) { [self] connection throws(StoreError) in
       try fetch(query, in: connection)
     }
   }

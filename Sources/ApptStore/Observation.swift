@@ -41,8 +41,15 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
   }
 
   /// Fetches the initial result and registers, in one actor job: no commit can slip between.
-  func start() {
+  /// A `known` result of the current version is the initial one, not fetched again.
+  func start(known: (items: [Element], version: UInt64)? = nil) {
     guard let database else { return finish() }
+    if let known, known.version == database.version {
+      pending = known.items
+      pendingVersion = known.version
+      database.register(self)
+      return
+    }
     do {
       pending = try fetchInTransaction(database)
       pendingVersion = database.version
@@ -192,13 +199,15 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
 extension AsyncDatabase {
   /// A stream of snapshots of `fetch`'s result: the current one first, then one after each
   /// commit that changes it. Ending or dropping the stream ends the observation.
+  /// `known`: the result as the subscriber already has it, with the version it was read at.
   func observe<Element: Equatable & Sendable, Key: Hashable & Sendable>(
     tables: Set<String>,
     key: @escaping (Element) -> Key,
+    known: (items: [Element], version: UInt64)? = nil,
     fetch: @escaping (any Connection) throws(StoreError) -> [Element]
   ) -> AsyncStream<CollectionSnapshot<Element>> {
     let mailbox = ObservationMailbox(database: self, tables: tables, key: key, fetch: fetch)
-    mailbox.start()
+    mailbox.start(known: known)
     // The first snapshot goes into the stream now, so the subscriber's first pull needs no
     // hop back onto this actor, where it could wait behind another window's slow first fetch
     // (a new month's busy days when the day changes month).

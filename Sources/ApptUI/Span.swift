@@ -157,12 +157,6 @@ extension State {
     }
   }
 
-  /// The effect observing what the view shows.
-  var observation: Effect {
-    guard let span else { return .observeDay(selectedDay) }
-    return .observeDays(start: span.start, end: span.end)
-  }
-
   /// Whether a snapshot of the window from `day` to `end` is the one on screen.
   func observes(day: Date, end: Date?) -> Bool {
     guard let span else { return end == nil && day == selectedDay }
@@ -172,10 +166,11 @@ extension State {
   /// Switches to `view` (the same again: back to the day view) and observes what it shows;
   /// the selection stays if it is still there.
   mutating func switchView(to view: CalendarView, environment: Environment) -> [Effect] {
+    keepWindowOnScreen()
     self.view = self.view == view ? .day : view
     appointments = []  // first: the index is not made of the old view's appointments again
     span = span(for: self.view, day: selectedDay, environment: environment)
     isLoaded = false
-    return [observation]
+    return [observeNewWindow()]
   }
 }

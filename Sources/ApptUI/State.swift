@@ -157,6 +157,14 @@ public struct State: Equatable, Sendable {
   /// Alarms come due (Alarms.swift), oldest first: on the status line until a key dismisses
   /// them or `z` snoozes them.
   public var alarms: [DueAlarm] = []
+  /// The windows beside the one on screen as read ahead (ReadAhead.swift), and those asked
+  /// for, with the store version each was asked at.
+  public var readAhead: [Window: KnownWindow] = [:]
+  var readAheadAsked: [Window: UInt64] = [:]
+  /// The newest store version a snapshot or a read-ahead reflected, and that of the snapshot
+  /// on screen (nil once the calendar changed the store, until the next snapshot).
+  public var storeVersion: UInt64 = 0
+  var shownVersion: UInt64?
 
   public init(size: Screen.Size, selectedDay: Date, now: Date, month: Date) {
     self.size = size
@@ -211,16 +219,18 @@ public struct State: Equatable, Sendable {
   mutating func selectDay(_ day: Date, environment: Environment) -> [Effect] {
     let clock = environment.clock
     guard day != selectedDay else { return [] }
+    let staysInSpan = span?.contains(day) ?? false
+    if !staysInSpan { keepWindowOnScreen() }
     selectedDay = day
     selectedID = nil
     var effects: [Effect] = []
-    if let current = span, current.contains(day) {
+    if staysInSpan {
       clampSelection(previousIndex: nil)
     } else {
       appointments = []  // first: the index is not made of the old span's appointments again
       span = span(for: view, day: day, environment: environment)
       isLoaded = false
-      effects.append(observation)
+      effects.append(observeNewWindow())
     }
     let newMonth = State.firstOfMonth(day, clock: clock)
     if newMonth != month {
@@ -300,8 +310,11 @@ public enum Message: Sendable, Equatable {
     end: Date? = nil,
     appointments: [Appointment],
     fromOtherProcess: Bool = false,
-    interruption: StoreInterruption? = nil
+    interruption: StoreInterruption? = nil,
+    version: UInt64 = 0
   )
+  /// What `.readAhead` read: the window from `day` to `end` (nil: the day).
+  case readAheadArrived(day: Date, end: Date?, known: KnownWindow)
   /// The busy days of the month starting at `month`.
   case busyDaysArrived(month: Date, days: [Int: Int])
   /// The store's calendars, as they are now.
@@ -361,10 +374,14 @@ public struct MouseEvent: Equatable, Sendable {
 public enum Effect: Equatable, Sendable {
   /// Observe the appointments of the day starting at this local midnight (replacing the
   /// current observation).
-  case observeDay(Date)
+  /// `known`: the window as read ahead, which the store need not read again.
+  case observeDay(Date, known: KnownWindow? = nil)
   /// Observe the appointments from the local midnight `start` to `end` (the week and agenda
   /// views: several days), replacing the current observation as `observeDay` does.
-  case observeDays(start: Date, end: Date)
+  case observeDays(start: Date, end: Date, known: KnownWindow? = nil)
+  /// Read the window from `day` to `end` (nil: the day) once, without observing it:
+  /// `.readAheadArrived`.
+  case readAhead(day: Date, end: Date?)
   /// Observe the busy days of the month starting here (replacing the current one).
   case observeMonth(Date)
   /// Add what the form describes: the request `appt add` makes from the same fields.

@@ -20,7 +20,7 @@ public enum UI {
     case .keyPressed(let key):
       return handleKey(key, state: &state, environment: environment)
 
-    case .snapshotArrived(let day, let end, let appointments, let fromOtherProcess, let interruption):
+    case .snapshotArrived(let day, let end, let appointments, let fromOtherProcess, let interruption, let version):
       // Any day's snapshot says whether the store is reachable (they come in order); the first
       // one after an interruption says "Reconnected", not "Updated by another process".
       let reconnected = interruption == nil && state.storeInterruption != nil
@@ -28,13 +28,21 @@ public enum UI {
       if reconnected { state.report("Reconnected: the calendar is up to date") }
       guard state.observes(day: day, end: end) else { return [] }  // a late snapshot of a day we left
       let wasLoaded = state.isLoaded
+      state.storeVersion = max(state.storeVersion, version)
+      state.shownVersion = version
       state.applySnapshot(appointments)
       if fromOtherProcess, !reconnected, interruption == nil, wasLoaded, state.status?.isError != true {
         state.report("Updated by another process")
       }
       let typed = state.typeahead
       state.typeahead = []
-      return seriesToLookUp(state) + typed.flatMap { handleKey($0, state: &state, environment: environment) }
+      let lookUps = seriesToLookUp(state)
+      let readAhead = state.readAheadEffects(environment: environment)
+      return lookUps + readAhead + typed.flatMap { handleKey($0, state: &state, environment: environment) }
+
+    case .readAheadArrived(let day, let end, let known):
+      state.readAheadArrived(State.Window(day: day, end: end), known, environment: environment)
+      return []
 
     case .seriesFound(let titles):
       state.seriesTitles.merge(titles) { _, new in new }
@@ -50,6 +58,7 @@ public enum UI {
       return []
 
     case .calendarShown(let calendar):
+      state.forgetReadAhead()
       let name = TextSafety.escapingControls(calendar.name)
       state.report(calendar.isShown ? "Showing calendar \(name)" : "Hiding calendar \(name)")
       return []
@@ -69,12 +78,14 @@ public enum UI {
       return state.selectDay(today, environment: environment)
 
     case .appointmentAdded(let appointment):
+      state.forgetReadAhead()
       state.mode = .browsing
       state.recordUndo(.remove(appointment))
       state.report("Added \"\(appointment.title)\" (\(appointment.id.short))")
       return syncSoon(state) + show(appointment, state: &state, environment: environment)
 
     case .appointmentUpdated(let old, let new):
+      state.forgetReadAhead()
       state.mode = .browsing
       // Undo puts the old fields back over the version just saved, and only over that one.
       var previous = old
@@ -90,25 +101,30 @@ public enum UI {
       return syncSoon(state) + show(new, state: &state, environment: environment)
 
     case .appointmentCancelled(let appointment):
+      state.forgetReadAhead()
       state.recordUndo(.setStatus(appointment, .scheduled))
       state.report("Cancelled \"\(appointment.title)\" (u undoes)")
       return syncSoon(state)
 
     case .appointmentRestored(let appointment):
+      state.forgetReadAhead()
       state.recordUndo(.setStatus(appointment, .cancelled))
       state.report("Restored \"\(appointment.title)\"")
       return syncSoon(state)
 
     case .appointmentDeleted(let appointment):
+      state.forgetReadAhead()
       state.recordUndo(.put(appointment))
       state.report("Deleted \"\(appointment.title)\" (u undoes)")
       return syncSoon(state)
 
     case .undone(let what):
+      state.forgetReadAhead()
       state.report("Undid: \(what)")
       return syncSoon(state)
 
     case .commandFinished(let output, let isError):
+      state.forgetReadAhead()
       let lines = output.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
       // More than a line: all of it, in a pane that scrolls (unless something else was
       // opened meanwhile: then the first line, as a line alone is shown).
@@ -141,6 +157,7 @@ public enum UI {
       return syncDue(&state)
 
     case .syncFinished(let report):
+      state.forgetReadAhead()
       return syncFinished(report, state: &state)
 
     case .alarmDue(let instance):

@@ -33,6 +33,59 @@ struct ObservationTests {
     }
   }
 
+  @Test("a window read ahead is its current items and the version they are of", arguments: StoreKind.shared)
+  func readAhead(kind: StoreKind) async throws {
+    try await withTimeout {
+      try await withStore(kind) { dao in
+        let early = try await dao.saveAppointment(appointment("early", from: december(1, 8), to: december(1, 9)))
+        _ = try await dao.saveAppointment(appointment("outside", from: december(5, 8), to: december(5, 9)))
+        let read = try await dao.prefetchAppointments(matching: Self.query)
+        #expect(read.items == [early])
+        #expect(read.version == (await dao.database.version))
+        #expect(read.version > 0)
+      }
+    }
+  }
+
+  @Test(
+    "observing from what was read at the current version starts from it, without reading again",
+    arguments: StoreKind.shared
+  )
+  func startsFromWhatWasRead(kind: StoreKind) async throws {
+    try await withTimeout {
+      try await withStore(kind) { dao in
+        let early = try await dao.saveAppointment(appointment("early", from: december(1, 8), to: december(1, 9)))
+        let version = await dao.database.version
+        // Items the store does not hold, of its current version: only if they were not read
+        // again can they be the first snapshot.
+        let marker = appointment("as the caller had it", from: december(1, 7), to: december(1, 8))
+        let known = KnownWindow(items: [marker], version: version)
+        var iterator = await dao.observeAppointments(Self.query, known: known).makeAsyncIterator()
+        let first = try await nextSnapshot(&iterator)
+        #expect(first.items == [marker] && first.version == version && first.change == .initial)
+        // Still a live observation: the next commit brings the store's window.
+        let late = try await dao.saveAppointment(appointment("late", from: december(1, 18), to: december(1, 19)))
+        let next = try await nextSnapshot(&iterator)
+        #expect(next.items == [early, late])
+      }
+    }
+  }
+
+  @Test("what was read before a commit is read again when observed", arguments: StoreKind.shared)
+  func readAgainAfterACommit(kind: StoreKind) async throws {
+    try await withTimeout {
+      try await withStore(kind) { dao in
+        let early = try await dao.saveAppointment(appointment("early", from: december(1, 8), to: december(1, 9)))
+        let read = try await dao.prefetchAppointments(matching: Self.query)
+        let late = try await dao.saveAppointment(appointment("late", from: december(1, 18), to: december(1, 19)))
+        var iterator = await dao.observeAppointments(Self.query, known: read).makeAsyncIterator()
+        let first = try await nextSnapshot(&iterator)
+        #expect(first.items == [early, late])
+        #expect(first.version == (await dao.database.version) && first.version > read.version)
+      }
+    }
+  }
+
   @Test("an empty window starts with an empty .initial snapshot", arguments: StoreKind.shared)
   func initialEmpty(kind: StoreKind) async throws {
     try await withTimeout {

@@ -152,7 +152,7 @@ import Testing
     #expect(day.contains { $0.contains("Gone") && !$0.contains("🔔") })
     for view in ["w", "A"] {
       var other = state
-      for case .observeDays(let start, let end) in press(view, on: &other) {
+      for case .observeDays(let start, let end, _) in press(view, on: &other) {
         let snapshot = Message.snapshotArrived(day: start, end: end, appointments: [standup, cancelled])
         _ = UI.update(&other, snapshot, environment: environment)
       }

@@ -195,7 +195,13 @@ import Testing
     var state = UI.start(size: Screen.Size(rows: 24, columns: 120), environment: environment).0
     let day = state.selectedDay
     let effects = UI.update(&state, .snapshotArrived(day: day, appointments: [moved]), environment: environment)
-    #expect(effects == [.lookUpSeries([seriesID])])
+    let clock = TestClock.clock
+    #expect(
+      effects == [
+        .lookUpSeries([seriesID]), .readAhead(day: clock.day(1, after: day), end: nil),
+        .readAhead(day: clock.day(-1, after: day), end: nil),
+      ]
+    )
     #expect(Views.render(state, environment: environment).rows.contains { $0.contains("Changed occurrence (was") })
     _ = UI.update(&state, .seriesFound([seriesID: "Board"]), environment: environment)
     let rows = Views.render(state, environment: environment).rows

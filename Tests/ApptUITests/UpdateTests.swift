@@ -50,7 +50,10 @@ import Testing
     #expect(state.selectedDay == tomorrow)
     #expect(state.appointments.isEmpty && !state.isLoaded)
     arrive(&state)
-    #expect(press("h", on: &state) == [.observeDay(today)])
+    // Back to the day just left: shown at once from what it showed (the store is at the same
+    // version), and observed from there.
+    #expect(press("h", on: &state) == [.observeDay(today, known: KnownWindow(items: [dentist], version: 0))])
+    #expect(state.isLoaded && state.appointments == [dentist])
     arrive(&state)
     #expect(press("left", on: &state) == [.observeDay(clock.day(-1, after: today))])
     arrive(&state)
@@ -90,7 +93,12 @@ import Testing
     let dayAfter = TestClock.clock.day(2, after: today)
     #expect(press("l", "l", "j", on: &state) == [.observeDay(tomorrow)])
     let effects = UI.update(&state, .snapshotArrived(day: tomorrow, appointments: []), environment: environment)
-    #expect(effects == [.observeDay(dayAfter), .observeMonth(TestClock.date(2026, 12, 1))])
+    // The day after was asked to be read ahead, but the typed `l` goes there before it came.
+    #expect(
+      effects == [
+        .readAhead(day: dayAfter, end: nil), .observeDay(dayAfter), .observeMonth(TestClock.date(2026, 12, 1)),
+      ]
+    )
     #expect(state.typeahead == [.character("j")])
   }
 

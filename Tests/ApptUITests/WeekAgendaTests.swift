@@ -63,8 +63,8 @@ import Testing
     for effect in effects {
       let message: Message
       switch effect {
-      case .observeDay(let day): message = .snapshotArrived(day: day, appointments: Self.window(day, nil))
-      case .observeDays(let start, let end):
+      case .observeDay(let day, _): message = .snapshotArrived(day: day, appointments: Self.window(day, nil))
+      case .observeDays(let start, let end, _):
         message = .snapshotArrived(day: start, end: end, appointments: Self.window(start, end))
       default: continue
       }
@@ -138,8 +138,14 @@ import Testing
     deliver(next, to: &state)
     #expect(state.isLoaded && state.appointments.map(\.title) == ["Dinner with Bea"])
     let back = press("pgup", on: &state)
-    #expect(back.first == .observeDays(start: TestClock.date(2026, 11, 23), end: TestClock.date(2026, 11, 30)))
-    #expect(state.selectedDay == TestClock.date(2026, 11, 23))
+    // The week just left is shown at once from what it showed, and observed from there.
+    let before = TestClock.date(2026, 11, 23)
+    let shown = Self.window(before, TestClock.date(2026, 11, 30))
+    #expect(
+      back.first
+        == .observeDays(start: before, end: TestClock.date(2026, 11, 30), known: KnownWindow(items: shown, version: 0))
+    )
+    #expect(state.selectedDay == before && state.isLoaded)
   }
 
   @Test func aLateSnapshotOfTheDayIsNotTakenForTheWeek() {
@@ -305,7 +311,7 @@ import Testing
         var state = UI.start(size: Screen.Size(rows: rows, columns: columns), environment: environment).0
         _ = UI.update(&state, .snapshotArrived(day: clock.today, appointments: []), environment: environment)
         let effects = UI.update(&state, .keyPressed(Key(spelling: key) ?? .escape), environment: environment)
-        if case .observeDays(let start, let end) = effects.first {
+        if case .observeDays(let start, let end, _) = effects.first {
           let items = Self.window(start, end)
           _ = UI.update(&state, .snapshotArrived(day: start, end: end, appointments: items), environment: environment)
         }
