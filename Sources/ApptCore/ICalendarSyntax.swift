@@ -88,44 +88,66 @@ extension ICalendar {
 
   /// Parses `NAME *(";" PARAM "=" VALUE) ":" VALUE`; nil when the line has another shape.
   static func contentLine(_ text: String, line: Int) -> ContentLine? {
-    let scalars = Array(text.unicodeScalars)
-    var index = 0
-    func isNameScalar(_ s: Unicode.Scalar) -> Bool {
-      s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s) || s == "-")
-    }
-    func name() -> String? {
-      let begin = index
-      while index < scalars.count, isNameScalar(scalars[index]) { index += 1 }
-      guard index > begin else { return nil }
-      return String(String.UnicodeScalarView(scalars[begin..<index])).uppercased()
-    }
-    guard let propertyName = name() else { return nil }
-    var parameters: [String: String] = [:]
-    while index < scalars.count, scalars[index] == ";" {
-      index += 1
-      guard let parameterName = name(), index < scalars.count, scalars[index] == "=" else { return nil }
-      index += 1
-      var value = String.UnicodeScalarView()
-      // A parameter value: quoted strings and plain text, comma-separated.
-      while index < scalars.count, scalars[index] != ";", scalars[index] != ":" {
-        if scalars[index] == "\"" {
-          index += 1
-          while index < scalars.count, scalars[index] != "\"" {
-            value.append(scalars[index])
-            index += 1
-          }
-          guard index < scalars.count else { return nil }  // an unterminated quote
-          index += 1
-        } else {
-          value.append(scalars[index])
+    var contiguous = text
+    // Over the UTF-8 bytes: every delimiter is ASCII, and no byte of a multi-byte character
+    // is, so the pieces cut between delimiters are whole characters.
+    return contiguous.withUTF8 { bytes in
+      var index = 0
+      func piece(_ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+      }
+      /// A name (letters, digits, `-`), upper-cased.
+      func name() -> String? {
+        let begin = index
+        while index < bytes.count {
+          let byte = bytes[index]
+          guard
+            (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
+              || byte == 0x2D
+          else { break }
           index += 1
         }
+        guard index > begin else { return nil }
+        let upper = bytes[begin..<index].map { (0x61...0x7A).contains($0) ? $0 - 0x20 : $0 }
+        return String(decoding: upper, as: UTF8.self)
       }
-      parameters[parameterName] = String(value)
+      let semicolon: UInt8 = 0x3B
+      let colon: UInt8 = 0x3A
+      let quote: UInt8 = 0x22
+      guard let propertyName = name() else { return nil }
+      var parameters: [String: String] = [:]
+      while index < bytes.count, bytes[index] == semicolon {
+        index += 1
+        guard let parameterName = name(), index < bytes.count, bytes[index] == 0x3D else { return nil }
+        index += 1
+        // A parameter value: quoted strings and plain text, comma-separated.
+        let begin = index
+        var unquoted: [UInt8]?  // only when a quote is left out
+        while index < bytes.count, bytes[index] != semicolon, bytes[index] != colon {
+          if bytes[index] == quote {
+            if unquoted == nil { unquoted = Array(bytes[begin..<index]) }
+            index += 1
+            let opened = index
+            while index < bytes.count, bytes[index] != quote { index += 1 }
+            guard index < bytes.count else { return nil }  // an unterminated quote
+            unquoted?.append(contentsOf: bytes[opened..<index])
+            index += 1
+          } else {
+            unquoted?.append(bytes[index])
+            index += 1
+          }
+        }
+        parameters[parameterName] = unquoted.map { String(decoding: $0, as: UTF8.self) } ?? piece(begin..<index)
+      }
+      guard index < bytes.count, bytes[index] == colon else { return nil }
+      return ContentLine(
+        name: propertyName,
+        parameters: parameters,
+        value: piece((index + 1)..<bytes.count),
+        line: line,
+        raw: text
+      )
     }
-    guard index < scalars.count, scalars[index] == ":" else { return nil }
-    let value = String(String.UnicodeScalarView(scalars[(index + 1)...]))
-    return ContentLine(name: propertyName, parameters: parameters, value: value, line: line, raw: text)
   }
 
   // MARK: - TEXT

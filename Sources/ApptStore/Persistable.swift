@@ -39,21 +39,25 @@ public struct TableDescription: Sendable {
   /// migration step that reads rows finds it).
   public init(name: String, columns: [String], derived: [String] = []) {
     precondition(!columns.isEmpty, "a table needs at least its primary key column")
+    let all = columns + derived
     self.name = name
-    self.columns = columns + derived
+    self.columns = all
     self.readColumns = columns
+    // Made once: every query and write of a row uses them, and the statement cache is
+    // looked up by the text.
+    columnList = all.joined(separator: ", ")
+    selectSQL = "SELECT \(columns.joined(separator: ", ")) FROM \(name)"
+    let placeholders = Array(repeating: "?", count: all.count).joined(separator: ", ")
+    let updates = all.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+    upsertSQL =
+      "INSERT INTO \(name) (\(columnList)) VALUES (\(placeholders)) ON CONFLICT (\(all[0])) DO UPDATE SET \(updates)"
   }
 
   public var primaryKey: String { columns[0] }
-  public var columnList: String { columns.joined(separator: ", ") }
+  public let columnList: String
 
-  public var selectSQL: String { "SELECT \(readColumns.joined(separator: ", ")) FROM \(name)" }
+  public let selectSQL: String
 
   /// Insert, or update every column of the row with the same key (`save` is an upsert).
-  public var upsertSQL: String {
-    let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-    let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-    return
-      "INSERT INTO \(name) (\(columnList)) VALUES (\(placeholders)) ON CONFLICT (\(primaryKey)) DO UPDATE SET \(updates)"
-  }
+  public let upsertSQL: String
 }

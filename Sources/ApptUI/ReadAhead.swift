@@ -57,6 +57,14 @@ extension State {
   mutating func keepWindowOnScreen() {
     guard isLoaded, storeInterruption == nil, let shownVersion, shownVersion == storeVersion else { return }
     readAhead[window] = KnownWindow(items: appointments, version: shownVersion)
+    if span != nil {
+      readAheadIndexes[window] = PreparedIndex(
+        items: appointments,
+        filter: filter,
+        showsCancelled: showsCancelled,
+        index: spanIndex
+      )
+    }
   }
 
   /// Called once the new window is set: shows it at once if it was read ahead at the store's
@@ -74,6 +82,7 @@ extension State {
     guard storeInterruption == nil else { return [] }
     let wanted = neighbours(environment: environment)
     readAhead = readAhead.filter { wanted.contains($0.key) && $0.value.version == storeVersion }
+    readAheadIndexes = readAheadIndexes.filter { readAhead[$0.key] != nil }
     readAheadAsked = readAheadAsked.filter { wanted.contains($0.key) && $0.value == storeVersion }
     var effects: [Effect] = []
     for window in wanted where readAhead[window] == nil && readAheadAsked[window] == nil {
@@ -90,12 +99,22 @@ extension State {
     storeVersion = max(storeVersion, known.version)
     guard known.version == storeVersion, neighbours(environment: environment).contains(window) else { return }
     readAhead[window] = known
+    // The week's index too, now rather than on the key that goes there.
+    if let span = span(for: view, day: window.day, environment: environment) {
+      readAheadIndexes[window] = PreparedIndex(
+        items: known.items,
+        filter: filter,
+        showsCancelled: showsCancelled,
+        index: SpanIndex(known.items, span: span, filter: filter, showsCancelled: showsCancelled)
+      )
+    }
   }
 
   /// The calendar changed the store (or a `:` command or a sync did): what was read ahead,
   /// and what is on screen until its next snapshot, may be out of date.
   mutating func forgetReadAhead() {
     readAhead = [:]
+    readAheadIndexes = [:]
     readAheadAsked = [:]
     shownVersion = nil
   }

@@ -92,9 +92,24 @@ extension State {
     }
   }
 
-  /// Makes `spanIndex` again from what it is made of (each of those says when it changed).
+  /// Makes `spanIndex` again from what it is made of (each of those says when it changed),
+  /// or takes the one made when the window was read ahead, if it is of the same things.
   mutating func reindex() {
+    if span != nil, let prepared = readAheadIndexes[window], prepared.filter == filter,
+      prepared.showsCancelled == showsCancelled, prepared.items == appointments
+    {
+      spanIndex = prepared.index
+      return
+    }
     spanIndex = SpanIndex(appointments, span: span, filter: filter, showsCancelled: showsCancelled)
+  }
+
+  /// A window's index made when it was read ahead (off the key path), and what it was made of.
+  public struct PreparedIndex: Equatable, Sendable {
+    var items: [Appointment]
+    var filter: String
+    var showsCancelled: Bool
+    var index: SpanIndex
   }
 
   /// The days the week and agenda views show, as local midnights.

@@ -130,6 +130,27 @@ import Testing
     #expect(state.isLoaded && state.selectedAppointment == tomorrowsLunch)
   }
 
+  @Test func aWeekReadAheadUnderAnotherFilterIsIndexedAgain() {
+    var (state, _) = loadedToday()
+    _ = press("w", on: &state)
+    let start = TestClock.date(2026, 11, 23)
+    let end = TestClock.date(2026, 11, 30)
+    _ = UI.update(
+      &state,
+      .snapshotArrived(day: start, end: end, appointments: [dentist], version: 3),
+      environment: environment
+    )
+    let nextWeek = TestClock.date(2026, 12, 7)
+    let read = KnownWindow(items: [tomorrowsLunch], version: 3)
+    _ = UI.update(&state, .readAheadArrived(day: end, end: nextWeek, known: read), environment: environment)
+    // The week's index was made without a filter; the filter typed since leaves Lunch out.
+    state.filter = "dentist"
+    _ = press("l", on: &state)
+    #expect(state.isLoaded && state.shown(on: end).isEmpty)
+    state.filter = ""
+    #expect(state.shown(on: end) == [tomorrowsLunch])
+  }
+
   @Test func nothingIsReadWhileTheStoreIsAway() {
     var state = UI.start(size: Screen.Size(rows: 24, columns: 80), environment: environment).0
     let away = StoreInterruption(server: nil, reason: "server closed the connection")

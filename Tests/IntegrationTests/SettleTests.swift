@@ -49,7 +49,7 @@ import Testing
         try await pilot.loop.settle(giveUpAfter: .milliseconds(100))
         Issue.record("settled while a snapshot was pending")
         break
-      } catch where error.storeCallsInFlight > 0 {
+      } catch  where error.storeCallsInFlight > 0 {
         continue
       } catch {
         break
