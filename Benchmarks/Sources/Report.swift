@@ -176,6 +176,7 @@ func reportCommand(_ arguments: Arguments) {
   let importCalcurse = loadJSON("\(raw)/import-calcurse.json")
   let importCLI = loadJSON("\(raw)/import-appt-cli.json")
   let importProbe = loadJSON("\(raw)/import-probe.json")
+  let importFloor = loadJSON("\(raw)/import-floor.json")
   // `appt import` ran once per fresh file (appt-import-1...3): the median of those runs.
   let importRuns = (importCLI ?? [:]).keys.sorted().compactMap { number(importCLI, "\($0).median_s") }
   let importWall = median(importRuns)
@@ -185,7 +186,7 @@ func reportCommand(_ arguments: Arguments) {
       "runs_s": importRuns, "median_s": importWall.map { $0 as Any } ?? NSNull(),
       "rss_kib": importRSS.map { $0 as Any } ?? NSNull(), "raw": importCLI ?? [:],
     ],
-    "appt_import_in_process": importProbe ?? [:],
+    "appt_import_in_process": importProbe ?? [:], "sqlite3_storing_floor": importFloor ?? [:],
     "appt_bulk_insert": importAppt ?? [:], "calcurse": importCalcurse ?? [:],
   ]
   let baseline = loadJSON("\(raw)/baseline.json")
@@ -317,7 +318,9 @@ func reportCommand(_ arguments: Arguments) {
         text: "Import of 100k shuffled .ics under 1 s (calcurse: \(calcurseText) in this run)",
         met: importWall.map { $0 < 1 },
         measured: "`appt import` \(seconds(importWall)) (in process: parsing "
-          + "\(milliseconds(number(importProbe, "parse_ms"))), storing \(milliseconds(number(importProbe, "store_ms"))))",
+          + "\(milliseconds(number(importProbe, "parse_ms"))), storing \(milliseconds(number(importProbe, "store_ms")))"
+          + "; the sqlite3 CLI alone inserts the same rows into appt's schema in "
+          + "\(milliseconds(number(importFloor, "insert_s").map { $0 * 1_000 })))",
         note: GoalNotes.importTime
       )
     )
@@ -460,6 +463,10 @@ func reportCommand(_ arguments: Arguments) {
   line(
     "| … in process: storing it (`AppointmentDAO.importAppointments`, one transaction) | "
       + "\(milliseconds(number(importProbe, "store_ms"))) | |"
+  )
+  line(
+    "| storing floor: the sqlite3 CLI inserting the same \(Int(number(importFloor, "rows") ?? 0)) rows into appt's schema "
+      + "(its indexes, the same order, one durable transaction) | \(milliseconds(number(importFloor, "insert_s").map { $0 * 1_000 })) | |"
   )
   line(
     "| for comparison: `DatabaseService.save(all:)` of 100k generated appointments, one transaction "
@@ -868,25 +875,32 @@ private struct ModelReport {
       let known = bars.compactMap { $0 }
       return known.isEmpty ? nil : known.allSatisfy { value <= $0 }
     }
+    // Issue 13's bar is "today's figures": the previous report's, measured at 1M. At another
+    // size there are none, and the plain dataset of this run stands in. The plain dataset is
+    // shown beside in any case: its week and day hold fewer rows (1% series, not 5%).
     let compareToPrevious = size == 1_000_000
+    func bar(_ plain: Double?, _ previous: Double) -> [Double?] { compareToPrevious ? [previous] : [plain] }
+    /// The model's figure against its bar, the plain dataset's beside it.
+    func compared(_ model: String, _ plain: String, _ previous: String) -> String {
+      compareToPrevious
+        ? "\(model) vs \(previous) in the previous report; the plain dataset of this run: \(plain)"
+        : "\(model) vs \(plain) on the plain dataset"
+    }
     let checks: [(String, Bool?, String)] = [
       (
         "`list` of the week",
-        noSlower(listModel, [listPlain, compareToPrevious ? Self.previousList : nil]),
-        "\(seconds(listModel)) vs \(seconds(listPlain)) on the plain dataset"
-          + (compareToPrevious ? ", \(seconds(Self.previousList)) in the previous report" : "")
+        noSlower(listModel, bar(listPlain, Self.previousList)),
+        compared(seconds(listModel), seconds(listPlain), seconds(Self.previousList))
       ),
       (
         "`l` next day p99",
-        sameKeys ? noSlower(nextModel, [nextPlain, compareToPrevious ? Self.previousNextDayP99 : nil]) : nil,
-        "\(milliseconds(nextModel)) vs \(milliseconds(nextPlain))"
-          + (compareToPrevious ? ", \(milliseconds(Self.previousNextDayP99))" : "")
+        sameKeys ? noSlower(nextModel, bar(nextPlain, Self.previousNextDayP99)) : nil,
+        compared(milliseconds(nextModel), milliseconds(nextPlain), milliseconds(Self.previousNextDayP99))
       ),
       (
         "first frame",
-        noSlower(firstModel, [firstPlain, compareToPrevious ? Self.previousFirstFrame : nil]),
-        "\(milliseconds(firstModel)) vs \(milliseconds(firstPlain))"
-          + (compareToPrevious ? ", \(milliseconds(Self.previousFirstFrame))" : "")
+        noSlower(firstModel, bar(firstPlain, Self.previousFirstFrame)),
+        compared(milliseconds(firstModel), milliseconds(firstPlain), milliseconds(Self.previousFirstFrame))
       ),
     ]
     let verdict: Bool? = checks.contains { $0.1 == false } ? false : checks.contains { $0.1 == nil } ? nil : true
@@ -910,7 +924,8 @@ private struct ModelReport {
     line("## 7. Calendar model at \(count(size))")
     line()
     line("Issue 13's bar: a store of \(count(size)) rows with 5% series carrying overrides and RDATEs lists a week")
-    line("and draws a day no slower than the plain dataset (sections 1 and 3, same run) and the previous report.")
+    line("and draws a day no slower than today's figures: those of the previous report (at 1M; at another size,")
+    line("the plain dataset of this run). The plain dataset of this run (sections 1 and 3) is beside them.")
     line("The dataset (`appt-bench generate --model`, the same seed, through `DatabaseService.save(all:)`): the")
     line("plain dataset's one-offs, 30% with a location; one series per 19 one-offs, all in UTC: weekly on")
     line("two weekdays (BYDAY, COUNT or UNTIL, 4-26 weeks) 40%, monthly on an ordinal weekday (2TU, -1FR;")
@@ -1048,8 +1063,8 @@ private struct ModelReport {
     line()
     let verdictText = verdict.map { $0 ? "**met**" : "**not met**" } ?? "**not measurable in this run**"
     line(
-      "Verdict (issue 13, \"Done when\" 5: the calendar model no slower than the plain dataset of this run"
-        + (compareToPrevious ? " and than the previous report" : "") + "): \(verdictText). "
+      "Verdict (issue 13, \"Done when\" 5: the calendar model no slower than "
+        + (compareToPrevious ? "the previous report" : "the plain dataset of this run") + "): \(verdictText). "
         + checks.map { check in
           "\(check.0) \(check.1.map { $0 ? "met" : "not met" } ?? "n/a") (\(check.2))"
         }.joined(separator: "; ") + "."

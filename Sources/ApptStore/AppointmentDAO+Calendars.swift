@@ -62,7 +62,12 @@ extension AppointmentDAO {
 
   /// Puts `appointment` in its calendar before a write: an override in its stored series'
   /// calendar, a value not placed yet in the default one; a calendar that is gone is refused.
-  static func place(_ appointment: inout Appointment, in connection: any Connection) throws(StoreError) {
+  /// `known`: a calendar known to exist, which an appointment without one goes in.
+  static func place(
+    _ appointment: inout Appointment,
+    in connection: any Connection,
+    known: String? = nil
+  ) throws(StoreError) {
     if let seriesID = appointment.override?.seriesID,
       let calendar = try connection.scalar(
         "SELECT calendar_id FROM appointment WHERE id = ?",
@@ -73,9 +78,14 @@ extension AppointmentDAO {
       return
     }
     if appointment.calendarID.isEmpty {
-      appointment.calendarID = try defaultCalendarID(in: connection)
+      if let known {
+        appointment.calendarID = known
+      } else {
+        appointment.calendarID = try defaultCalendarID(in: connection)
+      }
       return
     }
+    if appointment.calendarID == known { return }
     guard try connection.scalar("SELECT 1 FROM calendar WHERE id = ?", [.text(appointment.calendarID)]) != nil else {
       throw .invalidRequest(message: "the calendar of \"\(appointment.title.prefix(40))\" no longer exists")
     }

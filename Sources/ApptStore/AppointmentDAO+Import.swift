@@ -124,6 +124,8 @@ struct ImportBatches {
   /// Where each ordinal of `overrides` is in it.
   private var overrideAt: [Int: Int] = [:]
   private(set) var mostHeld = 0
+  /// The calendar events without one go in (`target`, else the default one), once known.
+  private var calendar: String?
 
   init(target: String?, now: Date) {
     self.target = target
@@ -131,7 +133,15 @@ struct ImportBatches {
   }
 
   mutating func take(_ items: [ICalendar.ImportItem], in connection: any Connection) throws(StoreError) {
-    for item in items {
+    if calendar == nil {
+      if let target {
+        calendar = target
+      } else {
+        calendar = try AppointmentDAO.defaultCalendarID(in: connection)
+      }
+    }
+    let new = try newEvents(items, in: connection)
+    for (index, item) in items.enumerated() {
       if item.appointment.override != nil {
         if let at = overrideAt[item.ordinal] {
           overrides[at] = item
@@ -141,9 +151,49 @@ struct ImportBatches {
         }
         continue
       }
-      try store(item, in: connection)
+      try store(item, isNew: new.contains(index), in: connection)
     }
     mostHeld = max(mostHeld, items.count + overrides.count)
+  }
+
+  /// The indexes of `items` that are new: not overrides, and neither their uid nor their id
+  /// is stored or taken by an item before them. Two queries per few hundred events instead of
+  /// two lookups per event.
+  private func newEvents(_ items: [ICalendar.ImportItem], in connection: any Connection) throws(StoreError)
+    -> Set<Int>
+  {
+    let masters = items.indices.filter { items[$0].appointment.override == nil }
+    let storedUIDs = try stored("uid", Set(masters.compactMap { items[$0].appointment.uid }), in: connection)
+    let storedIDs = try stored("id", Set(masters.map { items[$0].appointment.id.description }), in: connection)
+    var seenUIDs: Set<String> = []
+    var seenIDs: Set<String> = []
+    var new: Set<Int> = []
+    for index in masters {
+      let appointment = items[index].appointment
+      let id = appointment.id.description
+      let freshID = !storedIDs.contains(id) && seenIDs.insert(id).inserted
+      var freshUID = true
+      if let uid = appointment.uid { freshUID = !storedUIDs.contains(uid) && seenUIDs.insert(uid).inserted }
+      if freshID && freshUID { new.insert(index) }
+    }
+    return new
+  }
+
+  /// Which of `values` some stored row has in `column`.
+  private func stored(_ column: String, _ values: Set<String>, in connection: any Connection) throws(StoreError)
+    -> Set<String>
+  {
+    var found: Set<String> = []
+    let all = Array(values)
+    for start in stride(from: 0, to: all.count, by: 500) {
+      let chunk = all[start..<min(start + 500, all.count)]
+      let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+      try connection.query(
+        "SELECT \(column) FROM appointment WHERE \(column) IN (\(marks))",
+        chunk.map { .text($0) }
+      ) { row throws(StoreError) in found.insert(row.string(at: 0)) }
+    }
+    return found
   }
 
   /// Stores the overrides kept for the end.
@@ -154,12 +204,15 @@ struct ImportBatches {
     for item in waiting { try store(item, in: connection) }
   }
 
-  private mutating func store(_ item: ICalendar.ImportItem, in connection: any Connection) throws(StoreError) {
+  private mutating func store(_ item: ICalendar.ImportItem, isNew: Bool = false, in connection: any Connection)
+    throws(StoreError)
+  {
     let upshot = try AppointmentDAO.merge(
       item.appointment,
       into: target,
       olderSequenceLoses: true,
       at: now,
+      hints: AppointmentDAO.MergeHints(calendar: calendar, isNew: isNew),
       in: connection
     ).upshot
     let code: UInt8 =

@@ -252,22 +252,28 @@ struct SeriesSlices {
     expanded = range.start
     let bounds = try AppointmentDAO.overrideBounds(for: range, longest: longest, connection: connection)
     let weeks = SeriesWeeks.condition(from: bounds.lower, to: bounds.upper)
-    let rows = try DatabaseQuery<Appointment>(
+    let query = DatabaseQuery<Appointment>(
       where: ([AppointmentDAO.seriesReaching, weeks.sql] + conditions).joined(separator: " AND "),
       bindings: [.integer(range.end.millisecondsSince1970), .integer(range.start.millisecondsSince1970)]
         + weeks.bindings + bindings,
       order: AppointmentDAO.displayOrder
-    ).fetch(connection)
+    )
+    // Each series with the bound its row keeps (`series_end_ms`, made when it was written):
+    // worked out again here it would expand every COUNT series whole.
+    let seriesEndColumn = Int32(Appointment.table.readColumns.firstIndex(of: "series_end_ms") ?? 0)
+    var rows: [(value: Appointment, storedEnd: Date?)] = []
+    try connection.query(query.sql, query.bindings) { row throws(StoreError) in
+      rows.append((try Appointment(row: row), row.isNull(at: seriesEndColumn) ? nil : row.date(at: seriesEndColumn)))
+    }
     // No series in the window: no override can matter, so the plain ones are not read.
     guard !rows.isEmpty else {
       expanded = range.end
       return
     }
     let overrides = try AppointmentDAO.overrides(within: bounds, connection: connection)
-    for value in rows {
+    for (value, storedEnd) in rows {
       guard let recurrence = value.recurrence else { continue }
       let mine = overrides[value.id] ?? []
-      let zone = value.zone(fallback: fallbackZone)
       // A THISANDFUTURE override moves occurrences anywhere: such a series is alive throughout;
       // an RDATE may precede DTSTART.
       let moves = mine.contains { $0.override?.thisAndFuture == true }
@@ -276,7 +282,9 @@ struct SeriesSlices {
         series.append((value, mine, .distantPast, nil, 0))
         continue
       }
-      let until = moves ? nil : recurrence.seriesEnd(start: value.start, duration: value.duration, zone: zone)
+      // A floating series' bound was worked out in UTC (`Appointment.seriesEnd`); in the
+      // fallback zone its occurrences come at most 14 hours later.
+      let until = moves ? nil : storedEnd.map { value.timeZone.isEmpty ? $0.addingTimeInterval(14 * 3600) : $0 }
       series.append(
         (
           value, mine, moves || !recurrence.dates.isEmpty ? .distantPast : value.start, until,

@@ -328,11 +328,13 @@ extension AppointmentDAO {
   /// the stored one's (an import's older copy). `target` is the calendar id it goes to (a
   /// stored one stays where it is without); an override goes where its series is. Returns the
   /// row as stored now.
+  /// `hints`: what the caller (an import) already found out about it in the store.
   static func merge(
     _ appointment: Appointment,
     into target: String?,
     olderSequenceLoses: Bool,
     at now: Date,
+    hints: MergeHints = MergeHints(),
     in connection: any Connection
   ) throws(StoreError) -> (stored: Appointment, upshot: MergeUpshot) {
     var incoming = appointment
@@ -355,6 +357,8 @@ extension AppointmentDAO {
       if existing == nil, try DatabaseService.find(Appointment.self, id: incoming.id, in: connection) != nil {
         incoming.id = AppointmentID()
       }
+    } else if hints.isNew {
+      existing = nil
     } else {
       existing = try storedMaster(of: &incoming, in: connection)
     }
@@ -367,7 +371,7 @@ extension AppointmentDAO {
       incoming.updated = existing.updated
       incoming.revision = existing.revision  // a file carries no revision: not a change
       if target == nil { incoming.calendarID = existing.calendarID }
-      try place(&incoming, in: connection)
+      try place(&incoming, in: connection, known: hints.calendar)
       // The same zone written another way (a server's re-serialisation) is no change.
       if incoming.extras.zoneDefinition != existing.extras.zoneDefinition,
         ICalendarExtras.sameZoneDefinition(incoming.extras.zoneDefinition, existing.extras.zoneDefinition)
@@ -383,7 +387,7 @@ extension AppointmentDAO {
     } else {
       incoming.revision = 1
       upshot = .added
-      try place(&incoming, in: connection)
+      try place(&incoming, in: connection, known: hints.calendar)
     }
     try Appointment.upsert(incoming, in: connection)
     try moveOverrides(of: incoming, in: connection)
@@ -391,6 +395,15 @@ extension AppointmentDAO {
       try linkOrphans(uid: uid, to: incoming.id, at: now, in: connection)
     }
     return (incoming, upshot)
+  }
+
+  /// What an import found out before it merges an event, so `merge` need not ask again.
+  struct MergeHints {
+    /// A calendar that exists: where an event without one goes (the default calendar, or the
+    /// import's own), taken without looking it up.
+    var calendar: String?
+    /// No stored row has the event's uid or its id: it is added, without looking for it.
+    var isNew = false
   }
 
   /// The stored series or one-off an imported one (not an override) replaces: by uid (a row
@@ -922,14 +935,45 @@ extension Appointment: Persistable {
     ]
   }
 
-  /// `extras` as the `extras` column keeps it: JSON with sorted keys, '' when empty.
+  /// `extras` as the `extras` column keeps it: JSON with sorted keys, '' when empty; what
+  /// `JSONEncoder` (`.sortedKeys`, `.withoutEscapingSlashes`) writes for `ICalendarExtras`,
+  /// and `JSONDecoder` reads back, written by hand: every saved row makes one, and the
+  /// encoder cost more than the rest of the row together (ExtrasJSONTests holds them equal).
   static func extrasText(_ extras: ICalendarExtras) -> String {
     guard !extras.isEmpty else { return "" }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    // Strings and arrays of strings always encode: there is no failure to report.
-    guard let data = try? encoder.encode(extras) else { return "" }  // ok: cannot fail for these types
-    return String(decoding: data, as: UTF8.self)
+    var json = ExtrasJSON()
+    json.object { json in
+      if let asRead = extras.asRead {
+        json.key("asRead")
+        json.array(asRead) { json, item in
+          json.object { json in
+            json.key("lines")
+            json.strings(item.lines)
+            json.key("meaning")
+            json.string(item.meaning)
+            json.key("name")
+            json.string(item.name)
+          }
+        }
+      }
+      if let derivedEnd = extras.derivedEnd {
+        json.key("derivedEnd")
+        json.number(derivedEnd.timeIntervalSinceReferenceDate)
+      }
+      if let endLine = extras.endLine {
+        json.key("endLine")
+        json.string(endLine)
+      }
+      json.key("lines")
+      json.strings(extras.lines)
+      json.key("zoneDefinition")
+      json.strings(extras.zoneDefinition)
+      if let zoneID = extras.zoneID {
+        json.key("zoneID")
+        json.string(zoneID)
+      }
+    }
+    return json.text
   }
 
   /// No occurrence of a series ends after this; nil for a series without end (and a one-off).
@@ -996,5 +1040,94 @@ enum StoredID {
     case UInt8(ascii: "a")...UInt8(ascii: "f"): return character - UInt8(ascii: "a") + 10
     default: return nil
     }
+  }
+}
+
+/// The JSON of `Appointment.extrasText`, as `JSONEncoder` writes it.
+struct ExtrasJSON {
+  private(set) var text = ""
+  private var needsComma = false
+
+  mutating func object(_ body: (inout ExtrasJSON) -> Void) {
+    open("{")
+    body(&self)
+    close("}")
+  }
+
+  mutating func array<Element>(_ elements: [Element], _ body: (inout ExtrasJSON, Element) -> Void) {
+    open("[")
+    for element in elements { body(&self, element) }  // each value writes its own comma
+    close("]")
+  }
+
+  mutating func strings(_ values: [String]) { array(values) { json, value in json.string(value) } }
+
+  /// A member's name; its value follows.
+  mutating func key(_ name: String) {
+    separate()
+    append(name)
+    text += ":"
+    needsComma = false
+  }
+
+  mutating func string(_ value: String) {
+    separate()
+    append(value)
+  }
+
+  /// A number as `JSONEncoder` writes a `Double`: its shortest form, without a ".0".
+  mutating func number(_ value: Double) {
+    separate()
+    var digits = value.description
+    if digits.hasSuffix(".0") { digits.removeLast(2) }
+    text += digits
+  }
+
+  private mutating func open(_ bracket: String) {
+    separate()
+    text += bracket
+    needsComma = false
+  }
+
+  private mutating func close(_ bracket: String) {
+    text += bracket
+    needsComma = true
+  }
+
+  private mutating func separate() {
+    if needsComma { text += "," }
+    needsComma = true
+  }
+
+  /// A JSON string: `"` and `\` escaped, controls as `\n`-style or `\u00XX` escapes.
+  private mutating func append(_ value: String) {
+    text += "\""
+    var plainFrom = value.utf8.startIndex
+    var index = plainFrom
+    let utf8 = value.utf8
+    while index != utf8.endIndex {
+      let byte = utf8[index]
+      if byte >= 0x20 && byte != 0x22 && byte != 0x5C {
+        index = utf8.index(after: index)
+        continue
+      }
+      text += String(value[plainFrom..<index])
+      switch byte {
+      case 0x22: text += "\\\""
+      case 0x5C: text += "\\\\"
+      case 0x0A: text += "\\n"
+      case 0x0D: text += "\\r"
+      case 0x09: text += "\\t"
+      case 0x08: text += "\\b"
+      case 0x0C: text += "\\f"
+      default:
+        let hex = String(byte, radix: 16)
+        text += "\\u00" + (hex.count == 1 ? "0" : "") + hex
+      }
+      index = utf8.index(after: index)
+      plainFrom = index
+    }
+    text += String(value[plainFrom..<utf8.endIndex])
+    text += "\""
   }
 }

@@ -76,6 +76,28 @@ import Testing
   }
 
   @Test(arguments: StoreKind.allCases)
+  func aLaterCopyInTheSameBatchFindsTheFirstAndAStoredUIDIsUpdated(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      // Stored before: b. In one batch: a, b again (changed), a again (a later SEQUENCE), c.
+      _ = try await dao.importCalendar(
+        bytes: calendar(event("b@example.com", day: 2)),
+        clock: TestClock.clock,
+        partial: false
+      )
+      let file = calendar(
+        event("a@example.com", day: 1, sequence: 1) + event("b@example.com", day: 2, title: "b, renamed")
+          + event("a@example.com", day: 4, sequence: 2, title: "a, moved") + event("c@example.com", day: 3)
+      )
+      let report = try await dao.importCalendar(bytes: file, clock: TestClock.clock, partial: false)
+      #expect((report.added, report.updated, report.unchanged) == (2, 1, 0))
+      let stored = try await dao.getAllAppointments()
+      #expect(stored.count == 3)
+      #expect(Set(stored.map(\.title)) == ["a, moved", "b, renamed", "c@example.com"])
+      #expect(stored.first { $0.uid == "a@example.com" }?.start == TestClock.date(2026, 12, 4, 10))
+    }
+  }
+
+  @Test(arguments: StoreKind.allCases)
   func aLaterCopyInALaterBatchCountsOnce(kind: StoreKind) async throws {
     try await withStore(kind) { dao in
       let file = calendar(
