@@ -147,9 +147,29 @@ public struct AppointmentFormatter: Sendable {
   public func iso8601(_ date: Date) -> String {
     let time = local(date)
     let offset = abs(time.offset)
-    var zone = (time.offset < 0 ? "-" : "+") + Self.pad2(offset / 3600) + ":" + Self.pad2(offset % 3600 / 60)
-    if offset % 60 != 0 { zone += ":" + Self.pad2(offset % 60) }
-    return "\(Self.dateText(time))T\(Self.clockText(time)):\(Self.pad2(time.second))\(zone)"
+    // Byte by byte: `list --json` writes five of these per line. `local` keeps the year in
+    // 1...9999, so four digits always hold it.
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(28)
+    func two(_ n: Int) {
+      bytes.append(0x30 + UInt8(n / 10 % 10))
+      bytes.append(0x30 + UInt8(n % 10))
+    }
+    func separated(_ separator: UInt8, _ n: Int) {
+      bytes.append(separator)
+      two(n)
+    }
+    two(time.year / 100)
+    two(time.year % 100)
+    separated(0x2D, time.month)  // -
+    separated(0x2D, time.day)
+    separated(0x54, time.hour)  // T
+    separated(0x3A, time.minute)  // :
+    separated(0x3A, time.second)
+    separated(time.offset < 0 ? 0x2D : 0x2B, offset / 3600)  // - or +
+    separated(0x3A, offset % 3600 / 60)
+    if offset % 60 != 0 { separated(0x3A, offset % 60) }
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   /// One line of JSON with keys in a fixed order:
@@ -226,6 +246,9 @@ public struct AppointmentFormatter: Sendable {
   /// `\u202e`, a pair of surrogates above U+FFFF). A JSON escape is lossless, so the data
   /// stays exact while `appt --json list` on a terminal cannot be reordered by it.
   public static func jsonString(_ text: String) -> String {
+    // Most values (ids, times, plain titles) are printable ASCII without a quote or a
+    // backslash: nothing in them to escape, so no scalar-by-scalar copy.
+    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) { return "\"" + text + "\"" }
     var out = String.UnicodeScalarView()
     out.append("\"")
     TextSafety.forEachScalar(of: text) { scalar, hidden in
@@ -317,8 +340,11 @@ public struct AppointmentFormatter: Sendable {
     a - floorDiv(a, b) * b
   }
 
+  /// "00" to "99", made once: every line of `list` pads five numbers.
+  private static let twoDigits: [String] = (0..<100).map { $0 < 10 ? "0\($0)" : "\($0)" }
+
   private static func pad2(_ n: Int) -> String {
-    n < 10 ? "0\(n)" : "\(n)"
+    (0..<100).contains(n) ? twoDigits[n] : "\(n)"
   }
 
   private static func pad4(_ n: Int) -> String {
@@ -326,11 +352,39 @@ public struct AppointmentFormatter: Sendable {
     return text.count >= 4 ? text : String(repeating: "0", count: 4 - text.count) + text
   }
 
+  /// `2026-12-01`; `local` keeps the year in 1...9999.
   private static func dateText(_ t: LocalTime) -> String {
-    "\(pad4(t.year))-\(pad2(t.month))-\(pad2(t.day))"
+    ascii(10) { put in
+      put(t.year / 100, nil)
+      put(t.year % 100, nil)
+      put(t.month, 0x2D)
+      put(t.day, 0x2D)
+    }
   }
 
+  /// `10:05`.
   private static func clockText(_ t: LocalTime) -> String {
-    "\(pad2(t.hour)):\(pad2(t.minute))"
+    ascii(5) { put in
+      put(t.hour, nil)
+      put(t.minute, 0x3A)
+    }
+  }
+
+  /// A short ASCII text made in place (kept inline in the String, not allocated): `body`
+  /// puts numbers 0...99 as two digits, each after its separator byte if it has one.
+  private static func ascii(_ length: Int, _ body: ((Int, UInt8?) -> Void) -> Void) -> String {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { buffer in
+      var count = 0
+      body { number, separator in
+        if let separator {
+          buffer[count] = separator
+          count += 1
+        }
+        buffer[count] = 0x30 + UInt8(number / 10 % 10)
+        buffer[count + 1] = 0x30 + UInt8(number % 10)
+        count += 2
+      }
+      return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
+    }
   }
 }

@@ -131,6 +131,21 @@ struct FormattingTests {
     )
   }
 
+  @Test("ISO 8601: a negative offset, an offset with seconds, the first and last years")
+  func iso8601Edges() throws {
+    let clock = { (zone: String) in
+      Clock(timeZone: TimeZone(identifier: zone)!, now: { Date(timeIntervalSince1970: 0) })
+    }
+    let newYork = AppointmentFormatter(clock: clock("America/New_York"))
+    #expect(newYork.iso8601(Fixture.instant("2026-12-01T09:05:07Z")) == "2026-12-01T04:05:07-05:00")
+    // Paris kept its mean time, +00:09:21, until 1911.
+    let paris = AppointmentFormatter(clock: clock("Europe/Paris"))
+    #expect(paris.iso8601(Fixture.instant("1900-06-01T12:00:00Z")) == "1900-06-01T12:09:21+00:09:21")
+    let utc = AppointmentFormatter(clock: clock("UTC"))
+    #expect(utc.iso8601(Date(timeIntervalSince1970: -62_135_596_800)) == "0001-01-01T00:00:00+00:00")
+    #expect(utc.iso8601(Date(timeIntervalSince1970: 253_402_300_799)) == "9999-12-31T23:59:59+00:00")
+  }
+
   @Test("ISO 8601 in New York around the fall-back change, and in UTC")
   func iso8601Zones() {
     let ny = AppointmentFormatter(clock: Clock.fixed(Fixture.now, timeZone: Fixture.newYork))
