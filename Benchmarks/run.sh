@@ -186,6 +186,36 @@ mkdir -p "$out"
 /usr/bin/time -f 'GNU time cross-check, appt list at largest size: %e s, %M KiB' \
   "$APPT" --db "$db" list --from "$LIST_FROM" --days 7 > /dev/null
 
+# list streaming (issue 17): one endless daily series from 1970, listed to 9999 (2.9M lines)
+# as text, to 2969 (365k lines) as JSON, and 10k lines as text for the memory it holds.
+log "list streaming: an endless daily series from 1970"
+stream_db=$DATA/endless.sqlite3
+rm -f "$stream_db" "$stream_db-wal" "$stream_db-shm"
+"$APPT" --db "$stream_db" add Daily standup --at 1970-01-01T09:00 --for 15m --repeat daily > /dev/null
+{
+  printf 'stream-text\t1\t%s\t--db\t%s\tlist\t--from\t1970-01-01\t--to\t9999-12-31\n' "$APPT" "$stream_db"
+  printf 'stream-json\t1\t%s\t--db\t%s\t--json\tlist\t--from\t1970-01-01\t--to\t2969-12-31\n' "$APPT" "$stream_db"
+  printf 'stream-10k\t3\t%s\t--db\t%s\tlist\t--from\t1970-01-01\t--to\t1997-05-18\n' "$APPT" "$stream_db"
+} > "$DATA/stream-spec.tsv"
+"$BENCH" exec-time --spec "$DATA/stream-spec.tsv" --warmup 0 --rss wrapped --out-dir "$DATA" > "$RAW/stream.json"
+rm -f "$DATA"/stream-*.out
+# The first line: from starting the process to reading its first line on a pipe (median of 5).
+python3 - "$APPT" "$stream_db" > "$RAW/stream-first-line.json" <<'PY'
+import json, statistics, subprocess, sys, time
+runs = []
+for _ in range(5):
+    started = time.monotonic()
+    child = subprocess.Popen([sys.argv[1], "--db", sys.argv[2], "list", "--from", "1970-01-01", "--to", "9999-12-31"],
+                             stdout=subprocess.PIPE)
+    child.stdout.readline()
+    runs.append((time.monotonic() - started) * 1000)
+    child.kill()
+    child.wait()
+print(json.dumps({"first_line_ms": statistics.median(runs), "runs_ms": runs}))
+PY
+cat "$RAW/stream.json" "$RAW/stream-first-line.json" >&2
+rm -f "$stream_db" "$stream_db-wal" "$stream_db-shm"
+
 # --- 5. Import of 100k shuffled appointments --------------------------------------------
 ics=$DATA/import-$IMPORT_COUNT.ics
 if [ ! -s "$ics" ]; then

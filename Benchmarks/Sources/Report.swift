@@ -178,6 +178,9 @@ func reportCommand(_ arguments: Arguments) {
   let importCLI = loadJSON("\(raw)/import-appt-cli.json")
   let importProbe = loadJSON("\(raw)/import-probe.json")
   let importFloor = loadJSON("\(raw)/import-floor.json")
+  let stream = loadJSON("\(raw)/stream.json")
+  let streamFirstLine = loadJSON("\(raw)/stream-first-line.json")
+  merged["list_streaming"] = ["runs": stream ?? [:], "first_line": streamFirstLine ?? [:]]
   // `appt import` ran once per fresh file (appt-import-1...3): the median of those runs.
   let importRuns = (importCLI ?? [:]).keys.sorted().compactMap { number(importCLI, "\($0).median_s") }
   let importWall = median(importRuns)
@@ -598,6 +601,35 @@ func reportCommand(_ arguments: Arguments) {
   line()
   line("The last column is the benchmark process itself (its bookkeeping included) after 2,000 keys and")
   line("the commits; the first-frame column is a process that only opened the calendar.")
+  line()
+  if let stream {
+    line("### `list` streaming: an endless daily series")
+    line()
+    line("One daily series from 1970-01-01 (`add --repeat daily`, no end), listed to the end of a range;")
+    line("each line is written as its chunk of occurrences is expanded, so memory stays flat in the lines.")
+    line()
+    line("| what | lines | wall | lines per second | peak RSS |")
+    line("|---|---|---|---|---|")
+    for (key, label) in [
+      ("stream-text", "`list --from 1970-01-01 --to 9999-12-31`"),
+      ("stream-json", "`--json list --from 1970-01-01 --to 2969-12-31`"),
+      ("stream-10k", "`list --from 1970-01-01 --to 1997-05-18` (median of 3)"),
+    ] {
+      let lines = number(stream, "\(key).stdout_lines")
+      let wall = number(stream, "\(key).median_s")
+      let rate = lines.flatMap { lines in wall.map { lines / $0 } }
+      line(
+        "| \(label) | \(lines.map { String(Int($0)) } ?? "n/a") | \(seconds(wall)) | "
+          + "\(rate.map { String(format: "%.2fM", $0 / 1e6) } ?? "n/a") | \(mebibytes(number(stream, "\(key).rss_kib"))) |"
+      )
+    }
+    line()
+    line(
+      "First line, from starting the process to reading it on a pipe (median of 5): "
+        + "\(milliseconds(number(streamFirstLine, "first_line_ms"))). Issue 17's goals: first line < 50 ms, "
+        + "RSS < 30 MiB, > 1M lines/s."
+    )
+  }
   line()
 
   line("## 5. Datasets")
