@@ -296,12 +296,12 @@ func tuiCommand(_ arguments: Arguments) async {
   _ = await timeKey(.character("t")) { $0.selectedDay == today && $0.isLoaded }
 
   // The week view (`w`, issue 16): switching to it, then `l` next day N times inside it
-  // (every seventh press moves the week, which observes seven new days), then back.
+  // (every seventh press moves the week, to the one read ahead), then back.
   let weekToggle = await timeKey(.character("w")) { $0.view == .week && $0.isLoaded }
   var weekFrame: [Double] = []
   var weekSettle: [Double] = []
   // The same presses apart: those inside the week on screen (drawing only) and those into the
-  // next week (its seven days observed: the store's query of a week).
+  // next week (read ahead during the previous press's settle(), then observed from there).
   var insideFrame: [Double] = []
   var crossingFrame: [Double] = []
   for _ in 0..<keyCount {

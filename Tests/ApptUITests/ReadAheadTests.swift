@@ -25,6 +25,11 @@ import Testing
     return (state, effects)
   }
 
+  /// Delivers what the runtime read of the window from `day` to `end` (nil: the day).
+  func arrive(_ known: KnownWindow, day: Date, end: Date? = nil, on state: inout State) {
+    _ = UI.update(&state, .readAheadArrived(day: day, end: end, known: known), environment: environment)
+  }
+
   @Test func theDaysEitherSideAreReadOnceTheDayHasLoaded() {
     let (state, effects) = loadedToday()
     #expect(
@@ -45,7 +50,7 @@ import Testing
     var (state, _) = loadedToday()
     let tomorrow = clock.day(1, after: today)
     let read = KnownWindow(items: [tomorrowsLunch], version: 3)
-    _ = UI.update(&state, .readAheadArrived(day: tomorrow, end: nil, known: read), environment: environment)
+    arrive(read, day: tomorrow, on: &state)
     let effects = press("l", on: &state)
     #expect(effects == [.observeDay(tomorrow, known: read)])
     #expect(state.isLoaded, "no wait for the store")
@@ -63,11 +68,7 @@ import Testing
   @Test func aNewerVersionForgetsWhatWasReadAndReadsAgain() {
     var (state, _) = loadedToday()
     let tomorrow = clock.day(1, after: today)
-    _ = UI.update(
-      &state,
-      .readAheadArrived(day: tomorrow, end: nil, known: KnownWindow(items: [], version: 3)),
-      environment: environment
-    )
+    arrive(KnownWindow(items: [], version: 3), day: tomorrow, on: &state)
     // A commit changed today: its snapshot is of version 4, so tomorrow as read may be old.
     let effects = UI.update(
       &state,
@@ -83,22 +84,14 @@ import Testing
   @Test func aReadOfAnOlderVersionThanTheScreensIsNotKept() {
     var (state, _) = loadedToday(version: 5)
     let tomorrow = clock.day(1, after: today)
-    _ = UI.update(
-      &state,
-      .readAheadArrived(day: tomorrow, end: nil, known: KnownWindow(items: [], version: 4)),
-      environment: environment
-    )
+    arrive(KnownWindow(items: [], version: 4), day: tomorrow, on: &state)
     #expect(state.readAhead.isEmpty)
   }
 
   @Test func theCalendarsOwnChangeForgetsWhatWasRead() {
     var (state, _) = loadedToday()
     let tomorrow = clock.day(1, after: today)
-    _ = UI.update(
-      &state,
-      .readAheadArrived(day: tomorrow, end: nil, known: KnownWindow(items: [], version: 3)),
-      environment: environment
-    )
+    arrive(KnownWindow(items: [], version: 3), day: tomorrow, on: &state)
     var added = tomorrowsLunch
     added.title = "Added"
     // The add lands on tomorrow: the day must come from the store, not from the read before it.
@@ -125,7 +118,7 @@ import Testing
       ]
     )
     let read = KnownWindow(items: [tomorrowsLunch], version: 3)
-    _ = UI.update(&state, .readAheadArrived(day: end, end: nextWeek, known: read), environment: environment)
+    arrive(read, day: end, end: nextWeek, on: &state)
     #expect(press("l", on: &state) == [.observeDays(start: end, end: nextWeek, known: read)])
     #expect(state.isLoaded && state.selectedAppointment == tomorrowsLunch)
   }
@@ -142,7 +135,7 @@ import Testing
     )
     let nextWeek = TestClock.date(2026, 12, 7)
     let read = KnownWindow(items: [tomorrowsLunch], version: 3)
-    _ = UI.update(&state, .readAheadArrived(day: end, end: nextWeek, known: read), environment: environment)
+    arrive(read, day: end, end: nextWeek, on: &state)
     // The week's index was made without a filter; the filter typed since leaves Lunch out.
     state.filter = "dentist"
     _ = press("l", on: &state)
