@@ -147,29 +147,20 @@ public struct AppointmentFormatter: Sendable {
   public func iso8601(_ date: Date) -> String {
     let time = local(date)
     let offset = abs(time.offset)
-    // Byte by byte: `list --json` writes five of these per line. `local` keeps the year in
-    // 1...9999, so four digits always hold it.
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(28)
-    func two(_ n: Int) {
-      bytes.append(0x30 + UInt8(n / 10 % 10))
-      bytes.append(0x30 + UInt8(n % 10))
+    // In place (`ascii`): `list --json` writes five of these per line. `local` keeps the
+    // year in 1...9999, so four digits always hold it.
+    return Self.ascii(28) { put in
+      put(time.year / 100, nil)
+      put(time.year % 100, nil)
+      put(time.month, 0x2D)  // -
+      put(time.day, 0x2D)
+      put(time.hour, 0x54)  // T
+      put(time.minute, 0x3A)  // :
+      put(time.second, 0x3A)
+      put(offset / 3600, time.offset < 0 ? 0x2D : 0x2B)  // - or +
+      put(offset % 3600 / 60, 0x3A)
+      if offset % 60 != 0 { put(offset % 60, 0x3A) }
     }
-    func separated(_ separator: UInt8, _ n: Int) {
-      bytes.append(separator)
-      two(n)
-    }
-    two(time.year / 100)
-    two(time.year % 100)
-    separated(0x2D, time.month)  // -
-    separated(0x2D, time.day)
-    separated(0x54, time.hour)  // T
-    separated(0x3A, time.minute)  // :
-    separated(0x3A, time.second)
-    separated(time.offset < 0 ? 0x2D : 0x2B, offset / 3600)  // - or +
-    separated(0x3A, offset % 3600 / 60)
-    if offset % 60 != 0 { separated(0x3A, offset % 60) }
-    return String(decoding: bytes, as: UTF8.self)
   }
 
   /// One line of JSON with keys in a fixed order:
@@ -347,11 +338,6 @@ public struct AppointmentFormatter: Sendable {
     (0..<100).contains(n) ? twoDigits[n] : "\(n)"
   }
 
-  private static func pad4(_ n: Int) -> String {
-    let text = String(n)
-    return text.count >= 4 ? text : String(repeating: "0", count: 4 - text.count) + text
-  }
-
   /// `2026-12-01`; `local` keeps the year in 1...9999.
   private static func dateText(_ t: LocalTime) -> String {
     ascii(10) { put in
@@ -370,12 +356,14 @@ public struct AppointmentFormatter: Sendable {
     }
   }
 
-  /// A short ASCII text made in place (kept inline in the String, not allocated): `body`
-  /// puts numbers 0...99 as two digits, each after its separator byte if it has one.
+  /// A short ASCII text of at most `length` bytes made in a stack buffer (one of up to 15
+  /// is then kept inline in the String, not allocated): `body` puts numbers 0...99 as two
+  /// digits, each after its separator byte if it has one.
   private static func ascii(_ length: Int, _ body: ((Int, UInt8?) -> Void) -> Void) -> String {
     withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { buffer in
       var count = 0
       body { number, separator in
+        precondition(count + (separator == nil ? 2 : 3) <= length, "ascii: more than \(length) bytes")
         if let separator {
           buffer[count] = separator
           count += 1

@@ -260,10 +260,10 @@ struct SeriesSlices {
     )
     // Each series with the bound its row keeps (`series_end_ms`, made when it was written):
     // worked out again here it would expand every COUNT series whole.
-    let seriesEndColumn = Int32(Appointment.table.readColumns.firstIndex(of: "series_end_ms") ?? 0)
+    let column = Appointment.seriesEndColumn
     var rows: [(value: Appointment, storedEnd: Date?)] = []
     try connection.query(query.sql, query.bindings) { row throws(StoreError) in
-      rows.append((try Appointment(row: row), row.isNull(at: seriesEndColumn) ? nil : row.date(at: seriesEndColumn)))
+      rows.append((try Appointment(row: row), row.isNull(at: column) ? nil : row.date(at: column)))
     }
     // No series in the window: no override can matter, so the plain ones are not read.
     guard !rows.isEmpty else {

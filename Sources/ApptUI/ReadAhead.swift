@@ -59,7 +59,6 @@ extension State {
     readAhead[window] = KnownWindow(items: appointments, version: shownVersion)
     if span != nil {
       readAheadIndexes[window] = PreparedIndex(
-        items: appointments,
         filter: filter,
         showsCancelled: showsCancelled,
         index: spanIndex
@@ -102,7 +101,6 @@ extension State {
     // The week's index too, now rather than on the key that goes there.
     if let span = span(for: view, day: window.day, environment: environment) {
       readAheadIndexes[window] = PreparedIndex(
-        items: known.items,
         filter: filter,
         showsCancelled: showsCancelled,
         index: SpanIndex(known.items, span: span, filter: filter, showsCancelled: showsCancelled)
@@ -117,5 +115,18 @@ extension State {
     readAheadIndexes = [:]
     readAheadAsked = [:]
     shownVersion = nil
+  }
+}
+
+extension Message {
+  /// Whether the calendar, a `:` command or a sync changed the store: what was read ahead may
+  /// be out of date then, even where the snapshot on screen did not change.
+  var reportsAStoreChange: Bool {
+    switch self {
+    case .appointmentAdded, .appointmentUpdated, .appointmentCancelled, .appointmentRestored, .appointmentDeleted,
+      .undone, .calendarShown, .commandFinished, .syncFinished:
+      true
+    default: false
+    }
   }
 }

@@ -96,7 +96,7 @@ extension State {
   /// or takes the one made when the window was read ahead, if it is of the same things.
   mutating func reindex() {
     if span != nil, let prepared = readAheadIndexes[window], prepared.filter == filter,
-      prepared.showsCancelled == showsCancelled, prepared.items == appointments
+      prepared.showsCancelled == showsCancelled, readAhead[window]?.items == appointments
     {
       spanIndex = prepared.index
       return
@@ -104,9 +104,9 @@ extension State {
     spanIndex = SpanIndex(appointments, span: span, filter: filter, showsCancelled: showsCancelled)
   }
 
-  /// A window's index made when it was read ahead (off the key path), and what it was made of.
+  /// A window's index made when it was read ahead (off the key path), of its items in
+  /// `readAhead`, and what else it was made of.
   public struct PreparedIndex: Equatable, Sendable {
-    var items: [Appointment]
     var filter: String
     var showsCancelled: Bool
     var index: SpanIndex

@@ -160,7 +160,8 @@ public struct State: Equatable, Sendable {
   /// The windows beside the one on screen as read ahead (ReadAhead.swift), and those asked
   /// for, with the store version each was asked at.
   public var readAhead: [Window: KnownWindow] = [:]
-  /// For the week and agenda views, each window read ahead's `SpanIndex`, made when it came.
+  /// For the week and agenda views, the `SpanIndex` of each window in `readAhead`, made when
+  /// it came.
   var readAheadIndexes: [Window: PreparedIndex] = [:]
   var readAheadAsked: [Window: UInt64] = [:]
   /// The newest store version a snapshot or a read-ahead reflected, and that of the snapshot

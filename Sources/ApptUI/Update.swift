@@ -16,6 +16,7 @@ public enum UI {
   }
 
   public static func update(_ state: inout State, _ message: Message, environment: Environment) -> [Effect] {
+    if message.reportsAStoreChange { state.forgetReadAhead() }
     switch message {
     case .keyPressed(let key):
       return handleKey(key, state: &state, environment: environment)
@@ -58,7 +59,6 @@ public enum UI {
       return []
 
     case .calendarShown(let calendar):
-      state.forgetReadAhead()
       let name = TextSafety.escapingControls(calendar.name)
       state.report(calendar.isShown ? "Showing calendar \(name)" : "Hiding calendar \(name)")
       return []
@@ -78,14 +78,12 @@ public enum UI {
       return state.selectDay(today, environment: environment)
 
     case .appointmentAdded(let appointment):
-      state.forgetReadAhead()
       state.mode = .browsing
       state.recordUndo(.remove(appointment))
       state.report("Added \"\(appointment.title)\" (\(appointment.id.short))")
       return syncSoon(state) + show(appointment, state: &state, environment: environment)
 
     case .appointmentUpdated(let old, let new):
-      state.forgetReadAhead()
       state.mode = .browsing
       // Undo puts the old fields back over the version just saved, and only over that one.
       var previous = old
@@ -101,30 +99,25 @@ public enum UI {
       return syncSoon(state) + show(new, state: &state, environment: environment)
 
     case .appointmentCancelled(let appointment):
-      state.forgetReadAhead()
       state.recordUndo(.setStatus(appointment, .scheduled))
       state.report("Cancelled \"\(appointment.title)\" (u undoes)")
       return syncSoon(state)
 
     case .appointmentRestored(let appointment):
-      state.forgetReadAhead()
       state.recordUndo(.setStatus(appointment, .cancelled))
       state.report("Restored \"\(appointment.title)\"")
       return syncSoon(state)
 
     case .appointmentDeleted(let appointment):
-      state.forgetReadAhead()
       state.recordUndo(.put(appointment))
       state.report("Deleted \"\(appointment.title)\" (u undoes)")
       return syncSoon(state)
 
     case .undone(let what):
-      state.forgetReadAhead()
       state.report("Undid: \(what)")
       return syncSoon(state)
 
     case .commandFinished(let output, let isError):
-      state.forgetReadAhead()
       let lines = output.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
       // More than a line: all of it, in a pane that scrolls (unless something else was
       // opened meanwhile: then the first line, as a line alone is shown).
@@ -157,7 +150,6 @@ public enum UI {
       return syncDue(&state)
 
     case .syncFinished(let report):
-      state.forgetReadAhead()
       return syncFinished(report, state: &state)
 
     case .alarmDue(let instance):
