@@ -199,8 +199,13 @@ EOF
     # The SQL goes through stdin: the password never appears in a process list.
     local password
     password=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+    # pg_signal_backend: each test drops its database WITH (FORCE), which must be allowed to
+    # end every session on it. An autovacuum worker visiting the database belongs to no role,
+    # so without this grant the drop fails at random with 42501 ("must be a member of the role
+    # whose process is being terminated"), as it did in a CI run under ASan.
     "$BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$DIR" -p "$PORT" -U postgres -d postgres <<EOF
 CREATE ROLE appt LOGIN CREATEDB PASSWORD '$password';
+GRANT pg_signal_backend TO appt;
 CREATE DATABASE appt OWNER appt;
 EOF
 
