@@ -158,7 +158,7 @@ public enum Schema {
     // rowid, ...`) and create its triggers again (StartOrder.rebuild does both).
     Migration(name: "start order, series weeks") { engine, connection throws(StoreError) in
       if engine == .sqlite { try StartOrder.rebuild(connection) }
-      try SeriesWeeks.migrate(engine: engine, connection: connection)
+      try SeriesWeeks.create(engine: engine, connection: connection)
       try connection.execute(SeriesWeeks.seriesIndex)
     },
     // Sync state (issue 14): what a CalDAV sync remembers of each server resource, the
@@ -172,6 +172,12 @@ public enum Schema {
     // See Schema+Alarms.swift.
     Migration(name: "alarms") { engine, connection throws(StoreError) in
       try Schema.migrateAlarms(engine: engine, connection: connection)
+    },
+    // Series days (issue 13's speed): which days of each week a series has an instance on,
+    // and which weekdays a wide one can, so a day's window reads only the series it shows.
+    // The rows of every series are written again. See SeriesWeeks.swift.
+    Migration(name: "series days") { engine, connection throws(StoreError) in
+      try SeriesWeeks.addDays(engine: engine, connection: connection)
     },
   ]
 }
