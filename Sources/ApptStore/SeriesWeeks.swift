@@ -48,8 +48,9 @@ public enum SeriesWeeks {
   /// offset (by an hour, rarely two).
   static let zonedMargin: Int64 = 3 * 3_600_000
   /// The same for a floating series (or one whose zone this machine does not know), expanded
-  /// here in UTC and read in the reader's zone: more than any zone's UTC offset.
-  static let floatingMargin: Int64 = 15 * 3_600_000
+  /// here in UTC and read in the reader's zone: DTSTART's wall-clock time there may fall on
+  /// the day before or after, and every instance with it (plus summer time and the margin).
+  static let floatingMargin: Int64 = 27 * 3_600_000
 
   static func margin(of appointment: Appointment) -> Int64 {
     TimeZone.named(appointment.timeZone) == nil ? floatingMargin : zonedMargin
@@ -172,12 +173,13 @@ public enum SeriesWeeks {
     }
     // Where an instance can lie, from its local day's midnight, in UTC milliseconds.
     let time = Int64((local.hour ?? 0) * 3600 + (local.minute ?? 0) * 60 + (local.second ?? 0)) * 1000
-    let earliest = anyTime ? 0 : time
-    let latest = anyTime ? dayMS - 1 : time
     let length = max(Int64((appointment.duration * 1000).rounded()), 1)
-    var lowestOffset: Int64 = 0
-    var highestOffset: Int64 = 0
-    if TimeZone.named(appointment.timeZone) != nil {
+    var lowestOffset: Int64 = -12 * 3_600_000
+    var highestOffset: Int64 = 14 * 3_600_000
+    if TimeZone.named(appointment.timeZone) == nil {
+      // Floating: read in any zone, where its wall-clock time may be anywhere in the day.
+      anyTime = true
+    } else {
       // The offsets the zone takes over fifty years from DTSTART, every 73 days: a season
       // shorter than that (Ramadan's in Morocco) is an hour from one sampled, which the
       // margin covers.
@@ -187,9 +189,10 @@ public enum SeriesWeeks {
       lowestOffset = offsets.min() ?? 0
       highestOffset = offsets.max() ?? 0
     }
-    let margin = margin(of: appointment)
-    let firstShift = floorDivision(earliest - highestOffset - margin, dayMS)
-    let lastShift = floorDivision(latest + length - 1 - lowestOffset + margin, dayMS)
+    let earliest = anyTime ? 0 : time
+    let latest = anyTime ? dayMS - 1 : time
+    let firstShift = floorDivision(earliest - highestOffset - zonedMargin, dayMS)
+    let lastShift = floorDivision(latest + length - 1 - lowestOffset + zonedMargin, dayMS)
     guard lastShift - firstShift < 6 else { return allDays }
     var days: Int64 = 0
     for weekday in weekdays {

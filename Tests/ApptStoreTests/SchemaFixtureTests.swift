@@ -26,11 +26,11 @@ import Testing
 /// opened by v9 through `appt import`: "Call mum" on 10 December 2026 at 18:00 UTC with two
 /// VALARMs, DISPLAY 15 minutes before and AUDIO at 08:00 UTC that day repeated twice every 5
 /// minutes; then `appt remind --once` at 17:45:05 UTC recorded the first as fired and the
-/// three AUDIO instances as missed).
+/// three AUDIO instances as missed), from v10 on series days (v9's file opened by v10).
 @Suite struct SchemaFixtureTests {
   static let fixtures: [Int: String] = [
     1: "schema-v1", 2: "schema-v2", 3: "schema-v3", 4: "schema-v4", 5: "schema-v5", 6: "schema-v6",
-    7: "schema-v7", 8: "schema-v8", 9: "schema-v9",
+    7: "schema-v7", 8: "schema-v8", 9: "schema-v9", 10: "schema-v10",
   ]
 
   @Test(arguments: fixtures.keys.sorted())
@@ -196,6 +196,23 @@ import Testing
       )?.int64
     }
     #expect(unlisted == 0)
+    if version >= 7 {
+      // The rows were written again with their days: the anniversary's on its one day of
+      // each of its three weeks, the endless daily standup's on all seven.
+      let days = try await dao.database.read { connection throws(StoreError) in
+        var days: [String: [Int64]] = [:]
+        try connection.query(
+          """
+          SELECT a.title, w.days FROM series_week AS w JOIN appointment AS a ON a.id = w.series_id
+          WHERE a.title IN ('Anniversary', 'Standup') ORDER BY w.week
+          """,
+          []
+        ) { row throws(StoreError) in days[row.string(at: 0), default: []].append(row.int64(at: 1)) }
+        return days
+      }
+      #expect(days["Anniversary"] == [16, 32, 1], "Monday 15 June 2026, Tuesday 2027, Thursday 2028")
+      #expect(days["Standup"] == [SeriesWeeks.allDays])
+    }
     // The rows are in start order in the file, the series after the one-offs (the migration
     // rebuilt the table that way).
     let outOfOrder = try await dao.database.read { connection throws(StoreError) in

@@ -206,8 +206,10 @@ import Testing
       let spans =
         marks == nil
         // A wide series: its first three years, and a year far on (offsets sampled, not assumed).
-        ? [window(series.start, series.start.addingTimeInterval(3 * 365 * 86_400)),
-          window(TestClock.date(2045, 1, 1), TestClock.date(2046, 1, 1))]
+        ? [
+          window(series.start, series.start.addingTimeInterval(3 * 365 * 86_400)),
+          window(TestClock.date(2045, 1, 1), TestClock.date(2046, 1, 1)),
+        ]
         : [window(series.start.addingTimeInterval(-3 * 86_400), TestClock.date(2030, 1, 1))]
       for reader in readers where series.timeZone.isEmpty || reader == readers[0] {
         for span in spans {
@@ -307,4 +309,3 @@ import Testing
     }
   }
 }
-
