@@ -176,6 +176,11 @@ public struct Recurrence: Hashable, Sendable {
   /// Reads rules written as `rrule` writes them (one per line; a leading `RRULE:` is taken).
   /// Every RFC 5545 part is read; what cannot be interpreted is an error naming the part.
   public init(rrule text: String) throws(CommandError) {
+    // One canonical rule, as most series have: no lines to split.
+    if let rule = RecurrenceRule.parsingCanonical(text) {
+      self.init(rules: [rule])
+      return
+    }
     var rules: [RecurrenceRule] = []
     for line in text.split(whereSeparator: \.isNewline) where !line.allSatisfy(\.isWhitespace) {
       do {

@@ -131,6 +131,16 @@ public struct RecurrenceRule: Hashable, Sendable, Codable {
 
   /// Reads RRULE text (without the `RRULE:` name; a leading one is tolerated).
   public init(parsing text: String) throws(RecurrenceRuleError) {
+    // The text the store keeps, byte by byte (RecurrenceRule+Canonical.swift); the rest here.
+    if let rule = Self.parsingCanonical(text) {
+      self = rule
+    } else {
+      self = try Self(parsingGeneral: text)
+    }
+  }
+
+  /// The reader of any RRULE text, which says what is wrong with one it cannot read.
+  init(parsingGeneral text: String) throws(RecurrenceRuleError) {
     // The common case, the canonical text the store keeps: printable ASCII without spaces or
     // lower-case letters, where trimming and upper-casing (Foundation's, costly per row)
     // change nothing.

@@ -137,4 +137,52 @@ extension RecurrenceRuleParserTests {
     #expect(rule.text == "FREQ=WEEKLY;COUNT=3;INTERVAL=2;BYDAY=MO;WKST=SU")
     #expect(try RecurrenceRule(parsing: rule.text) == rule)
   }
+
+  /// The canonical texts and, from each, every text one byte away (changed to one of the bytes
+  /// that matter, removed, or doubled) and each prefix: what a byte reader gets wrong.
+  static func nearCanonical() -> [String] {
+    let canonical =
+      roundTrips + errors.map(\.0) + [
+        "FREQ=WEEKLY;COUNT=7;BYDAY=TH,FR", "FREQ=MONTHLY;UNTIL=20270630T235959Z;BYDAY=2TU",
+        "FREQ=YEARLY;COUNT=3;BYMONTH=11;BYDAY=4TH", "FREQ=MONTHLY;BYMONTHDAY=15,-1", "FREQ=DAILY;UNTIL=20261231",
+      ]
+    let replacements = Array("09-+;=,ZTaX :".utf8)
+    var texts: [String] = []
+    for text in canonical {
+      let bytes = Array(text.utf8)
+      texts.append(text)
+      for index in bytes.indices {
+        for byte in replacements {
+          var changed = bytes
+          changed[index] = byte
+          texts.append(String(decoding: changed, as: UTF8.self))
+        }
+        var removed = bytes
+        removed.remove(at: index)
+        texts.append(String(decoding: removed, as: UTF8.self))
+        var doubled = bytes
+        doubled.insert(bytes[index], at: index)
+        texts.append(String(decoding: doubled, as: UTF8.self))
+        texts.append(String(decoding: bytes[..<index], as: UTF8.self))
+      }
+      texts.append(text + ";" + text)
+    }
+    return texts
+  }
+
+  @Test("the byte reader of canonical text takes only what the general reader takes, and the same way")
+  func canonicalReaderAgreesWithTheGeneralOne() {
+    var taken = 0
+    for text in Self.nearCanonical() {
+      guard let fast = RecurrenceRule.parsingCanonical(text) else { continue }
+      taken += 1
+      #expect(throws: Never.self, "\(text)") { _ = try RecurrenceRule(parsingGeneral: text) }
+      #expect((try? RecurrenceRule(parsingGeneral: text)) == fast, "\(text)")
+    }
+    // Every canonical text without an X- part is the byte reader's.
+    for text in Self.roundTrips where !text.contains("X-") {
+      #expect(RecurrenceRule.parsingCanonical(text) != nil, "\(text)")
+    }
+    #expect(taken > 500, "the byte reader takes the near-canonical texts that are rules")
+  }
 }
