@@ -189,23 +189,34 @@ extension Clock {
 /// Which appointments overlap another one (the agenda's conflict marker).
 public enum Conflicts {
   /// The ids of scheduled appointments that overlap at least one other scheduled one.
-  /// One pass over the list in order of start, tracking the latest end seen so far. A day's
-  /// list comes in display order already: it is sorted (by index) only when it is not.
   public static func overlapping(_ appointments: [Appointment]) -> Set<AppointmentID> {
-    var order = appointments.indices.filter { !appointments[$0].isCancelled }
-    if zip(order, order.dropFirst()).contains(where: { appointments[$0].start > appointments[$1].start }) {
+    let flags = flags(appointments)
+    return Set(appointments.indices.filter { flags[$0] }.map { appointments[$0].id })
+  }
+
+  /// One flag per appointment: whether it is scheduled and overlaps another scheduled one
+  /// (each row on its own: two occurrences of a series are two rows). For a list in order of
+  /// start (a day's is), two passes of comparisons and no hashing, so a frame of a day of a
+  /// thousand appointments does not hash them all.
+  public static func flags(_ appointments: [Appointment]) -> [Bool] {
+    var order = Array(appointments.indices)
+    if zip(appointments, appointments.dropFirst()).contains(where: { $0.start > $1.start }) {
       order.sort { appointments[$0].start < appointments[$1].start }
     }
-    var result: Set<AppointmentID> = []
-    var latest: Int?
+    order.removeAll { appointments[$0].isCancelled }
+    var flags = Array(repeating: false, count: appointments.count)
+    // Overlapped by one that starts earlier (or as early, before it): the latest end so far.
+    var latestEnd: Date?
     for index in order {
-      let appointment = appointments[index]
-      if let previous = latest, appointment.start < appointments[previous].end {
-        result.insert(appointment.id)
-        result.insert(appointments[previous].id)
-      }
-      if latest.map({ appointment.end > appointments[$0].end }) ?? true { latest = index }
+      if let end = latestEnd, appointments[index].start < end { flags[index] = true }
+      if latestEnd.map({ appointments[index].end > $0 }) ?? true { latestEnd = appointments[index].end }
     }
-    return result
+    // Overlapping one that starts later (or as early, after it): the next one's start.
+    var nextStart: Date?
+    for index in order.reversed() {
+      if let start = nextStart, start < appointments[index].end { flags[index] = true }
+      nextStart = appointments[index].start
+    }
+    return flags
   }
 }

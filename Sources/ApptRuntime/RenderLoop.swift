@@ -509,7 +509,7 @@ public final class RenderLoop {
     }
   }
 
-  /// Marks of the month panel: one grouped read of the month, live.
+  /// Marks of the month panel: the month's busy days, live.
   private func observe(month: Date) {
     monthObservation?.cancel()
     let clock = environment.clock
@@ -522,8 +522,7 @@ public final class RenderLoop {
       for await snapshot in stream {
         guard let self, !Task.isCancelled else { return }
         self.forwardedSequence = max(self.forwardedSequence, snapshot.sequence)
-        let days = Dictionary(uniqueKeysWithValues: snapshot.items.map { ($0.id, $0.count) })
-        self.send(.busyDaysArrived(month: month, days: days))
+        self.send(.busyDaysArrived(month: month, days: Set(snapshot.items.map(\.id))))
       }
     }
   }

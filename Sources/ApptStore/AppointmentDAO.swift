@@ -39,17 +39,6 @@ public struct AppointmentQuery: Hashable, Sendable {
   }
 }
 
-/// A local day (`Clock.dayNumber`) and how many scheduled appointments touch it.
-public struct BusyDay: Identifiable, Hashable, Sendable {
-  public let id: Int
-  public let count: Int
-
-  public init(id: Int, count: Int) {
-    self.id = id
-    self.count = count
-  }
-}
-
 /// The app's door to its appointments (the seed's `AppointmentDAO`), on `DatabaseActor`.
 ///
 /// Every method throws a `StoreError` a caller can show; none returns an empty list to hide a
@@ -566,7 +555,9 @@ extension AppointmentDAO {
     let now = clock.now
     return try database.write { connection throws(StoreError) in
       let existing = try Self.findForChange(id: id, expected: ifRevision, in: connection)
-      try connection.run("DELETE FROM appointment WHERE id = ?", [.text(id.description)])
+      if try connection.run("DELETE FROM appointment WHERE id = ?", [.text(id.description)]) > 0 {
+        connection.journal?.note(Appointment.table.name, key: id.description)
+      }
       if existing.recurrence != nil {
         try connection.run("DELETE FROM appointment WHERE series_id = ?", [.text(id.description)])
       }
@@ -601,7 +592,8 @@ extension AppointmentDAO {
   /// registers the observer), then a new one after each commit that changes the window.
   /// With `known`, the window as the caller already has it (`prefetchAppointments`): when no
   /// commit came since (the version is the same), it is the first snapshot and the query is
-  /// not run again; otherwise the query runs as without it.
+  /// not run again; otherwise the query runs as without it. After our own write of a few
+  /// one-offs, the window is patched with their rows instead (`patch(_:of:with:in:)`).
   public func observeAppointments(
     _ query: AppointmentQuery,
     known: KnownWindow? = nil
@@ -609,75 +601,16 @@ extension AppointmentDAO {
     database.observe(
       tables: [Appointment.table.name, "calendar"],
       key: \.key,
-      known: known.map { ($0.items, $0.version) }
+      known: known.map { ($0.items, $0.version) },
+      patch: { items, rows, connection throws(StoreError) in
+        try Self.patch(items, of: query, with: rows, in: connection)
+      }
     ) { [self] connection throws(StoreError) in
       try fetch(query, in: connection)
     }
   }
 
-  /// How many scheduled appointments touch each local day of `range` (the month panel's
-  /// markers), live: a new snapshot after each commit that changes the counts.
-  /// With `onlyShownCalendars`, hidden calendars' appointments are not counted.
-  public func observeBusyDays(
-    in range: DateInterval,
-    onlyShownCalendars: Bool = false
-  ) -> AsyncStream<CollectionSnapshot<BusyDay>> {
-    let clock = self.clock
-    return database.observe(tables: [Appointment.table.name, "calendar"], key: \.id) { connection throws(StoreError) in
-      try Self.busyDays(in: range, clock: clock, onlyShownCalendars: onlyShownCalendars, connection: connection)
-    }
-  }
-
   // MARK: - Queries
-
-  /// Reads only the two times of each one-off (and override) in the window (the start index
-  /// bounds the scan), expands the series that reach it with their overrides, and counts per
-  /// local day; a multi-day appointment marks every day it touches.
-  static func busyDays(
-    in range: DateInterval,
-    clock: Clock,
-    onlyShownCalendars: Bool = false,
-    connection: any Connection
-  ) throws(StoreError) -> [BusyDay] {
-    var conditions = ["status = 'scheduled'"]
-    var bindings: [SQLValue] = []
-    if let ids = try calendarFilter(names: nil, onlyShown: onlyShownCalendars, in: connection) {
-      let filter = calendarCondition(ids)
-      conditions.append(filter.condition)
-      bindings += filter.bindings
-    }
-    let from = range.start.millisecondsSince1970
-    let to = range.end.millisecondsSince1970
-    let longest = try longestDuration(connection)
-    let firstDay = clock.dayNumber(of: range.start)
-    let lastDay = clock.dayNumber(of: range.end.addingTimeInterval(-0.001))
-    var counts: [Int: Int] = [:]
-    func count(from start: Date, to end: Date) {
-      let first = max(clock.dayNumber(of: start), firstDay)
-      let last = min(clock.dayNumber(of: end.addingTimeInterval(-0.001)), lastDay)
-      guard first <= last else { return }
-      for day in first...last { counts[day, default: 0] += 1 }
-    }
-    try connection.query(
-      """
-      SELECT start_ms, end_ms FROM appointment
-      WHERE start_ms >= ? AND start_ms < ? AND end_ms > ? AND \(conditions.joined(separator: " AND ")) AND \(isOneOff)
-        AND \(seriesNotCancelled)
-      """,
-      [.integer(from - longest), .integer(to), .integer(from)] + bindings
-    ) { row throws(StoreError) in count(from: row.date(at: 0), to: row.date(at: 1)) }
-    let occurrences = try seriesOccurrences(
-      in: range,
-      conditions: conditions,
-      bindings: bindings,
-      includeCancelled: false,
-      longest: longest,
-      fallbackZone: clock.timeZone,
-      connection: connection
-    )
-    for occurrence in occurrences { count(from: occurrence.start, to: occurrence.end) }
-    return counts.keys.sorted().map { BusyDay(id: $0, count: counts[$0, default: 0]) }
-  }
 
   static let displayOrder = "start_ms, end_ms, title, id"
 

@@ -70,6 +70,7 @@ public final class AsyncDatabase {
     while true {
       attempt += 1
       let connection = try open()
+      connection.journal?.discard()
       let result: T
       var committing = false
       do throws(StoreError) {
@@ -80,6 +81,7 @@ public final class AsyncDatabase {
       } catch {
         rollback(connection)
         engine.discardChanges()
+        connection.journal?.discard()
         if case .serializationFailure = error, attempt < attempts {
           // Another client won the race; back off a little (growing, jittered) and go again.
           usleep(UInt32.random(in: 0...UInt32(min(attempt, 10) * 2_000)))
@@ -90,10 +92,15 @@ public final class AsyncDatabase {
       // Committed: whatever happens now, the caller hears of success. A connection lost
       // while reading our own notifications is an interruption, and its end refreshes all.
       do {
-        let tables = try engine.takeCommittedChanges()
-        if !tables.isEmpty {
+        let committed = try engine.takeCommittedChanges()
+        let noted = connection.journal?.take()
+        if !committed.tables.isEmpty {
           version &+= 1
-          notifyObservers(of: tables, fromOtherProcess: false)
+          notifyObservers(
+            of: committed.tables,
+            rows: ChangedRows(committed: committed, noted: noted),
+            fromOtherProcess: false
+          )
         }
       } catch {
         _ = failed(error)
@@ -184,18 +191,37 @@ public final class AsyncDatabase {
     return deliverySequence
   }
 
-  /// Refreshes the observers of `tables` (all of them when `tables` is empty), the cheapest
-  /// first (by their last fetch), so a day's snapshot is on its way before a month's slower
-  /// count starts.
-  private func notifyObservers(of tables: Set<String>, fromOtherProcess: Bool, restored: Bool = false) {
+  /// Refreshes the observers of `tables` (all of them when `tables` is empty): windows before
+  /// summaries (`ObservationPriority`), and among them the cheapest first (by their last
+  /// fetch), so a day's snapshot is on its way before anything slower starts. `rows`: which
+  /// rows changed, when our own write says so exactly (an observer may patch its result).
+  /// The others learn that the new version leaves their result as it was.
+  private func notifyObservers(
+    of tables: Set<String>,
+    rows: ChangedRows? = nil,
+    fromOtherProcess: Bool,
+    restored: Bool = false
+  ) {
     observers = observers.filter { $0.value.observer != nil }
-    let due = observers.values.compactMap(\.observer).filter {
-      tables.isEmpty || !$0.observedTables.isDisjoint(with: tables)
+    var due: [any DatabaseObserver] = []
+    for observer in observers.values.compactMap(\.observer) {
+      if tables.isEmpty || !observer.observedTables.isDisjoint(with: tables) {
+        due.append(observer)
+      } else {
+        observer.databaseUnchanged(version: version)
+      }
     }
-    for observer in due.sorted(by: { $0.lastFetchDuration < $1.lastFetchDuration }) {
-      observer.databaseChanged(version: version, fromOtherProcess: fromOtherProcess, restored: restored)
+    let order = due.sorted { ($0.priority, $0.lastFetchDuration) < ($1.priority, $1.lastFetchDuration) }
+    for observer in order {
+      observer.databaseChanged(version: version, rows: rows, fromOtherProcess: fromOtherProcess, restored: restored)
     }
   }
+
+  /// How many observer refreshes patched their result with the rows a write changed instead
+  /// of running their query (tests prove the patching is used, and equals the query).
+  package private(set) var patchedRefreshes = 0
+
+  func countPatchedRefresh() { patchedRefreshes += 1 }
 
   private func interrupt(with error: StoreError) {
     guard interruption == nil else { return }
@@ -306,13 +332,18 @@ public final class AsyncDatabase {
 @DatabaseActor
 protocol DatabaseObserver: AnyObject {
   var observedTables: Set<String> { get }
+  /// Windows are refreshed before summaries.
+  var priority: ObservationPriority { get }
   /// The sequence of the last snapshot handed out, and whether another is waiting.
   var deliveryState: (sequence: UInt64, pending: Bool) { get }
   /// How long its last fetch took (refresh order).
   var lastFetchDuration: Duration { get }
   /// The store changed; `restored` when it is reachable again after an interruption (the
   /// observer must then publish even an unchanged result, to clear the interruption).
-  func databaseChanged(version: UInt64, fromOtherProcess: Bool, restored: Bool)
+  /// `rows`: what our own write changed, exactly where it is known.
+  func databaseChanged(version: UInt64, rows: ChangedRows?, fromOtherProcess: Bool, restored: Bool)
+  /// A commit reached `version` without touching what the observer reads.
+  func databaseUnchanged(version: UInt64)
   /// The store cannot be reached for now: keep the last snapshot, and say why.
   func databaseInterrupted(_ error: StoreError)
   func databaseFailed(_ error: StoreError)

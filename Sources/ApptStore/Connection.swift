@@ -28,9 +28,13 @@ public protocol Connection: AnyObject {
   /// other statements (not this one) meanwhile.
   func stream(_ sql: String, _ bindings: [SQLValue], batch: Int, row: (Row) throws(StoreError) -> Bool)
     throws(StoreError)
+  /// Where the DAO notes the rows a write changed (`WriteJournal`); nil: none is kept.
+  var journal: WriteJournal? { get }
 }
 
 extension Connection {
+  public var journal: WriteJournal? { nil }
+
   public func query(_ sql: String, row: (Row) throws(StoreError) -> Void) throws(StoreError) {
     try query(sql, [], row: row)
   }

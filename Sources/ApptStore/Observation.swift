@@ -8,7 +8,11 @@ import Synchronization
 @DatabaseActor
 final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Sendable>: DatabaseObserver {
   let observedTables: Set<String>
+  let priority: ObservationPriority
   private let fetch: (any Connection) throws(StoreError) -> [Element]
+  /// The result after a write, from the result before and the rows it changed (read on
+  /// the connection): nil when it cannot tell, and the query runs.
+  private let patch: Patch<Element>?
   /// What change sets match items by.
   private let key: (Element) -> Key
   /// Strong: a stream that outlives its DAO keeps the database (and its polling) alive until
@@ -21,6 +25,9 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
   private var pending: [Element]?
   private var pendingVersion: UInt64 = 0
   private var pendingFromOtherProcess = false
+  /// The version the newest result (`pending ?? delivered`) is the query's answer at: a
+  /// patch applies only to the result of the version just before its write.
+  private var currentVersion: UInt64?
   private var failure: StoreError?
   /// Why the store cannot be reached now, and what the subscriber was last told of it.
   private var interruption: StoreError?
@@ -31,11 +38,15 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
   init(
     database: AsyncDatabase,
     tables: Set<String>,
+    priority: ObservationPriority = .window,
     key: @escaping (Element) -> Key,
+    patch: Patch<Element>? = nil,
     fetch: @escaping (any Connection) throws(StoreError) -> [Element]
   ) {
     self.database = database
     self.observedTables = tables
+    self.priority = priority
+    self.patch = patch
     self.key = key
     self.fetch = fetch
   }
@@ -47,12 +58,14 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
     if let known, known.version == database.version {
       pending = known.items
       pendingVersion = known.version
+      currentVersion = known.version
       database.register(self)
       return
     }
     do {
       pending = try fetchInTransaction(database)
       pendingVersion = database.version
+      currentVersion = database.version
       database.register(self)
     } catch .connectionLost(let server, let reason) {
       // The server is away: start empty and say so; the refresh on its return fills it.
@@ -96,10 +109,16 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
 
   // MARK: DatabaseObserver
 
-  func databaseChanged(version: UInt64, fromOtherProcess: Bool, restored: Bool) {
+  func databaseChanged(version: UInt64, rows: ChangedRows?, fromOtherProcess: Bool, restored: Bool) {
     guard !finished, let database else { return }
     do {
-      let items = try fetchInTransaction(database)
+      let items: [Element]
+      if let patched = try patchedInTransaction(database, rows: rows, version: version) {
+        items = patched
+      } else {
+        items = try fetchInTransaction(database)
+      }
+      currentVersion = version
       if restored { interruption = nil }
       // Unchanged: say nothing, unless the subscriber still believes the store is away.
       if let baseline = pending ?? delivered, baseline == items, interruption == deliveredInterruption { return }
@@ -113,6 +132,26 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
     } catch {
       databaseFailed(error)
     }
+  }
+
+  func databaseUnchanged(version: UInt64) {
+    if currentVersion == version &- 1 { currentVersion = version }
+  }
+
+  /// The result patched with the rows our own write changed, when the last result is the
+  /// answer of the version just before it; nil: the query must run.
+  private func patchedInTransaction(_ database: AsyncDatabase, rows: ChangedRows?, version: UInt64)
+    throws(StoreError) -> [Element]?
+  {
+    guard let patch, let rows, let baseline = pending ?? delivered, currentVersion == version &- 1 else {
+      return nil
+    }
+    let started = ContinuousClock.now
+    guard let items = try database.read({ connection throws(StoreError) in try patch(baseline, rows, connection) })
+    else { return nil }
+    lastFetchDuration = ContinuousClock.now - started
+    database.countPatchedRefresh()
+    return items
   }
 
   /// Runs the query in one read transaction (its statements see one state of the data) and
@@ -196,17 +235,41 @@ final class ObservationMailbox<Element: Equatable & Sendable, Key: Hashable & Se
   }
 }
 
+/// How an observation brings its result up to date from the rows a write changed (see
+/// `ObservationMailbox.patch`).
+typealias Patch<Element> = ([Element], ChangedRows, any Connection) throws(StoreError) -> [Element]?
+
+/// Which observers a commit refreshes first: the windows a user looks at (the day, the week),
+/// then summaries of them (the month panel's marks), so a summary never stands between a
+/// commit and the frame that shows it.
+public enum ObservationPriority: Int, Comparable, Sendable {
+  case window
+  case summary
+
+  public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
 extension AsyncDatabase {
   /// A stream of snapshots of `fetch`'s result: the current one first, then one after each
   /// commit that changes it. Ending or dropping the stream ends the observation.
   /// `known`: the result as the subscriber already has it, with the version it was read at.
+  /// `priority`: where it stands when a commit refreshes observers (a summary after windows).
   func observe<Element: Equatable & Sendable, Key: Hashable & Sendable>(
     tables: Set<String>,
     key: @escaping (Element) -> Key,
+    priority: ObservationPriority = .window,
     known: (items: [Element], version: UInt64)? = nil,
+    patch: Patch<Element>? = nil,
     fetch: @escaping (any Connection) throws(StoreError) -> [Element]
   ) -> AsyncStream<CollectionSnapshot<Element>> {
-    let mailbox = ObservationMailbox(database: self, tables: tables, key: key, fetch: fetch)
+    let mailbox = ObservationMailbox(
+      database: self,
+      tables: tables,
+      priority: priority,
+      key: key,
+      patch: patch,
+      fetch: fetch
+    )
     mailbox.start(known: known)
     // The first snapshot goes into the stream now, so the subscriber's first pull needs no
     // hop back onto this actor, where it could wait behind another window's slow first fetch

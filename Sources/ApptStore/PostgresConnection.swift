@@ -7,6 +7,8 @@ import LibPQLoader
 /// Deliberately not `Sendable`, like `SQLiteConnection`: its owner keeps it on `DatabaseActor`,
 /// and `deinit` closes the handle. (libpq allows one thread at a time on a `PGconn`.)
 public final class PostgresConnection: Connection {
+  /// The rows the current write transaction noted it changed.
+  public let journal: WriteJournal? = WriteJournal()
   private let handle: OpaquePointer
   /// `user@host:port/dbname` for messages; never the password.
   public let path: String

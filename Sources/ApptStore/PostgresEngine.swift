@@ -70,22 +70,24 @@ final class PostgresEngine: StorageEngine {
   }
 
   /// Our own notifications arrive with the COMMIT's reply; others' may have come in too.
-  func takeCommittedChanges() throws(StoreError) -> Set<String> {
+  func takeCommittedChanges() throws(StoreError) -> CommittedChanges {
     try drainNotifications()
   }
 
   func discardChanges() {}  // a rollback sends no notifications
 
-  /// Reads what has arrived: returns the tables our own commits changed, and keeps the
-  /// tables other clients changed for the next poll.
+  /// Reads what has arrived: returns what our own commits changed (each row's notification
+  /// says "table id"; the server sends one per distinct payload in a transaction), and keeps
+  /// the tables other clients changed for the next poll.
   @discardableResult
-  private func drainNotifications() throws(StoreError) -> Set<String> {
-    guard let open else { return [] }
-    var own: Set<String> = []
+  private func drainNotifications() throws(StoreError) -> CommittedChanges {
+    guard let open else { return CommittedChanges() }
+    var own = CommittedChanges()
     for notification in try open.takeNotifications() where notification.channel == Schema.changeChannel {
       let table = String(notification.payload.prefix { $0 != " " })
       if notification.pid == open.backendPID {
-        own.insert(table)
+        own.tables.insert(table)
+        own.rowChanges[table, default: 0] += 1
       } else {
         externalTables.insert(table)
       }

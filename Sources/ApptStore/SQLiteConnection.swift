@@ -6,6 +6,8 @@ import Foundation
 /// Deliberately not `Sendable`. `AsyncDatabase` (isolated to `DatabaseActor`) holds it, so
 /// region isolation keeps every use on the actor; `deinit` closes the handle.
 public final class SQLiteConnection: Connection {
+  /// The rows the current write transaction noted it changed.
+  public let journal: WriteJournal? = WriteJournal()
   private let handle: OpaquePointer
   /// The file path (or in-memory name) for messages.
   public let path: String
@@ -104,13 +106,13 @@ public final class SQLiteConnection: Connection {
 
   // MARK: - Change tracking
 
-  /// Takes the set of tables written since the last call (and forgets it).
-  func takeDirtyTables() -> Set<String> {
-    defer { dirty.tables.removeAll() }
-    return dirty.tables
+  /// Takes the tables written since the last call, with their row changes (and forgets them).
+  func takeDirtyTables() -> CommittedChanges {
+    defer { discardDirtyTables() }
+    return CommittedChanges(tables: Set(dirty.rowChanges.keys), rowChanges: dirty.rowChanges)
   }
 
-  func discardDirtyTables() { dirty.tables.removeAll() }
+  func discardDirtyTables() { dirty.rowChanges.removeAll(keepingCapacity: true) }
 
   private func installUpdateHook() {
     // SQLite calls back with a C function pointer and a context pointer. The context is the
@@ -121,7 +123,10 @@ public final class SQLiteConnection: Connection {
       handle,
       { context, _, _, table, _ in
         guard let context, let table else { return }
-        Unmanaged<DirtyTables>.fromOpaque(context).takeUnretainedValue().tables.insert(String(cString: table))
+        Unmanaged<DirtyTables>.fromOpaque(context).takeUnretainedValue().rowChanges[
+          String(cString: table),
+          default: 0
+        ] += 1
       },
       context
     )
@@ -180,7 +185,8 @@ public final class SQLiteConnection: Connection {
 
 /// The update hook's scratch pad: a reference type so the C callback can reach it.
 private final class DirtyTables {
-  var tables: Set<String> = []
+  /// Each table written, with how many row changes it took.
+  var rowChanges: [String: Int] = [:]
 }
 
 /// A prepared statement. Reset right after reading: a statement left on a row holds a read

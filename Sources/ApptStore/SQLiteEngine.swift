@@ -45,7 +45,7 @@ final class SQLiteEngine: StorageEngine {
     try connection.execute("BEGIN IMMEDIATE")
   }
 
-  func takeCommittedChanges() throws(StoreError) -> Set<String> {
+  func takeCommittedChanges() throws(StoreError) -> CommittedChanges {
     try sqliteConnection().takeDirtyTables()
   }
 

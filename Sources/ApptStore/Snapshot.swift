@@ -77,18 +77,33 @@ public struct ChangeSet: Sendable, Equatable {
     to new: [Element],
     key: (Element) -> Key
   ) -> ChangeSet {
+    // The items equal at both ends stay where they are: only the middle is matched, so a
+    // write of one row into a window of a thousand hashes a few items, not all of them.
+    // (The result is the same: those items precede, or follow, every other in both.)
+    var prefix = 0
+    while prefix < old.count, prefix < new.count, old[prefix] == new[prefix] { prefix += 1 }
+    var suffix = 0
+    while suffix < old.count - prefix, suffix < new.count - prefix,
+      old[old.count - 1 - suffix] == new[new.count - 1 - suffix]
+    {
+      suffix += 1
+    }
+    let oldMiddle = old[prefix..<(old.count - suffix)]
+    let newMiddle = new[prefix..<(new.count - suffix)]
+
     var newIndex: [Key: Int] = [:]
-    newIndex.reserveCapacity(new.count)
-    for (index, item) in new.enumerated() { newIndex[key(item)] = index }
+    newIndex.reserveCapacity(newMiddle.count)
+    for index in newMiddle.indices { newIndex[key(new[index])] = index }
 
     var deletions: [Int] = []
     var matched: [(old: Int, new: Int)] = []
-    for (index, item) in old.enumerated() {
-      if let target = newIndex[key(item)] { matched.append((index, target)) } else { deletions.append(index) }
+    for index in oldMiddle.indices {
+      if let target = newIndex[key(old[index])] { matched.append((index, target)) } else { deletions.append(index) }
     }
 
     let kept = longestIncreasingRun(matched.map(\.new))
     var keptNew = Array(repeating: false, count: new.count)
+    for index in new.indices where !newMiddle.indices.contains(index) { keptNew[index] = true }
     var modifications: [Int] = []
     for (position, pair) in matched.enumerated() {
       if kept[position] {
@@ -100,7 +115,7 @@ public struct ChangeSet: Sendable, Equatable {
     }
     deletions.sort()
     modifications.sort()
-    let insertions = new.indices.filter { !keptNew[$0] }
+    let insertions = newMiddle.indices.filter { !keptNew[$0] }
     return ChangeSet(deletions: deletions, insertions: insertions, modifications: modifications)
   }
 

@@ -13,8 +13,8 @@ protocol StorageEngine: AnyObject {
   func beginWrite(_ connection: any Connection) throws(StoreError)
   /// How many times a write is tried when the engine reports a serialization failure.
   var writeAttempts: Int { get }
-  /// The tables the committed transaction changed (empty: it changed nothing).
-  func takeCommittedChanges() throws(StoreError) -> Set<String>
+  /// What the committed transaction changed (no table: it changed nothing).
+  func takeCommittedChanges() throws(StoreError) -> CommittedChanges
   /// Forgets what a rolled-back transaction wrote.
   func discardChanges()
   /// What other clients did since the last call. Called only while someone observes.
@@ -29,6 +29,15 @@ protocol StorageEngine: AnyObject {
   /// use reconnects.
   func operationFailed(with error: StoreError)
   func close()
+}
+
+/// What one of our own transactions changed, as the engine saw it: the tables, and how many
+/// row changes each took (SQLite: each insert, update or delete of a row, from its update
+/// hook; PostgreSQL: each row its NOTIFY trigger named, once however often it changed).
+/// `AsyncDatabase.write` holds the counts against what the DAO noted it wrote.
+struct CommittedChanges: Equatable {
+  var tables: Set<String> = []
+  var rowChanges: [String: Int] = [:]
 }
 
 /// What polling found out about other clients.

@@ -40,7 +40,7 @@ enum AgendaView {
       screen.put(text, row: top, column: x, width: area.width, style: .dim)
       return
     }
-    let conflicts = Conflicts.overlapping(visible)
+    let conflicts = Conflicts.flags(visible)
     let selectedIndex = state.selectedIndex  // computed once: it searches the filtered list
     // With several calendars, each row shows its calendar's marker after the conflict mark.
     let calendars =
@@ -56,7 +56,7 @@ enum AgendaView {
         let isSelected = index == selectedIndex
         let style: Screen.Style = isSelected ? .selected : (appointment.isCancelled ? .dim : .normal)
         if isSelected { screen.fill(row: y, column: x, count: area.width, style: .selected) }
-        let marker = conflicts.contains(appointment.id) ? "! " : "  "
+        let marker = conflicts[index] ? "! " : "  "
         let title = TextWidth.head(appointment.title, columns: area.width).text  // a 20 MB title costs a line
         let calendar = calendars[appointment.calendarID]
         var line = "\(marker)\(calendars.isEmpty ? "" : "  ")\(environment.formatter.timeRange(appointment))  \(title)"
@@ -182,7 +182,7 @@ enum MonthView {
       let column = x + 1 + (cell % 7) * 3
       let style: Screen.Style =
         number == selectedNumber
-        ? .selected : number == todayNumber ? .today : state.busyDays[number] != nil ? .marked : .normal
+        ? .selected : number == todayNumber ? .today : state.busyDays.contains(number) ? .marked : .normal
       screen.put(day < 10 ? " \(day)" : "\(day)", row: row, column: column, style: style)
     }
     if y + 7 < area.rows.upperBound {

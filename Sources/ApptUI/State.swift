@@ -135,9 +135,9 @@ public struct State: Equatable, Sendable {
   /// The titles of the series of changed occurrences on screen whose series is not (nil: not
   /// stored), as the runtime looked them up (`Effect.lookUpSeries`), for the detail pane.
   public var seriesTitles: [AppointmentID: String?] = [:]
-  /// The first day of the month in the panel, and its busy days (`Clock.dayNumber` -> count).
+  /// The first day of the month in the panel, and its busy days (`Clock.dayNumber`s).
   public var month: Date
-  public var busyDays: [Int: Int] = [:]
+  public var busyDays: Set<Int> = []
   /// The store's calendars, live (`calendarsArrived`): their colours mark the rows.
   public var calendars: [CalendarInfo] = []
   /// The first line of the help overlay shown, when it is taller than the terminal.
@@ -238,7 +238,7 @@ public struct State: Equatable, Sendable {
     let newMonth = State.firstOfMonth(day, clock: clock)
     if newMonth != month {
       month = newMonth
-      busyDays = [:]
+      busyDays = []
       effects.append(.observeMonth(newMonth))
     }
     return effects
@@ -319,7 +319,7 @@ public enum Message: Sendable, Equatable {
   /// What `.readAhead` read: the window from `day` to `end` (nil: the day).
   case readAheadArrived(day: Date, end: Date?, known: KnownWindow)
   /// The busy days of the month starting at `month`.
-  case busyDaysArrived(month: Date, days: [Int: Int])
+  case busyDaysArrived(month: Date, days: Set<Int>)
   /// The store's calendars, as they are now.
   case calendarsArrived([CalendarInfo])
   /// A calendar was shown or hidden (`C`, space).

@@ -68,9 +68,20 @@ struct CalendarStoreTests {
       let screen = AppointmentQuery(range: Self.day, onlyShownCalendars: true)
       #expect(try await titles(dao, screen) == ["Dentist"])
       #expect(try await titles(dao, AppointmentQuery(range: Self.day)) == ["Standup", "Dentist"])
+      // A day only the hidden calendar's appointment touches is not marked; one the shown
+      // calendar also touches is.
+      var offsite = AddRequest(title: "Offsite", start: december(2, 9), end: december(2, 10))
+      offsite.calendar = "work"
+      _ = try await dao.addAppointment(offsite)
       var month = await dao.observeBusyDays(in: window(december(1), december(3)), onlyShownCalendars: true)
         .makeAsyncIterator()
-      #expect(try await nextSnapshot(&month).items.map(\.count) == [1], "the month counts only shown calendars")
+      let clock = TestClock.clock
+      #expect(
+        try await nextSnapshot(&month).items.map(\.id) == [clock.dayNumber(of: december(1))],
+        "the month marks only what shown calendars touch"
+      )
+      var all = await dao.observeBusyDays(in: window(december(1), december(3))).makeAsyncIterator()
+      #expect(try await nextSnapshot(&all).items.count == 2, "all calendars: both days")
       #expect(try await dao.getAppointment(id: standup.id).calendarID == calendars[1].id)
     }
   }

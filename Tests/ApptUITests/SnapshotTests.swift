@@ -48,7 +48,7 @@ import Testing
     var state = UI.start(size: Screen.Size(rows: rows, columns: columns), environment: environment).0
     let items = view == "empty" ? [] : day
     _ = UI.update(&state, .snapshotArrived(day: state.selectedDay, appointments: items), environment: environment)
-    state.busyDays = [TestClock.clock.dayNumber(of: TestClock.date(2026, 11, 30)): 1]
+    state.busyDays = [TestClock.clock.dayNumber(of: TestClock.date(2026, 11, 30))]
     let keys: [Key]
     switch view {
     case "form": keys = [.character("a")] + "Lunch".map(Key.character) + [.tab] + "12:30".map(Key.character)

@@ -45,7 +45,7 @@ import Testing
 
   @Test func agendaAt80x24() {
     var state = state(size: Screen.Size(rows: 24, columns: 80), items: [cancelled, dentist])
-    state.busyDays = [TestClock.clock.dayNumber(of: TestClock.date(2026, 11, 30)): 2]
+    state.busyDays = [TestClock.clock.dayNumber(of: TestClock.date(2026, 11, 30))]
     expectScreen(
       state,
       """

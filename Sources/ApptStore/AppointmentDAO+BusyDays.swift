@@ -1,0 +1,130 @@
+import ApptCore
+import Foundation
+
+/// A local day (`Clock.dayNumber`) that at least one scheduled appointment touches: a mark of
+/// the month panel.
+public struct BusyDay: Identifiable, Hashable, Sendable {
+  public let id: Int
+
+  public init(id: Int) {
+    self.id = id
+  }
+}
+
+@DatabaseActor
+extension AppointmentDAO {
+  /// The days of `range` that scheduled appointments touch (the month panel's marks), live:
+  /// a new snapshot after each commit that changes them. With `onlyShownCalendars`, hidden
+  /// calendars' appointments do not mark a day.
+  ///
+  /// A summary, refreshed after every window a commit concerns (`ObservationPriority`), so the
+  /// day on screen never waits for it.
+  public func observeBusyDays(
+    in range: DateInterval,
+    onlyShownCalendars: Bool = false
+  ) -> AsyncStream<CollectionSnapshot<BusyDay>> {
+    let clock = self.clock
+    return database.observe(
+      tables: [Appointment.table.name, "calendar"],
+      key: \.id,
+      priority: .summary
+    ) { connection throws(StoreError) in
+      try Self.busyDays(in: range, clock: clock, onlyShownCalendars: onlyShownCalendars, connection: connection)
+    }
+  }
+
+  /// Which local days of `range` scheduled appointments touch, from the start index: a day
+  /// is asked whether one row begins in it, and only then whether one that began before it
+  /// reaches into it (each an EXISTS that stops at the first row: the cost is one probe a
+  /// day, not the month's rows). Series are expanded only for the days no row marked,
+  /// which in a busy store are none. A day is touched as `Appointment.touches` says: by
+  /// what begins in it, and by what began before it and ends after it begins.
+  static func busyDays(
+    in range: DateInterval,
+    clock: Clock,
+    onlyShownCalendars: Bool = false,
+    connection: any Connection
+  ) throws(StoreError) -> [BusyDay] {
+    // What every appointment counted must be: scheduled, and in a calendar shown.
+    var conditions = ["status = 'scheduled'"]
+    var bindings: [SQLValue] = []
+    if let ids = try calendarFilter(names: nil, onlyShown: onlyShownCalendars, in: connection) {
+      let filter = calendarCondition(ids)
+      conditions.append(filter.condition)
+      bindings += filter.bindings
+    }
+    let days = LocalDays(range, clock: clock)
+    guard !days.isEmpty else { return [] }
+    let longest = try longestDuration(connection)
+    let rowCondition = (conditions + [isOneOff, seriesNotCancelled]).joined(separator: " AND ")
+    // One statement for the whole range (its text depends only on the number of days, so
+    // the connection's statement cache keeps it): one column a day, 1 when it is touched.
+    let perDay = """
+      CASE WHEN EXISTS (SELECT 1 FROM appointment WHERE start_ms >= ? AND start_ms < ? \
+      AND \(rowCondition)) THEN 1 WHEN EXISTS (SELECT 1 FROM appointment WHERE start_ms >= ? \
+      AND start_ms < ? AND end_ms > ? AND \(rowCondition)) THEN 1 ELSE 0 END
+      """
+    var values: [SQLValue] = []
+    for day in days.bounds {
+      let start = day.start.millisecondsSince1970
+      let end = day.end.millisecondsSince1970
+      values += [.integer(start), .integer(end)] + bindings
+      values += [.integer(start - longest), .integer(start), .integer(start)] + bindings
+    }
+    var marked = Array(repeating: false, count: days.bounds.count)
+    let columns = Array(repeating: perDay, count: days.bounds.count).joined(separator: ", ")
+    try connection.query("SELECT \(columns)", values) { row throws(StoreError) in
+      for index in marked.indices { marked[index] = row.int64(at: Int32(index)) != 0 }
+    }
+    // The days no row touched: the series that reach them, expanded over the span between
+    // the first and the last of them.
+    if let first = marked.firstIndex(of: false), let last = marked.lastIndex(of: false) {
+      let span = DateInterval(start: days.bounds[first].start, end: days.bounds[last].end)
+      let occurrences = try seriesOccurrences(
+        in: span,
+        conditions: conditions,
+        bindings: bindings,
+        includeCancelled: false,
+        longest: longest,
+        fallbackZone: clock.timeZone,
+        connection: connection
+      )
+      for occurrence in occurrences {
+        for index in first...last where !marked[index] && occurrence.touches(days.bounds[index]) {
+          marked[index] = true
+        }
+      }
+    }
+    return marked.indices.filter { marked[$0] }.map { BusyDay(id: days.firstNumber + $0) }
+  }
+}
+
+/// The local days a range covers, each with its bounds in the clock's zone (a day of 23 or
+/// 25 hours where the clocks change), numbered as `Clock.dayNumber` numbers them.
+struct LocalDays {
+  let firstNumber: Int
+  let bounds: [DateInterval]
+
+  init(_ range: DateInterval, clock: Clock) {
+    firstNumber = clock.dayNumber(of: range.start)
+    var bounds: [DateInterval] = []
+    var start = clock.startOfDay(range.start)
+    while start < range.end {
+      let end = clock.day(1, after: start)
+      guard end > start else { break }
+      bounds.append(DateInterval(start: max(start, range.start), end: min(end, range.end)))
+      start = end
+    }
+    self.bounds = bounds
+  }
+
+  var isEmpty: Bool { bounds.isEmpty }
+}
+
+extension Appointment {
+  /// Whether it touches `interval` (a day): it begins before the day ends and ends after the
+  /// day begins (the end is always after the start: `AppointmentRules`), as windows list.
+  func touches(_ interval: DateInterval) -> Bool {
+    start < interval.end && end > interval.start
+  }
+}
