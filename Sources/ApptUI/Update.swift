@@ -192,11 +192,13 @@ public enum UI {
   }
 
   /// The series of the day's changed occurrences that are neither on the day nor looked up.
+  /// The ids of the day are hashed only when it holds a changed occurrence: a day of a
+  /// thousand one-offs is looked through, not hashed, after every snapshot.
   private static func seriesToLookUp(_ state: State) -> [Effect] {
-    let onTheDay = Set(state.appointments.map(\.id))
-    let missing = Set(state.appointments.compactMap(\.override?.seriesID)).filter {
-      !onTheDay.contains($0) && state.seriesTitles[$0] == nil
-    }
+    let wanted = Set(state.appointments.compactMap(\.override?.seriesID)).filter { state.seriesTitles[$0] == nil }
+    guard !wanted.isEmpty else { return [] }
+    let onTheDay = Set(state.appointments.lazy.map(\.id).filter(wanted.contains))
+    let missing = wanted.subtracting(onTheDay)
     return missing.isEmpty ? [] : [.lookUpSeries(missing.sorted { $0.description < $1.description })]
   }
 
