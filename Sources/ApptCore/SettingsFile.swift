@@ -81,20 +81,23 @@ public enum SettingsFile {
     var info = stat()
     guard fstat(fd, &info) == 0 else { return .failure(.unreadable(String(cString: strerror(errno)))) }
     if (info.st_mode & S_IFMT) == S_IFDIR { return .failure(.unreadable("it is a directory")) }
+    // Read a piece at a time: a buffer of the largest size allowed, zeroed, would be pages of
+    // memory every start-up keeps for a file of a few lines (or none: /dev/null).
     let limit = SettingsParser.maximumSize + 1
-    var bytes = [UInt8](repeating: 0, count: limit)
-    var count = 0
-    while count < limit {
-      let got = bytes.withUnsafeMutableBytes { buffer -> Int in
+    var bytes: [UInt8] = []
+    var piece = [UInt8](repeating: 0, count: 16_384)
+    while bytes.count < limit {
+      let wanted = min(piece.count, limit - bytes.count)
+      let got = piece.withUnsafeMutableBytes { buffer -> Int in
         guard let base = buffer.baseAddress else { return 0 }
-        return Glibc.read(fd, base + count, limit - count)
+        return Glibc.read(fd, base, wanted)
       }
       if got < 0, errno == EINTR { continue }
       if got < 0, errno == EAGAIN { break }  // a pipe with nothing in it yet: nothing to read
       guard got >= 0 else { return .failure(.unreadable(String(cString: strerror(errno)))) }
       if got == 0 { break }
-      count += got
+      bytes.append(contentsOf: piece[..<got])
     }
-    return .success(Array(bytes[..<count]))
+    return .success(bytes)
   }
 }
