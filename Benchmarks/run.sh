@@ -46,6 +46,7 @@ SCRATCH=${BENCH_SCRATCH:-.build}
 DATA=${BENCH_DATA:-$SCRATCH/bench-data}
 IMPORT_TIMEOUT=${BENCH_IMPORT_TIMEOUT:-300}
 IMPORT_COUNT=100000
+IMPORT_LARGE=1000000                # issue 17: an import of 1M, when 1M is one of the sizes
 RESULTS=Benchmarks/results
 RAW=$RESULTS/raw
 LIST_FROM=2026-06-03                # a Wednesday in the middle of the three years
@@ -114,13 +115,15 @@ for size in $SIZES; do
   db=$DATA/appt-$size.sqlite3
   calendar=$DATA/calcurse-$size
   if [ "${BENCH_REUSE_DATA:-0}" = 1 ] && [ -s "$db" ] && [ -s "$calendar/apts" ] && [ -s "$DATA/generate-$size.json" ] \
-    && { [ "$size" != "$IMPORT_COUNT" ] || [ -s "$DATA/import-$IMPORT_COUNT.ics" ]; }; then
+    && { [ "$size" != "$IMPORT_COUNT" ] || [ -s "$DATA/import-$IMPORT_COUNT.ics" ]; } \
+    && { [ "$size" != "$IMPORT_LARGE" ] || [ -s "$DATA/import-$IMPORT_LARGE.ics" ]; }; then
     log "reusing the $size dataset"
   else
     log "generating $size appointments"
     rm -f "$db" "$db-wal" "$db-shm"
     ics=()
     [ "$size" = "$IMPORT_COUNT" ] && ics=(--ics "$DATA/import-$IMPORT_COUNT.ics")
+    [ "$size" = "$IMPORT_LARGE" ] && ics=(--ics "$DATA/import-$IMPORT_LARGE.ics")
     "$BENCH" generate --count "$size" --db "$db" ${ics[@]+"${ics[@]}"} > "$DATA/generate-$size.json"
     # calcurse's apts file: the same scheduled appointments, sorted as calcurse saves them
     # (start, then title; loading an unsorted file is quadratic in calcurse). A series becomes
@@ -172,6 +175,20 @@ log "list baselines at $largest"
 db=$DATA/appt-$largest.sqlite3
 out=$DATA/out-baseline
 mkdir -p "$out"
+# Issue 17's floor: the sqlite3 CLI listing the week from a minimal table of the same rows
+# (start, end, title; an index on start; rows in appt's order, which is start order), and the
+# bytes each appointment takes in both files.
+minimal=$DATA/minimal-$largest.sqlite3
+if [ "${BENCH_REUSE_DATA:-0}" != 1 ] || [ ! -s "$minimal" ]; then
+  rm -f "$minimal"
+  sqlite3 "$minimal" "CREATE TABLE a (start INTEGER, end INTEGER, title TEXT); ATTACH '$db' AS src;
+    INSERT INTO a SELECT start_ms, end_ms, title FROM src.appointment ORDER BY rowid; DETACH src;
+    CREATE INDEX a_by_start ON a (start); VACUUM;"
+fi
+minimal_week="SELECT start, end, title FROM a WHERE start >= $(ms "$LIST_FROM") AND start < $(ms "$LIST_FROM + 7 days") ORDER BY start;"
+printf '{"rows":%d,"appt_bytes":%d,"minimal_bytes":%d}\n' "$(sqlite3 "$db" 'SELECT count(*) FROM appointment')" \
+  "$(stat -c %s "$db")" "$(stat -c %s "$minimal")" > "$RAW/file-sizes.json"
+cat "$RAW/file-sizes.json" >&2
 {
   printf 'true\t10\ttrue\n'
   printf 'sqlite3-version\t10\tsqlite3\t-version\n'
@@ -180,6 +197,7 @@ mkdir -p "$out"
   printf 'appt-empty-week\t10\t%s\t--db\t%s\tlist\t--from\t2030-06-05\t--days\t7\n' "$APPT" "$db"
   printf 'appt-week\t10\t%s\t--db\t%s\tlist\t--from\t%s\t--days\t7\n' "$APPT" "$db" "$LIST_FROM"
   printf 'sqlite3-week\t10\tsqlite3\t%s\t%s\n' "$db" "$(window_query "$LIST_FROM" 7)"
+  printf 'sqlite3-minimal-week\t10\tsqlite3\t%s\t%s\n' "$minimal" "$minimal_week"
 } > "$out/spec.tsv"
 "$BENCH" exec-time --spec "$out/spec.tsv" --warmup 1 --out-dir "$out" > "$RAW/baseline.json"
 # Cross-check the helper against GNU time once (wall in s, peak RSS in KiB).
@@ -254,6 +272,18 @@ cat "$RAW/import-floor.json" >&2
 rm -f "$DATA"/import-appt-?.sqlite3* "$floor_db" "$floor_db-wal" "$floor_db-shm"
 "$BENCH" probe-import --ics "$ics" --dir "$DATA" --runs 3 > "$RAW/import-probe.json"
 cat "$RAW/import-probe.json" >&2
+# Issue 17: 1M shuffled events into a fresh file, once (memory flat in N: beside 100k's).
+if [ -s "$DATA/import-$IMPORT_LARGE.ics" ]; then
+  log "import: appt import of the shuffled $IMPORT_LARGE .ics, one run"
+  large_db=$DATA/import-large.sqlite3
+  rm -f "$large_db" "$large_db-wal" "$large_db-shm"
+  printf 'appt-import-large\t1\t%s\t--db\t%s\timport\t%s\n' "$APPT" "$large_db" "$DATA/import-$IMPORT_LARGE.ics" \
+    > "$DATA/import-large-spec.tsv"
+  "$BENCH" exec-time --spec "$DATA/import-large-spec.tsv" --warmup 0 --rss wrapped --out-dir "$DATA" \
+    > "$RAW/import-large.json"
+  cat "$DATA/appt-import-large.out" "$RAW/import-large.json" >&2
+  rm -f "$large_db" "$large_db-wal" "$large_db-shm"
+fi
 log "import: the DAO's bulk insert of $IMPORT_COUNT (one transaction), 3 runs"
 "$BENCH" bulk-insert --count "$IMPORT_COUNT" --dir "$DATA" --runs 3 > "$RAW/import-appt.json"
 cat "$RAW/import-appt.json" >&2
@@ -273,6 +303,22 @@ for size in $SIZES; do
   log "headless calendar at $size: first frame, 1,000 x l and j, 200 commits, 50 other-process commits"
   "$BENCH" tui --db "$DATA/appt-$size.sqlite3" --today "$TUI_TODAY" > "$RAW/tui-$size.json"
 done
+
+# Issue 17: the first frame at the largest size with several calendars: the same rows spread
+# over three calendars, one of them hidden (the window then filters by calendar).
+log "headless calendar at $largest with three calendars (one hidden): first frame"
+calendars_db=$DATA/appt-$largest-calendars.sqlite3
+rm -f "$calendars_db" "$calendars_db-wal" "$calendars_db-shm"
+cp "$DATA/appt-$largest.sqlite3" "$calendars_db"
+"$APPT" --db "$calendars_db" calendar add work > /dev/null
+"$APPT" --db "$calendars_db" calendar add family > /dev/null
+"$APPT" --db "$calendars_db" calendar hide family > /dev/null
+sqlite3 "$calendars_db" "PRAGMA synchronous = OFF;
+  UPDATE appointment SET calendar_id = (SELECT id FROM calendar WHERE name = 'work') WHERE rowid % 3 = 1;
+  UPDATE appointment SET calendar_id = (SELECT id FROM calendar WHERE name = 'family') WHERE rowid % 3 = 2;"
+"$BENCH" tui --db "$calendars_db" --today "$TUI_TODAY" --keys 0 --commits 0 --external 0 > "$RAW/tui-calendars.json"
+cat "$RAW/tui-calendars.json" >&2
+rm -f "$calendars_db" "$calendars_db-wal" "$calendars_db-shm"
 
 # Where the calendar's time goes: one day's window and the month panel, step by step.
 log "probe: one day's window and the month's markers at $largest, step by step"

@@ -393,6 +393,11 @@ func tuiCommand(_ arguments: Arguments) async {
     ["commit_call": latencySummary(commitDuration)],
     uniquingKeysWith: { $1 }
   )
+  // The floor under a durable commit on this disk, in the same run: a 4 KiB write and its
+  // fdatasync (a WAL commit's one sync), beside the database file, as many times as commits.
+  if commitCount > 0, !database.contains("://") {
+    report["fsync_floor"] = latencySummary(fdatasyncLatencies(beside: database, count: commitCount))
+  }
 
   // 4. Another process's commit -> frame: a `writer` child with its own connection commits;
   //    the calendar sees it by polling (SQLite's PRAGMA data_version, every 250 ms by default;
@@ -446,4 +451,26 @@ extension RenderLoop {
   func settled() async {
     do { try await settle() } catch { fail("\(error)") }
   }
+}
+
+/// `count` 4 KiB writes to a scratch file next to `path`, each followed by `fdatasync`: what
+/// one durable commit waits for on this disk at the least (milliseconds each).
+func fdatasyncLatencies(beside path: String, count: Int) -> [Double] {
+  let probe = path + ".fsync-probe"
+  let descriptor = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+  guard descriptor >= 0 else { fail("cannot create \(probe)") }
+  defer {
+    close(descriptor)
+    unlink(probe)
+  }
+  let page = [UInt8](repeating: 0x61, count: 4_096)
+  var latencies: [Double] = []
+  for index in 0..<count {
+    let written = page.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, 4_096, off_t(index % 64) * 4_096) }
+    guard written == 4_096 else { fail("cannot write \(probe)") }
+    let started = monotonicNanos()
+    guard fdatasync(descriptor) == 0 else { fail("fdatasync failed on \(probe)") }
+    latencies.append(milliseconds(from: started, to: monotonicNanos()))
+  }
+  return latencies
 }
