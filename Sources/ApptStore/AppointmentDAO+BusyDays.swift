@@ -47,35 +47,36 @@ extension AppointmentDAO {
   ) throws(StoreError) -> [BusyDay] {
     // What every appointment counted must be: scheduled, and in a calendar shown.
     var conditions = ["status = 'scheduled'"]
-    var bindings: [SQLValue] = []
+    var filterBindings: [SQLValue] = []
     if let ids = try calendarFilter(names: nil, onlyShown: onlyShownCalendars, in: connection) {
       let filter = calendarCondition(ids)
       conditions.append(filter.condition)
-      bindings += filter.bindings
+      filterBindings += filter.bindings
     }
+    let rowCondition = (conditions + [isOneOff, seriesNotCancelled]).joined(separator: " AND ")
+    // One statement for the whole range, each day a row of its VALUES (the text depends
+    // only on the number of days, so the connection's statement cache keeps it, and its one
+    // copy of the conditions keeps it quick to prepare): the days a row begins in, or else
+    // one that began before it (by at most the longest appointment) reaches into.
     let days = LocalDays(range, clock: clock)
     guard !days.isEmpty else { return [] }
     let longest = try longestDuration(connection)
-    let rowCondition = (conditions + [isOneOff, seriesNotCancelled]).joined(separator: " AND ")
-    // One statement for the whole range (its text depends only on the number of days, so
-    // the connection's statement cache keeps it): one column a day, 1 when it is touched.
-    let perDay = """
-      CASE WHEN EXISTS (SELECT 1 FROM appointment WHERE start_ms >= ? AND start_ms < ? \
-      AND \(rowCondition)) THEN 1 WHEN EXISTS (SELECT 1 FROM appointment WHERE start_ms >= ? \
-      AND start_ms < ? AND end_ms > ? AND \(rowCondition)) THEN 1 ELSE 0 END
+    let values = Array(repeating: "(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))", count: days.bounds.count)
+    let sql = """
+      WITH range_day(n, day_start, day_end) AS (VALUES \(values.joined(separator: ", ")))
+      SELECT n FROM range_day WHERE EXISTS (SELECT 1 FROM appointment WHERE start_ms >= day_start
+      AND start_ms < day_end AND \(rowCondition)) OR EXISTS (SELECT 1 FROM appointment
+      WHERE start_ms >= day_start - ? AND start_ms < day_start AND end_ms > day_start AND \(rowCondition))
       """
-    var values: [SQLValue] = []
-    for day in days.bounds {
-      let start = day.start.millisecondsSince1970
-      let end = day.end.millisecondsSince1970
-      values += [.integer(start), .integer(end)] + bindings
-      values += [.integer(start - longest), .integer(start), .integer(start)] + bindings
+    var bindings = [SQLValue]()
+    for (index, day) in days.bounds.enumerated() {
+      bindings += [
+        .integer(Int64(index)), .integer(day.start.millisecondsSince1970), .integer(day.end.millisecondsSince1970),
+      ]
     }
+    bindings += filterBindings + [.integer(longest)] + filterBindings
     var marked = Array(repeating: false, count: days.bounds.count)
-    let columns = Array(repeating: perDay, count: days.bounds.count).joined(separator: ", ")
-    try connection.query("SELECT \(columns)", values) { row throws(StoreError) in
-      for index in marked.indices { marked[index] = row.int64(at: Int32(index)) != 0 }
-    }
+    try connection.query(sql, bindings) { row throws(StoreError) in marked[Int(row.int64(at: 0))] = true }
     // The days no row touched: the series that reach them, expanded over the span between
     // the first and the last of them.
     if let first = marked.firstIndex(of: false), let last = marked.lastIndex(of: false) {
@@ -83,7 +84,7 @@ extension AppointmentDAO {
       let occurrences = try seriesOccurrences(
         in: span,
         conditions: conditions,
-        bindings: bindings,
+        bindings: filterBindings,
         includeCancelled: false,
         longest: longest,
         fallbackZone: clock.timeZone,
