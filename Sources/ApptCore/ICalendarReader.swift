@@ -655,7 +655,7 @@ extension ICalendar {
 
       // Text fields.
       var title = single["SUMMARY"].map { ICalendar.unescape($0.value) } ?? ""
-      title = title.trimmingCharacters(in: .whitespacesAndNewlines)
+      title = title.trimmingBlanksAndNewlines
       if title.isEmpty { title = "(no title)" }
       let note = single["DESCRIPTION"].map { ICalendar.unescape($0.value) } ?? ""
       var location = single["LOCATION"].map { ICalendar.unescape($0.value) } ?? ""
@@ -1080,6 +1080,33 @@ extension String {
     guard let first = unicodeScalars.first, let last = unicodeScalars.last else { return self }
     func visibleASCII(_ s: Unicode.Scalar) -> Bool { s.value > 0x20 && s.value < 0x7F }
     if visibleASCII(first), visibleASCII(last) { return self }
-    return trimmingCharacters(in: .whitespaces)
+    // `.whitespaces`: Unicode Zs and the tab.
+    return trimming { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
+  }
+
+  /// `trimmingCharacters(in: .whitespacesAndNewlines)`: Unicode Z*, the tab, U+000A-U+000D
+  /// and NEL.
+  var trimmingBlanksAndNewlines: String {
+    trimming { scalar in
+      switch scalar.value {
+      case 0x09...0x0D, 0x85: return true
+      default:
+        switch scalar.properties.generalCategory {
+        case .spaceSeparator, .lineSeparator, .paragraphSeparator: return true
+        default: return false
+        }
+      }
+    }
+  }
+
+  /// Without the `blank` scalars at either end, done on the scalars: Foundation's
+  /// `trimmingCharacters` copies the text through NSString, which an import paid per event.
+  private func trimming(_ blank: (Unicode.Scalar) -> Bool) -> String {
+    let scalars = unicodeScalars
+    guard let first = scalars.first, let last = scalars.last else { return self }
+    if !blank(first), !blank(last) { return self }
+    guard let from = scalars.firstIndex(where: { !blank($0) }), let to = scalars.lastIndex(where: { !blank($0) })
+    else { return "" }
+    return String(scalars[from...to])
   }
 }

@@ -155,7 +155,8 @@ extension ICalendar {
   /// Undoes TEXT escaping: `\n` or `\N` is a newline; `\\`, `\;`, `\,` (and the common but
   /// non-standard `\:`) are the character itself. Another backslash is kept as it is.
   static func unescape(_ text: String) -> String {
-    guard text.contains("\\") else { return text }
+    // On the bytes: Foundation's `contains` goes through NSString.
+    guard text.utf8.contains(UInt8(ascii: "\\")) else { return text }
     var out = String.UnicodeScalarView()
     var scalars = text.unicodeScalars.makeIterator()
     while let scalar = scalars.next() {
@@ -276,7 +277,8 @@ extension ICalendar {
     /// `YYYYMMDD` or `YYYYMMDDTHHMMSS[Z]`; the message says what is wrong.
     static func parse(_ text: String) -> Result<DateValue, Problem.Text> {
       let bytes = Array(text.utf8)
-      let quoted = WhenParser.quoted(text)
+      // Only a failure shows it: not made for every value read.
+      var quoted: String { WhenParser.quoted(text) }
       func number(_ range: Range<Int>) -> Int? {
         guard range.upperBound <= bytes.count else { return nil }
         var value = 0
@@ -322,6 +324,7 @@ extension ICalendar {
     /// The instant in `zone` (a UTC value ignores it). A wall time skipped by a
     /// daylight-saving change moves forward by the gap, as RFC 5545 says.
     func instant(in zone: TimeZone) -> Date? {
+      if let instant = steadyInstant(in: isUTC ? .gmt : zone) { return instant }
       var calendar = Calendar(identifier: .gregorian)
       calendar.timeZone = isUTC ? .gmt : zone
       let components = DateComponents(
@@ -335,8 +338,36 @@ extension ICalendar {
       return calendar.date(from: components)
     }
 
-    /// The local date and time of `date` in `zone`.
+    /// The instant by integer arithmetic, the same as `Calendar`'s when `zone` has one offset
+    /// from a day before to a day after the wall-clock time (it names one instant; a zone
+    /// changes its offset at most once in two days) and the year is one where Foundation's
+    /// Gregorian calendar is the proleptic one (long after 1582); else nil. An import reads
+    /// most times this way, without building a `Calendar` for each.
+    private func steadyInstant(in zone: TimeZone) -> Date? {
+      guard (1900...9999).contains(year) else { return nil }
+      let clock = time.map { $0.hour * 3600 + $0.minute * 60 + $0.second } ?? 0
+      let local = CivilDate.dayNumber(year: year, month: month, day: day) * 86400 + clock
+      let before = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(local - 86400)))
+      guard zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(local + 86400))) == before else {
+        return nil
+      }
+      return Date(timeIntervalSince1970: TimeInterval(local - before))
+    }
+
+    /// The local date and time of `date` in `zone`: by integer arithmetic from the zone's
+    /// offset at that instant within 1900-9999 (`Calendar`'s answer there), else by `Calendar`.
     static func local(_ date: Date, in zone: TimeZone, dateOnly: Bool) -> DateValue {
+      let seconds = date.timeIntervalSince1970
+      if seconds >= -2_208_988_800, seconds < 253_402_300_800 {
+        let civil = CivilDateTime(date, in: zone)
+        return DateValue(
+          year: civil.date.year,
+          month: civil.date.month,
+          day: civil.date.day,
+          time: dateOnly ? nil : Time(hour: civil.hour, minute: civil.minute, second: civil.second),
+          isUTC: false
+        )
+      }
       var calendar = Calendar(identifier: .gregorian)
       calendar.timeZone = zone
       let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
