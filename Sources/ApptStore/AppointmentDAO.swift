@@ -389,7 +389,12 @@ extension AppointmentDAO {
       upshot = .added
       try place(&incoming, in: connection, known: hints.calendar)
     }
-    try Appointment.upsert(incoming, in: connection)
+    // An added row's id is stored nowhere (a stored one was given up for a new one above).
+    if upshot == .added {
+      try Appointment.insert(incoming, in: connection)
+    } else {
+      try Appointment.upsert(incoming, in: connection)
+    }
     try moveOverrides(of: incoming, in: connection)
     if incoming.override == nil, incoming.recurrence != nil, let uid = incoming.uid {
       try linkOrphans(uid: uid, to: incoming.id, at: now, in: connection)
