@@ -112,6 +112,23 @@ public enum ICalendar {
     return .read(result)
   }
 
+  /// `read(bytes:clock:batchSize:sink:)` for a text that `chunks` hands over piece by piece
+  /// (nil at its end; pieces may split lines anywhere): not even the file is held whole.
+  public static func read(
+    chunks: @escaping () -> [UInt8]?,
+    clock: Clock,
+    batchSize: Int,
+    sink: @escaping ([ImportItem]) -> Bool
+  ) -> StreamedRead {
+    var reader = Reader(clock: clock)
+    reader.sink = sink
+    reader.batchSize = max(1, batchSize)
+    let result = reader.read(lines: UnfoldedLines(source: chunks))
+    if reader.abandoned { return .readWhole }
+    if reader.stopped { return .stopped }
+    return .read(result)
+  }
+
   /// Reads a calendar file. Lines end in CRLF or LF; a UTF-8 byte order mark is skipped.
   /// `clock` gives the zone of floating times and whole days, and "now" for an event without
   /// CREATED or DTSTAMP.

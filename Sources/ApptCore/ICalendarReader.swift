@@ -84,7 +84,12 @@ extension ICalendar {
     /// Takes `bytes` (consuming): once the components are built the text is let go, so a big
     /// file is not held while its events are mapped.
     mutating func read(_ bytes: consuming [UInt8]) -> ReadResult {
-      var lines = ICalendar.UnfoldedLines(consume bytes)
+      read(lines: ICalendar.UnfoldedLines(consume bytes))
+    }
+
+    /// Reads the lines (of bytes held, or read chunk by chunk from a source).
+    mutating func read(lines: consuming ICalendar.UnfoldedLines) -> ReadResult {
+      var lines = lines
       let roots = structure(&lines)
       problems += lines.problems
       lines = ICalendar.UnfoldedLines([])

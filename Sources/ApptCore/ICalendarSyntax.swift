@@ -27,28 +27,47 @@ extension ICalendar {
   /// number; `problems` collects those of the line structure itself.
   ///
   /// Lazy, so reading a file holds the bytes and one line at a time, not every line again
-  /// as bytes and then as text (a 60 MB calendar took 490 MB before).
+  /// as bytes and then as text (a 60 MB calendar took 490 MB before). With a `source`, not
+  /// even the bytes: they come in chunks, and the buffer holds the logical line being read
+  /// and what follows it in its chunk, so a file of any size is read in flat memory.
   struct UnfoldedLines: Sequence, IteratorProtocol {
-    private let bytes: [UInt8]
+    private var bytes: [UInt8]
+    /// The next chunk of the text, nil at its end (nil: `bytes` is all of it).
+    private var source: (() -> [UInt8]?)?
     /// Where the next physical line starts.
     private var start: Int
     /// Physical lines consumed so far.
     private var number = 0
     private var started = false
+    /// Whether a byte order mark was looked for (at the first line, once 3 bytes are in).
+    private var checkedMark = false
     /// The bytes of a folded line being joined (reused).
     private var joined: [UInt8] = []
     private(set) var problems: [Problem] = []
 
     init(_ bytes: [UInt8]) {
       self.bytes = bytes
-      start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+      start = 0
+    }
+
+    /// The lines of the text `source` hands over chunk by chunk (nil at its end).
+    init(source: @escaping () -> [UInt8]?) {
+      bytes = []
+      self.source = source
+      start = 0
     }
 
     mutating func next() -> (text: String?, line: Int)? {
+      bufferLogicalLine()
+      if !checkedMark {
+        checkedMark = true
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
+      }
       while !started, continues(), physical() != nil {
         problems.append(
           Problem(line: number, message: "a continuation line (starting with a blank) with no line before it")
         )
+        bufferLogicalLine()
       }
       guard let first = physical() else { return nil }
       started = true
@@ -58,6 +77,43 @@ extension ICalendar {
       joined += bytes[first]
       while continues(), let more = physical() { joined += bytes[more].dropFirst() }
       return (String(validating: joined, as: UTF8.self), line)
+    }
+
+    /// With a source: reads chunks until the buffer holds the whole logical line at `start`
+    /// (its physical lines and the first byte after them, which says whether it goes on),
+    /// or the text ends. What was read before `start` is dropped first.
+    private mutating func bufferLogicalLine() {
+      guard source != nil else { return }
+      var scan = start
+      while true {
+        if let end = bytes[scan...].firstIndex(of: 0x0A) {
+          scan = end + 1
+          if scan < bytes.count {
+            guard bytes[scan] == 0x20 || bytes[scan] == 0x09 else { return }
+            continue
+          }
+        } else {
+          scan = bytes.count
+        }
+        let read = scan - start
+        guard readChunk() else { return }
+        scan = start + read
+      }
+    }
+
+    /// Moves what is left of the buffer to its front and appends the source's next chunk;
+    /// false at the end of the text (the source is then let go).
+    private mutating func readChunk() -> Bool {
+      guard let next = source?() else {
+        source = nil
+        return false
+      }
+      if start > 0 {
+        bytes.removeSubrange(0..<start)
+        start = 0
+      }
+      bytes += next
+      return true
     }
 
     /// True when the next physical line starts with a blank: it continues the one before.
