@@ -301,6 +301,9 @@ extension AppointmentDAO {
   ) throws(StoreError) -> (added: Int, updated: Int, unchanged: Int) {
     let now = clock.now
     return try database.write { connection throws(StoreError) in
+      // As `importCalendar`'s: the rows go all over the table and its indexes.
+      let restoreCache = try Self.enlargeCache(connection)
+      defer { restoreCache() }
       let target = try name.map { name throws(StoreError) in try Self.calendar(named: name, in: connection).id }
       // The import's own store (`ImportBatches`), each appointment an event of its own: one
       // way from parsed events to rows, whichever way they were read.
