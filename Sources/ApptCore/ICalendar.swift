@@ -75,10 +75,14 @@ public enum ICalendar {
   public struct ImportItem: Sendable {
     public var appointment: Appointment
     public var ordinal: Int
+    /// The reader gave the event a new random id (it did not come with one of appt's): no
+    /// stored row and no other event can have it, so the store need not look for it.
+    public var hasRandomID: Bool
 
-    public init(appointment: Appointment, ordinal: Int) {
+    public init(appointment: Appointment, ordinal: Int, hasRandomID: Bool = false) {
       self.appointment = appointment
       self.ordinal = ordinal
+      self.hasRandomID = hasRandomID
     }
   }
 

@@ -229,7 +229,10 @@ extension ICalendar {
     private mutating func flush() {
       guard let sink else { return }
       mostHeld = max(mostHeld, appointments.count)
-      let items = zip(appointments, ordinals).map { ImportItem(appointment: $0, ordinal: $1) }
+      let items = zip(appointments, ordinals).map { appointment, ordinal in
+        let random = Self.ownID(uid: appointment.uid ?? "", isOverride: appointment.override != nil) == nil
+        return ImportItem(appointment: appointment, ordinal: ordinal, hasRandomID: random)
+      }
       appointments.removeAll(keepingCapacity: true)
       ordinals.removeAll(keepingCapacity: true)
       positions.removeAll(keepingCapacity: true)
@@ -673,9 +676,7 @@ extension ICalendar {
       let created = stamp(single["CREATED"]) ?? stamp(single["DTSTAMP"]) ?? now
       let modified = stamp(single["LAST-MODIFIED"]) ?? stamp(single["DTSTAMP"]) ?? created
 
-      // An event appt wrote ("<id>@appt") keeps its id, so a round trip gives the same ids.
-      var id = AppointmentID()
-      if override == nil, uid.hasSuffix("@appt"), let own = AppointmentID(string: String(uid.dropLast(5))) { id = own }
+      let id = Self.ownID(uid: uid, isOverride: override != nil) ?? AppointmentID()
 
       var extras = ICalendarExtras(lines: extraLines)
       // The TZID as written when appt keeps another name, and the file's VTIMEZONE for it
@@ -771,6 +772,13 @@ extension ICalendar {
       }
       if summary == nil { kept.append(.init(name: "SUMMARY", lines: [], meaning: appointment.title)) }
       return kept.isEmpty ? nil : kept
+    }
+
+    /// The id an event appt wrote ("<id>@appt", not an override) keeps, so a round trip gives
+    /// the same ids; nil for any other event, which gets a new random one.
+    static func ownID(uid: String, isOverride: Bool) -> AppointmentID? {
+      guard !isOverride, uid.hasSuffix("@appt") else { return nil }
+      return AppointmentID(string: String(uid.dropLast(5)))
     }
 
     private mutating func reject(_ errors: [Problem]) -> Appointment? {

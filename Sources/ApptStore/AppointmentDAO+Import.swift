@@ -220,21 +220,25 @@ struct ImportBatches {
   }
 
   /// The indexes of `items` that are new: not overrides, and neither their uid nor their id
-  /// is stored or taken by an item before them. Two queries per few hundred events instead of
-  /// two lookups per event.
+  /// is stored or taken by an item before them (a random id the reader made is neither). Two
+  /// queries per few hundred events instead of two lookups per event.
   private func newEvents(_ items: [ICalendar.ImportItem], in connection: any Connection) throws(StoreError)
     -> Set<Int>
   {
     let masters = items.indices.filter { items[$0].appointment.override == nil }
     let storedUIDs = try stored("uid", Set(masters.compactMap { items[$0].appointment.uid }), in: connection)
-    let storedIDs = try stored("id", Set(masters.map { items[$0].appointment.id.description }), in: connection)
+    let ownIDs = masters.filter { !items[$0].hasRandomID }.map { items[$0].appointment.id.description }
+    let storedIDs = try stored("id", Set(ownIDs), in: connection)
     var seenUIDs: Set<String> = []
     var seenIDs: Set<String> = []
     var new: Set<Int> = []
     for index in masters {
       let appointment = items[index].appointment
-      let id = appointment.id.description
-      let freshID = !storedIDs.contains(id) && seenIDs.insert(id).inserted
+      var freshID = true
+      if !items[index].hasRandomID {
+        let id = appointment.id.description
+        freshID = !storedIDs.contains(id) && seenIDs.insert(id).inserted
+      }
       var freshUID = true
       if let uid = appointment.uid { freshUID = !storedUIDs.contains(uid) && seenUIDs.insert(uid).inserted }
       if freshID && freshUID { new.insert(index) }
