@@ -7,7 +7,19 @@ import Foundation
 public struct AppointmentID: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
   public let uuid: UUID
 
-  public init(_ uuid: UUID = UUID()) { self.uuid = uuid }
+  public init(_ uuid: UUID = AppointmentID.randomUUID()) { self.uuid = uuid }
+
+  /// A random (version 4) UUID from the system generator (getrandom): Foundation's `UUID()`
+  /// opens and reads /dev/urandom on each call on Linux, which an import paid per event.
+  public static func randomUUID() -> UUID {
+    var generator = SystemRandomNumberGenerator()
+    var bytes = (generator.next() as UInt64, generator.next() as UInt64)
+    return withUnsafeMutableBytes(of: &bytes) { raw in
+      raw[6] = raw[6] & 0x0F | 0x40  // version 4
+      raw[8] = raw[8] & 0x3F | 0x80  // the RFC 4122 variant
+      return UUID(uuid: raw.load(as: uuid_t.self))
+    }
+  }
 
   /// Parses a full UUID in any case; prefixes are resolved by the store, not here.
   public init?(string: String) {

@@ -88,7 +88,8 @@ public enum AppointmentRules {
   }
 
   public static func checkUID(_ uid: String) throws(Violation) {
-    if uid.count > maximumUIDLength {
+    // No more bytes than the limit: no more characters either, without counting them.
+    if uid.utf8.count > maximumUIDLength, uid.count > maximumUIDLength {
       throw Violation(.uid, "the UID is \(uid.count) characters long; at most \(maximumUIDLength)")
     }
     if uid.unicodeScalars.contains(where: TextSafety.isControl) {
@@ -104,9 +105,10 @@ public enum AppointmentRules {
     if bytes > maximum * bytesPerCharacter {
       throw Violation(field, "the \(name) is \(bytes) bytes long; at most \(maximum * bytesPerCharacter)")
     }
-    let count = text.count
-    if count > maximum {
-      throw Violation(field, "the \(name) is \(count) characters long; at most \(maximum)")
+    // Counting characters walks the grapheme breaks: not needed when the bytes are few enough.
+    if bytes > maximum {
+      let count = text.count
+      if count > maximum { throw Violation(field, "the \(name) is \(count) characters long; at most \(maximum)") }
     }
     if let nul = text.unicodeScalars.firstIndex(of: "\u{0}") {
       let column = text.unicodeScalars.distance(from: text.unicodeScalars.startIndex, to: nul) + 1

@@ -75,10 +75,14 @@ public enum ICalendar {
   public struct ImportItem: Sendable {
     public var appointment: Appointment
     public var ordinal: Int
+    /// The reader gave the event a new random id (it did not come with one of appt's): no
+    /// stored row and no other event can have it, so the store need not look for it.
+    public var hasRandomID: Bool
 
-    public init(appointment: Appointment, ordinal: Int) {
+    public init(appointment: Appointment, ordinal: Int, hasRandomID: Bool = false) {
       self.appointment = appointment
       self.ordinal = ordinal
+      self.hasRandomID = hasRandomID
     }
   }
 
@@ -107,6 +111,23 @@ public enum ICalendar {
     reader.sink = sink
     reader.batchSize = max(1, batchSize)
     let result = reader.read(consume bytes)
+    if reader.abandoned { return .readWhole }
+    if reader.stopped { return .stopped }
+    return .read(result)
+  }
+
+  /// `read(bytes:clock:batchSize:sink:)` for a text that `chunks` hands over piece by piece
+  /// (nil at its end; pieces may split lines anywhere): not even the file is held whole.
+  public static func read(
+    chunks: @escaping () -> [UInt8]?,
+    clock: Clock,
+    batchSize: Int,
+    sink: @escaping ([ImportItem]) -> Bool
+  ) -> StreamedRead {
+    var reader = Reader(clock: clock)
+    reader.sink = sink
+    reader.batchSize = max(1, batchSize)
+    let result = reader.read(lines: UnfoldedLines(source: chunks))
     if reader.abandoned { return .readWhole }
     if reader.stopped { return .stopped }
     return .read(result)

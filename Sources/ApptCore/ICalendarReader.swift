@@ -84,7 +84,12 @@ extension ICalendar {
     /// Takes `bytes` (consuming): once the components are built the text is let go, so a big
     /// file is not held while its events are mapped.
     mutating func read(_ bytes: consuming [UInt8]) -> ReadResult {
-      var lines = ICalendar.UnfoldedLines(consume bytes)
+      read(lines: ICalendar.UnfoldedLines(consume bytes))
+    }
+
+    /// Reads the lines (of bytes held, or read chunk by chunk from a source).
+    mutating func read(lines: consuming ICalendar.UnfoldedLines) -> ReadResult {
+      var lines = lines
       let roots = structure(&lines)
       problems += lines.problems
       lines = ICalendar.UnfoldedLines([])
@@ -224,7 +229,10 @@ extension ICalendar {
     private mutating func flush() {
       guard let sink else { return }
       mostHeld = max(mostHeld, appointments.count)
-      let items = zip(appointments, ordinals).map { ImportItem(appointment: $0, ordinal: $1) }
+      let items = zip(appointments, ordinals).map { appointment, ordinal in
+        let random = Self.ownID(uid: appointment.uid ?? "", isOverride: appointment.override != nil) == nil
+        return ImportItem(appointment: appointment, ordinal: ordinal, hasRandomID: random)
+      }
       appointments.removeAll(keepingCapacity: true)
       ordinals.removeAll(keepingCapacity: true)
       positions.removeAll(keepingCapacity: true)
@@ -655,7 +663,7 @@ extension ICalendar {
 
       // Text fields.
       var title = single["SUMMARY"].map { ICalendar.unescape($0.value) } ?? ""
-      title = title.trimmingCharacters(in: .whitespacesAndNewlines)
+      title = title.trimmingBlanksAndNewlines
       if title.isEmpty { title = "(no title)" }
       let note = single["DESCRIPTION"].map { ICalendar.unescape($0.value) } ?? ""
       var location = single["LOCATION"].map { ICalendar.unescape($0.value) } ?? ""
@@ -668,9 +676,7 @@ extension ICalendar {
       let created = stamp(single["CREATED"]) ?? stamp(single["DTSTAMP"]) ?? now
       let modified = stamp(single["LAST-MODIFIED"]) ?? stamp(single["DTSTAMP"]) ?? created
 
-      // An event appt wrote ("<id>@appt") keeps its id, so a round trip gives the same ids.
-      var id = AppointmentID()
-      if override == nil, uid.hasSuffix("@appt"), let own = AppointmentID(string: String(uid.dropLast(5))) { id = own }
+      let id = Self.ownID(uid: uid, isOverride: override != nil) ?? AppointmentID()
 
       var extras = ICalendarExtras(lines: extraLines)
       // The TZID as written when appt keeps another name, and the file's VTIMEZONE for it
@@ -766,6 +772,13 @@ extension ICalendar {
       }
       if summary == nil { kept.append(.init(name: "SUMMARY", lines: [], meaning: appointment.title)) }
       return kept.isEmpty ? nil : kept
+    }
+
+    /// The id an event appt wrote ("<id>@appt", not an override) keeps, so a round trip gives
+    /// the same ids; nil for any other event, which gets a new random one.
+    static func ownID(uid: String, isOverride: Bool) -> AppointmentID? {
+      guard !isOverride, uid.hasSuffix("@appt") else { return nil }
+      return AppointmentID(string: String(uid.dropLast(5)))
     }
 
     private mutating func reject(_ errors: [Problem]) -> Appointment? {
@@ -1080,6 +1093,33 @@ extension String {
     guard let first = unicodeScalars.first, let last = unicodeScalars.last else { return self }
     func visibleASCII(_ s: Unicode.Scalar) -> Bool { s.value > 0x20 && s.value < 0x7F }
     if visibleASCII(first), visibleASCII(last) { return self }
-    return trimmingCharacters(in: .whitespaces)
+    // `.whitespaces`: Unicode Zs and the tab.
+    return trimming { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
+  }
+
+  /// `trimmingCharacters(in: .whitespacesAndNewlines)`: Unicode Z*, the tab, U+000A-U+000D
+  /// and NEL.
+  var trimmingBlanksAndNewlines: String {
+    trimming { scalar in
+      switch scalar.value {
+      case 0x09...0x0D, 0x85: return true
+      default:
+        switch scalar.properties.generalCategory {
+        case .spaceSeparator, .lineSeparator, .paragraphSeparator: return true
+        default: return false
+        }
+      }
+    }
+  }
+
+  /// Without the `blank` scalars at either end, done on the scalars: Foundation's
+  /// `trimmingCharacters` copies the text through NSString, which an import paid per event.
+  private func trimming(_ blank: (Unicode.Scalar) -> Bool) -> String {
+    let scalars = unicodeScalars
+    guard let first = scalars.first, let last = scalars.last else { return self }
+    if !blank(first), !blank(last) { return self }
+    guard let from = scalars.firstIndex(where: { !blank($0) }), let to = scalars.lastIndex(where: { !blank($0) })
+    else { return "" }
+    return String(scalars[from...to])
   }
 }

@@ -27,28 +27,47 @@ extension ICalendar {
   /// number; `problems` collects those of the line structure itself.
   ///
   /// Lazy, so reading a file holds the bytes and one line at a time, not every line again
-  /// as bytes and then as text (a 60 MB calendar took 490 MB before).
+  /// as bytes and then as text (a 60 MB calendar took 490 MB before). With a `source`, not
+  /// even the bytes: they come in chunks, and the buffer holds the logical line being read
+  /// and what follows it in its chunk, so a file of any size is read in flat memory.
   struct UnfoldedLines: Sequence, IteratorProtocol {
-    private let bytes: [UInt8]
+    private var bytes: [UInt8]
+    /// The next chunk of the text, nil at its end (nil: `bytes` is all of it).
+    private var source: (() -> [UInt8]?)?
     /// Where the next physical line starts.
     private var start: Int
     /// Physical lines consumed so far.
     private var number = 0
     private var started = false
+    /// Whether a byte order mark was looked for (at the first line, once 3 bytes are in).
+    private var checkedMark = false
     /// The bytes of a folded line being joined (reused).
     private var joined: [UInt8] = []
     private(set) var problems: [Problem] = []
 
     init(_ bytes: [UInt8]) {
       self.bytes = bytes
-      start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+      start = 0
+    }
+
+    /// The lines of the text `source` hands over chunk by chunk (nil at its end).
+    init(source: @escaping () -> [UInt8]?) {
+      bytes = []
+      self.source = source
+      start = 0
     }
 
     mutating func next() -> (text: String?, line: Int)? {
+      bufferLogicalLine()
+      if !checkedMark {
+        checkedMark = true
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
+      }
       while !started, continues(), physical() != nil {
         problems.append(
           Problem(line: number, message: "a continuation line (starting with a blank) with no line before it")
         )
+        bufferLogicalLine()
       }
       guard let first = physical() else { return nil }
       started = true
@@ -58,6 +77,43 @@ extension ICalendar {
       joined += bytes[first]
       while continues(), let more = physical() { joined += bytes[more].dropFirst() }
       return (String(validating: joined, as: UTF8.self), line)
+    }
+
+    /// With a source: reads chunks until the buffer holds the whole logical line at `start`
+    /// (its physical lines and the first byte after them, which says whether it goes on),
+    /// or the text ends. What was read before `start` is dropped first.
+    private mutating func bufferLogicalLine() {
+      guard source != nil else { return }
+      var scan = start
+      while true {
+        if let end = bytes[scan...].firstIndex(of: 0x0A) {
+          scan = end + 1
+          if scan < bytes.count {
+            guard bytes[scan] == 0x20 || bytes[scan] == 0x09 else { return }
+            continue
+          }
+        } else {
+          scan = bytes.count
+        }
+        let read = scan - start
+        guard readChunk() else { return }
+        scan = start + read
+      }
+    }
+
+    /// Moves what is left of the buffer to its front and appends the source's next chunk;
+    /// false at the end of the text (the source is then let go).
+    private mutating func readChunk() -> Bool {
+      guard let next = source?() else {
+        source = nil
+        return false
+      }
+      if start > 0 {
+        bytes.removeSubrange(0..<start)
+        start = 0
+      }
+      bytes += next
+      return true
     }
 
     /// True when the next physical line starts with a blank: it continues the one before.
@@ -155,7 +211,8 @@ extension ICalendar {
   /// Undoes TEXT escaping: `\n` or `\N` is a newline; `\\`, `\;`, `\,` (and the common but
   /// non-standard `\:`) are the character itself. Another backslash is kept as it is.
   static func unescape(_ text: String) -> String {
-    guard text.contains("\\") else { return text }
+    // On the bytes: Foundation's `contains` goes through NSString.
+    guard text.utf8.contains(UInt8(ascii: "\\")) else { return text }
     var out = String.UnicodeScalarView()
     var scalars = text.unicodeScalars.makeIterator()
     while let scalar = scalars.next() {
@@ -276,7 +333,8 @@ extension ICalendar {
     /// `YYYYMMDD` or `YYYYMMDDTHHMMSS[Z]`; the message says what is wrong.
     static func parse(_ text: String) -> Result<DateValue, Problem.Text> {
       let bytes = Array(text.utf8)
-      let quoted = WhenParser.quoted(text)
+      // Only a failure shows it: not made for every value read.
+      var quoted: String { WhenParser.quoted(text) }
       func number(_ range: Range<Int>) -> Int? {
         guard range.upperBound <= bytes.count else { return nil }
         var value = 0
@@ -322,6 +380,7 @@ extension ICalendar {
     /// The instant in `zone` (a UTC value ignores it). A wall time skipped by a
     /// daylight-saving change moves forward by the gap, as RFC 5545 says.
     func instant(in zone: TimeZone) -> Date? {
+      if let instant = steadyInstant(in: isUTC ? .gmt : zone) { return instant }
       var calendar = Calendar(identifier: .gregorian)
       calendar.timeZone = isUTC ? .gmt : zone
       let components = DateComponents(
@@ -335,8 +394,36 @@ extension ICalendar {
       return calendar.date(from: components)
     }
 
-    /// The local date and time of `date` in `zone`.
+    /// The instant by integer arithmetic, the same as `Calendar`'s when `zone` has one offset
+    /// from a day before to a day after the wall-clock time (it names one instant; a zone
+    /// changes its offset at most once in two days) and the year is one where Foundation's
+    /// Gregorian calendar is the proleptic one (long after 1582); else nil. An import reads
+    /// most times this way, without building a `Calendar` for each.
+    private func steadyInstant(in zone: TimeZone) -> Date? {
+      guard (1900...9999).contains(year) else { return nil }
+      let clock = time.map { $0.hour * 3600 + $0.minute * 60 + $0.second } ?? 0
+      let local = CivilDate.dayNumber(year: year, month: month, day: day) * 86400 + clock
+      let before = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(local - 86400)))
+      guard zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(local + 86400))) == before else {
+        return nil
+      }
+      return Date(timeIntervalSince1970: TimeInterval(local - before))
+    }
+
+    /// The local date and time of `date` in `zone`: by integer arithmetic from the zone's
+    /// offset at that instant within 1900-9999 (`Calendar`'s answer there), else by `Calendar`.
     static func local(_ date: Date, in zone: TimeZone, dateOnly: Bool) -> DateValue {
+      let seconds = date.timeIntervalSince1970
+      if seconds >= -2_208_988_800, seconds < 253_402_300_800 {
+        let civil = CivilDateTime(date, in: zone)
+        return DateValue(
+          year: civil.date.year,
+          month: civil.date.month,
+          day: civil.date.day,
+          time: dateOnly ? nil : Time(hour: civil.hour, minute: civil.minute, second: civil.second),
+          isUTC: false
+        )
+      }
       var calendar = Calendar(identifier: .gregorian)
       calendar.timeZone = zone
       let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)

@@ -394,13 +394,26 @@ public struct CommandExecutor: Sendable {
     // An unknown calendar is refused before the file is read (as git refuses a remote it
     // does not know): `calendar add` makes it.
     if let calendar { _ = try await dao.calendar(named: calendar) }
-    // Parsed and stored in batches in one transaction (`importCalendar`): all or nothing.
-    let imported = try await dao.importCalendar(
-      bytes: try Self.readFile(path, command: "import"),
-      clock: clock,
-      calendar: calendar,
-      partial: partial
-    )
+    // Parsed and stored in batches in one transaction (`importCalendar`): all or nothing. A
+    // regular file is read a piece at a time, anything else whole.
+    let imported: CalendarImport
+    let errors = Self.readErrors(path, command: "import", limit: Self.importSizeLimit)
+    if let file = try FileChunks(path: path, limit: Self.importSizeLimit, errors: errors) {
+      imported = try await dao.importCalendar(
+        chunks: { () throws(StoreError) in try file.next() },
+        whole: { () throws(StoreError) in try Self.readFile(path, command: "import") },
+        clock: clock,
+        calendar: calendar,
+        partial: partial
+      )
+    } else {
+      imported = try await dao.importCalendar(
+        bytes: try Self.readFile(path, command: "import"),
+        clock: clock,
+        calendar: calendar,
+        partial: partial
+      )
+    }
     let result = imported.read
     let describe: (ICalendar.Problem) -> String = { "\(shown):\($0.line): \(TextSafety.escapingControls($0.message))" }
     let problems = result.problems.map(describe).joined(separator: "\n")
@@ -473,13 +486,7 @@ public struct CommandExecutor: Sendable {
   /// The bytes of a file (a regular file, a FIFO, `/dev/stdin`, a pipe), read in bounded
   /// memory: at most `limit` bytes, or a message naming the file.
   static func readFile(_ path: String, command: String, limit: Int = importSizeLimit) throws(StoreError) -> [UInt8] {
-    let shown = TextSafety.escapingControls(path)
-    let failure = { (reason: String) in
-      StoreError.invalidRequest(message: "\(command): cannot read \(shown): \(reason)")
-    }
-    let tooLarge = StoreError.invalidRequest(
-      message: "\(command): \(shown) is larger than \(limit >> 20) MiB, the most appt imports at once; nothing imported"
-    )
+    let (failure, tooLarge) = readErrors(path, command: command, limit: limit)
     let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw failure(String(cString: strerror(errno))) }
     defer { Glibc.close(fd) }
@@ -500,6 +507,21 @@ public struct CommandExecutor: Sendable {
       bytes += buffer[0..<got]
       if bytes.count > limit { throw tooLarge }
     }
+  }
+
+  /// `readFile`'s errors for `path`: a failure with its reason, and the refusal of a file over
+  /// `limit`.
+  static func readErrors(_ path: String, command: String, limit: Int) -> (
+    failure: (String) -> StoreError, tooLarge: StoreError
+  ) {
+    let shown = TextSafety.escapingControls(path)
+    let failure = { (reason: String) in
+      StoreError.invalidRequest(message: "\(command): cannot read \(shown): \(reason)")
+    }
+    let tooLarge = StoreError.invalidRequest(
+      message: "\(command): \(shown) is larger than \(limit >> 20) MiB, the most appt imports at once; nothing imported"
+    )
+    return (failure, tooLarge)
   }
 
   /// Where `export FILE` puts the calendar. The rule (README "iCalendar", the man page):

@@ -37,6 +37,64 @@ extension AppointmentDAO {
     partial: Bool,
     batchSize: Int = importBatchSize
   ) throws(StoreError) -> CalendarImport {
+    try importCalendar(clock: readClock, calendar: name, partial: partial, whole: { () throws(StoreError) in bytes }) {
+      sink in .read(ICalendar.read(bytes: bytes, clock: readClock, batchSize: batchSize, sink: sink))
+    }
+  }
+
+  /// `importCalendar(bytes:...)` for a file read piece by piece (`chunks`, nil at its end), so
+  /// not even its text is held whole. `whole` reads it all again, for a file whose later
+  /// lines change how earlier events read (it is then parsed whole, then stored).
+  public func importCalendar(
+    chunks: sending @escaping () throws(StoreError) -> [UInt8]?,
+    whole: sending @escaping () throws(StoreError) -> [UInt8],
+    clock readClock: Clock,
+    calendar name: String? = nil,
+    partial: Bool,
+    batchSize: Int = importBatchSize
+  ) throws(StoreError) -> CalendarImport {
+    var readFailure: StoreError?
+    let pieces = { () -> [UInt8]? in
+      do throws(StoreError) {
+        return try chunks()
+      } catch {
+        // The reader takes it for the end of the text; the import then fails with it.
+        readFailure = error
+        return nil
+      }
+    }
+    var begun = false
+    return try importCalendar(clock: readClock, calendar: name, partial: partial, whole: whole) { sink in
+      // The transaction again (PostgreSQL could not serialize it): the pieces are gone.
+      guard !begun else {
+        do throws(StoreError) {
+          return .read(ICalendar.read(bytes: try whole(), clock: readClock, batchSize: batchSize, sink: sink))
+        } catch {
+          return .failed(error)
+        }
+      }
+      begun = true
+      let outcome = ICalendar.read(chunks: pieces, clock: readClock, batchSize: batchSize, sink: sink)
+      if let readFailure { return .failed(readFailure) }
+      return .read(outcome)
+    }
+  }
+
+  /// What an import's reading step came to: the reader's outcome, or a failure to read.
+  private enum ReadStep {
+    case read(ICalendar.StreamedRead)
+    case failed(StoreError)
+  }
+
+  /// The import, whichever way its text is read: `stream` reads it handing batches to the
+  /// sink, `whole` gives all its bytes for the fallback.
+  private func importCalendar(
+    clock readClock: Clock,
+    calendar name: String?,
+    partial: Bool,
+    whole: () throws(StoreError) -> [UInt8],
+    stream: (@escaping ([ICalendar.ImportItem]) -> Bool) -> ReadStep
+  ) throws(StoreError) -> CalendarImport {
     let now = clock.now
     var refused: ICalendar.ReadResult?
     var readWhole = false
@@ -49,7 +107,7 @@ extension AppointmentDAO {
         let target = try name.map { name throws(StoreError) in try Self.calendar(named: name, in: connection).id }
         var store = ImportBatches(target: target, now: now)
         var failure: StoreError?
-        let outcome = ICalendar.read(bytes: bytes, clock: readClock, batchSize: batchSize) { items in
+        let step = stream { items in
           do throws(StoreError) {
             try store.take(items, in: connection)
             return true
@@ -57,6 +115,11 @@ extension AppointmentDAO {
             failure = error
             return false
           }
+        }
+        let outcome: ICalendar.StreamedRead
+        switch step {
+        case .failed(let error): throw error
+        case .read(let read): outcome = read
         }
         switch outcome {
         case .stopped:
@@ -80,7 +143,7 @@ extension AppointmentDAO {
       guard readWhole else { throw error }
     }
     // A file whose later lines change how earlier events read: parsed whole, then stored.
-    var result = ICalendar.read(bytes: bytes, clock: readClock)
+    var result = ICalendar.read(bytes: try whole(), clock: readClock)
     if !result.problems.isEmpty, !partial { return CalendarImport(read: result, stored: false) }
     let appointments = result.appointments
     result.appointments = []
@@ -157,21 +220,25 @@ struct ImportBatches {
   }
 
   /// The indexes of `items` that are new: not overrides, and neither their uid nor their id
-  /// is stored or taken by an item before them. Two queries per few hundred events instead of
-  /// two lookups per event.
+  /// is stored or taken by an item before them (a random id the reader made is neither). Two
+  /// queries per few hundred events instead of two lookups per event.
   private func newEvents(_ items: [ICalendar.ImportItem], in connection: any Connection) throws(StoreError)
     -> Set<Int>
   {
     let masters = items.indices.filter { items[$0].appointment.override == nil }
     let storedUIDs = try stored("uid", Set(masters.compactMap { items[$0].appointment.uid }), in: connection)
-    let storedIDs = try stored("id", Set(masters.map { items[$0].appointment.id.description }), in: connection)
+    let ownIDs = masters.filter { !items[$0].hasRandomID }.map { items[$0].appointment.id.description }
+    let storedIDs = try stored("id", Set(ownIDs), in: connection)
     var seenUIDs: Set<String> = []
     var seenIDs: Set<String> = []
     var new: Set<Int> = []
     for index in masters {
       let appointment = items[index].appointment
-      let id = appointment.id.description
-      let freshID = !storedIDs.contains(id) && seenIDs.insert(id).inserted
+      var freshID = true
+      if !items[index].hasRandomID {
+        let id = appointment.id.description
+        freshID = !storedIDs.contains(id) && seenIDs.insert(id).inserted
+      }
       var freshUID = true
       if let uid = appointment.uid { freshUID = !storedUIDs.contains(uid) && seenUIDs.insert(uid).inserted }
       if freshID && freshUID { new.insert(index) }

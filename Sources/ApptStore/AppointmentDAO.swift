@@ -290,6 +290,9 @@ extension AppointmentDAO {
   ) throws(StoreError) -> (added: Int, updated: Int, unchanged: Int) {
     let now = clock.now
     return try database.write { connection throws(StoreError) in
+      // As `importCalendar`'s: the rows go all over the table and its indexes.
+      let restoreCache = try Self.enlargeCache(connection)
+      defer { restoreCache() }
       let target = try name.map { name throws(StoreError) in try Self.calendar(named: name, in: connection).id }
       // The import's own store (`ImportBatches`), each appointment an event of its own: one
       // way from parsed events to rows, whichever way they were read.
@@ -378,7 +381,12 @@ extension AppointmentDAO {
       upshot = .added
       try place(&incoming, in: connection, known: hints.calendar)
     }
-    try Appointment.upsert(incoming, in: connection)
+    // An added row's id is stored nowhere (a stored one was given up for a new one above).
+    if upshot == .added {
+      try Appointment.insert(incoming, in: connection)
+    } else {
+      try Appointment.upsert(incoming, in: connection)
+    }
     try moveOverrides(of: incoming, in: connection)
     if incoming.override == nil, incoming.recurrence != nil, let uid = incoming.uid {
       try linkOrphans(uid: uid, to: incoming.id, at: now, in: connection)

@@ -215,10 +215,17 @@ public final class Statement {
       case .null: rc = sqlite3_bind_null(handle, index)
       case .integer(let int): rc = sqlite3_bind_int64(handle, index, int)
       case .real(let double): rc = sqlite3_bind_double(handle, index, double)
-      case .text(let text):
+      case .text(var text):
         // An explicit length, not -1: text may hold NUL characters, which must survive intact.
-        rc = text.utf8CString.withUnsafeBufferPointer { bytes in
-          sqlite3_bind_text(handle, index, bytes.baseAddress, Int32(bytes.count - 1), appt_sqlite_transient())
+        // The string's own UTF-8 (no C-string copy per value); SQLite copies it (transient),
+        // and an empty one gets a pointer of its own, as a null pointer would bind NULL.
+        rc = text.withUTF8 { bytes in
+          guard let base = bytes.baseAddress else {
+            return sqlite3_bind_text(handle, index, "", 0, appt_sqlite_transient())
+          }
+          return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+            sqlite3_bind_text(handle, index, $0, Int32(bytes.count), appt_sqlite_transient())
+          }
         }
       }
       guard rc == SQLITE_OK else { throw connection.lastError(code: rc) }

@@ -118,7 +118,7 @@ public enum SeriesWeeks {
     )
     try connection.run("DELETE FROM series_week", [])
     let series = try DatabaseQuery<Appointment>(where: Schema.isSeries, order: "id").fetch(connection)
-    for appointment in series { try insert(appointment, in: connection) }
+    for appointment in series { try add(appointment, in: connection) }
   }
 
   /// The weeks `appointment`'s instances touch and the days of each, in order of the week;
@@ -207,10 +207,12 @@ public enum SeriesWeeks {
   /// Replaces `appointment`'s rows: called after every write of an appointment row.
   static func refresh(_ appointment: Appointment, in connection: any Connection) throws(StoreError) {
     try connection.run("DELETE FROM series_week WHERE series_id = ?", [.text(appointment.id.description)])
-    try insert(appointment, in: connection)
+    try add(appointment, in: connection)
   }
 
-  private static func insert(_ appointment: Appointment, in connection: any Connection) throws(StoreError) {
+  /// The rows of a series just stored for the first time (none to replace); nothing for a
+  /// one-off.
+  static func add(_ appointment: Appointment, in connection: any Connection) throws(StoreError) {
     guard appointment.recurrence != nil else { return }
     let id = SQLValue.text(appointment.id.description)
     guard let marks = marks(of: appointment) else {

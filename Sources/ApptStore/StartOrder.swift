@@ -54,6 +54,22 @@ enum StartOrder {
       """
   }()
 
+  /// `upsertSQL` for a row whose id is stored nowhere: the first free rowid after the
+  /// highest in the millisecond's range (or its first), else SQLite's, without looking for
+  /// the row's own. Bound as `upsertSQL` is.
+  static let insertSQL: String = {
+    let table = Appointment.table
+    let count = table.columns.count
+    let placeholders = (1...count).map { "?\($0)" }.joined(separator: ", ")
+    let first = "?\(count + 1)"
+    let last = "?\(count + 2)"
+    let rowid = """
+      (SELECT CASE WHEN top IS NULL THEN \(first) WHEN top < \(last) THEN top + 1 ELSE NULL END \
+      FROM (SELECT max(rowid) AS top FROM \(table.name) WHERE rowid BETWEEN \(first) AND \(last)))
+      """
+    return "INSERT INTO \(table.name) (rowid, \(table.columnList)) VALUES (\(rowid), \(placeholders))"
+  }()
+
   /// Rebuilds the table with every row at its start's rowid, the way SQLite documents a
   /// table rebuild (sqlite.org/lang_altertable.html: create the new table, copy, drop the old,
   /// rename the new, create the indexes and triggers again), inside the migration's
@@ -133,5 +149,24 @@ extension Appointment {
     }
     connection.journal?.note(table.name, key: appointment.id.description)
     try SeriesWeeks.refresh(appointment, in: connection)
+  }
+
+  /// Writes a new row, whose id no stored row has (an import's added event): `upsert`
+  /// without looking for the row it would replace or for its series weeks, two index
+  /// lookups per row. A stored id fails with a constraint error rather than being replaced.
+  static func insert(_ appointment: Appointment, in connection: any Connection) throws(StoreError) {
+    if connection is SQLiteConnection {
+      let range = StartOrder.rowids(
+        startingAt: appointment.start.millisecondsSince1970,
+        series: appointment.recurrence != nil
+      )
+      try connection.run(
+        StartOrder.insertSQL,
+        appointment.databaseValues + [.integer(range.first), .integer(range.last)]
+      )
+    } else {
+      try connection.run(table.upsertSQL, appointment.databaseValues)
+    }
+    try SeriesWeeks.add(appointment, in: connection)
   }
 }

@@ -40,6 +40,26 @@ struct ICalendarStreamingTests {
     return (got.byOrdinal.keys.sorted().compactMap { got.byOrdinal[$0] }, got.batches, outcome)
   }
 
+  @Test("an event of appt's (\"<id>@appt\") keeps its id; any other event, or an override, has a random one")
+  func randomIDs() throws {
+    let own = AppointmentID()
+    let text = calendar(
+      event("\(own)@appt", day: 1) + event("other@example.com", day: 2)
+        + event("\(own)@appt", day: 3, ["RECURRENCE-ID:20261201T090000"]) + event("not-an-id@appt", day: 4)
+    )
+    final class Got {
+      var items: [ICalendar.ImportItem] = []
+    }
+    let got = Got()
+    _ = ICalendar.read(bytes: Array(text.utf8), clock: clock, batchSize: 10) { items in
+      got.items += items
+      return true
+    }
+    #expect(got.items.map(\.hasRandomID) == [false, true, true, true])
+    #expect(got.items.first?.appointment.id == own)
+    #expect(Set(got.items.map(\.appointment.id)).count == 4)
+  }
+
   @Test("events come a batch at a time, at most batchSize held, the same as a whole read")
   func batches() throws {
     var lines: [String] = []

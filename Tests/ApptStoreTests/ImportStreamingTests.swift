@@ -147,4 +147,91 @@ import Testing
       #expect(zoned.start == TestClock.date(2026, 12, 1, 5), "09:00 at +05:00 is 05:00 in Paris")
     }
   }
+  /// `file` as pieces of `size` bytes, the way `import` reads a regular file.
+  func pieces(_ file: [UInt8], size: Int) -> () throws(StoreError) -> [UInt8]? {
+    var rest = file[...]
+    return { () throws(StoreError) in
+      guard !rest.isEmpty else { return nil }
+      defer { rest = rest.dropFirst(size) }
+      return Array(rest.prefix(size))
+    }
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func aFileReadInPiecesImportsAsItsBytesDo(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let file = calendar(
+        event("daily@example.com", day: 9, title: "moved", ["RECURRENCE-ID:20261208T090000Z"])
+          + events(5) + event("daily@example.com", day: 7, title: "Daily", ["RRULE:FREQ=DAILY;COUNT=5"])
+      )
+      let report = try await dao.importCalendar(
+        chunks: pieces(file, size: 7),
+        whole: { () throws(StoreError) in
+          Issue.record("read whole")
+          return file
+        },
+        clock: TestClock.clock,
+        partial: false,
+        batchSize: 2
+      )
+      #expect(report.stored && report.added == 7 && report.read.count == 7)
+      #expect(report.mostHeld <= 3, "one batch and the override")
+      let stored = try await dao.getAllAppointments()
+      let again = try await dao.importCalendar(bytes: file, clock: TestClock.clock, partial: false, batchSize: 2)
+      #expect((again.added, again.updated, again.unchanged) == (0, 0, 7))
+      #expect(try await dao.getAllAppointments() == stored)
+    }
+  }
+
+  @Test func aFileReadInPiecesIsReadWholeWhenALaterZoneChangesEarlierEvents() async throws {
+    try await withStore(.file) { dao in
+      let file = calendar(
+        ["BEGIN:VEVENT", "UID:z@example.com", "DTSTART;TZID=Custom:20261201T090000", "DURATION:PT1H", "END:VEVENT"]
+          + events(3)
+          + [
+            "BEGIN:VTIMEZONE", "TZID:Custom", "BEGIN:STANDARD", "DTSTART:19700101T000000", "TZOFFSETFROM:+0500",
+            "TZOFFSETTO:+0500", "END:STANDARD", "END:VTIMEZONE",
+          ]
+      )
+      let report = try await dao.importCalendar(
+        chunks: pieces(file, size: 5),
+        whole: { () throws(StoreError) in file },
+        clock: TestClock.clock,
+        partial: false,
+        batchSize: 1
+      )
+      #expect(report.added == 4 && report.mostHeld == 4, "read whole, then stored")
+      let zoned = try #require(try await dao.getAllAppointments().first { $0.uid == "z@example.com" })
+      #expect(zoned.start == TestClock.date(2026, 12, 1, 5), "09:00 at +05:00 is 05:00 in Paris")
+    }
+  }
+
+  @Test func aFailureToReadAPieceLeavesTheStoreUnchanged() async throws {
+    try await withStore(.file) { dao in
+      let kept = try await dao.saveAppointment(TestStore.appointment("Kept", TestClock.date(2026, 12, 20, 9)))
+      let file = calendar(events(6))
+      let next = pieces(file, size: 100)
+      var served = 0
+      let failure = StoreError.invalidRequest(message: "import: cannot read f.ics: Input/output error")
+      var thrown: StoreError?
+      do {
+        _ = try await dao.importCalendar(
+          chunks: { () throws(StoreError) in
+            served += 1
+            // Cut off after a few events, stored already (a batch of one each).
+            if served > 5 { throw failure }
+            return try next()
+          },
+          whole: { () throws(StoreError) in file },
+          clock: TestClock.clock,
+          partial: true,
+          batchSize: 1
+        )
+      } catch {
+        thrown = error as? StoreError
+      }
+      #expect(thrown == failure)
+      #expect(try await dao.getAllAppointments() == [kept], "nothing of the batches stored before stays")
+    }
+  }
 }

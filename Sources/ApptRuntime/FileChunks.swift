@@ -1,0 +1,54 @@
+import ApptCore
+import ApptStore
+import Glibc
+
+/// A regular file read a piece at a time, so an import holds one piece of its text rather
+/// than all of it (`CommandExecutor.readFile` reads a pipe or a FIFO whole, as before). A
+/// file over the import limit is refused before it is read, as `readFile` refuses it.
+final class FileChunks {
+  /// Bytes per piece: big enough that the reads cost nothing, small beside the page cache.
+  static let pieceSize = 1 << 20
+
+  private let fd: Int32
+  private let failure: (String) -> StoreError
+
+  /// Opens `path`; nil when it is not a regular file (then `readFile` reads it). `errors`
+  /// are `readFile`'s: a failure with its reason, and the refusal of a file over `limit`.
+  init?(
+    path: String,
+    limit: Int,
+    errors: (failure: (String) -> StoreError, tooLarge: StoreError)
+  ) throws(StoreError) {
+    let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw errors.failure(String(cString: strerror(errno))) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+      Glibc.close(fd)
+      return nil
+    }
+    guard info.st_size <= limit else {
+      Glibc.close(fd)
+      throw errors.tooLarge
+    }
+    self.fd = fd
+    failure = errors.failure
+  }
+
+  deinit { Glibc.close(fd) }
+
+  /// The next piece of the file, nil at its end.
+  func next() throws(StoreError) -> [UInt8]? {
+    var error: Int32 = 0
+    let piece = [UInt8](unsafeUninitializedCapacity: Self.pieceSize) { buffer, count in
+      count = 0
+      while true {
+        let got = Glibc.read(fd, buffer.baseAddress, buffer.count)
+        if got < 0, errno == EINTR { continue }
+        if got < 0 { error = errno } else { count = got }
+        return
+      }
+    }
+    guard error == 0 else { throw failure(String(cString: strerror(error))) }
+    return piece.isEmpty ? nil : piece
+  }
+}
