@@ -288,3 +288,46 @@ func probeImportCommand(_ arguments: Arguments) async {
     "rss_kib": peakRSSKiB(),
   ])
 }
+
+/// `import-streamed --ics FILE --db FILE`: `appt import` of a regular file as `CommandExecutor`
+/// does it (read a piece at a time, `AppointmentDAO.importCalendar(chunks:whole:)`, one
+/// transaction), without its 64 MiB limit on what one command imports: how an import of 1M
+/// events goes. Prints the wall time, the events stored and the process's peak RSS.
+@MainActor
+func importStreamedCommand(_ arguments: Arguments) async {
+  let icsPath = arguments.required("ics")
+  let path = arguments.required("db")
+  for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+  let descriptor = open(icsPath, O_RDONLY | O_CLOEXEC)
+  guard descriptor >= 0 else { fail("cannot open \(icsPath)") }
+  defer { close(descriptor) }
+  let dao = AppointmentDAO(file: URL(fileURLWithPath: path), clock: .system)
+  let started = monotonicNanos()
+  do {
+    try await dao.database.prepare()
+    let imported = try await dao.importCalendar(
+      chunks: { () throws(StoreError) -> [UInt8]? in
+        let piece = [UInt8](unsafeUninitializedCapacity: 1 << 20) { buffer, count in
+          count = max(0, read(descriptor, buffer.baseAddress, buffer.count))
+        }
+        return piece.isEmpty ? nil : piece
+      },
+      whole: { () throws(StoreError) -> [UInt8] in
+        guard let bytes = FileManager.default.contents(atPath: icsPath) else {
+          throw .invalidRequest(message: "cannot read \(icsPath)")
+        }
+        return [UInt8](bytes)
+      },
+      clock: .system,
+      partial: false
+    )
+    let wall = milliseconds(from: started, to: monotonicNanos()) / 1_000
+    await dao.database.close()
+    printJSON([
+      "wall_s": rounded(wall), "added": imported.added, "stored": imported.stored,
+      "most_held": imported.mostHeld, "rss_kib": peakRSSKiB(),
+    ])
+  } catch {
+    fail("import-streamed: \(error)")
+  }
+}

@@ -11,6 +11,7 @@
 //   write-worker --db FILE|URL --adds N --seed S   (a child of write-load)
 //   probe        --db FILE --day YYYY-MM-DD [--week YYYY-MM-DD] [--repeat N] [--pragma SQL]
 //   probe-import --ics FILE --dir DIR [--runs R]
+//   import-streamed --ics FILE --db FILE
 //   report       --raw DIR --json FILE --markdown FILE
 //
 // Every measuring command prints one JSON object on stdout.
@@ -21,7 +22,7 @@ let words = Array(CommandLine.arguments.dropFirst())
 guard let command = words.first else {
   fail(
     "usage: appt-bench generate|bulk-insert|exec-time|tui|first-frame|writer|pg-load|write-load|write-worker|probe|"
-      + "probe-import|report [options]"
+      + "probe-import|import-streamed|report [options]"
   )
 }
 let arguments = Arguments(Array(words.dropFirst()), flags: ["model"])
@@ -38,6 +39,7 @@ case "write-load": writeLoadCommand(arguments)
 case "write-worker": await writeWorkerCommand(arguments)
 case "probe": await probeCommand(arguments)
 case "probe-import": await probeImportCommand(arguments)
+case "import-streamed": await importStreamedCommand(arguments)
 case "report": reportCommand(arguments)
 default: fail("unknown command \(command)")
 }

@@ -167,6 +167,7 @@ extension Appointment {
     } else {
       try connection.run(table.upsertSQL, appointment.databaseValues)
     }
+    connection.journal?.note(table.name, key: appointment.id.description)
     try SeriesWeeks.add(appointment, in: connection)
   }
 }
