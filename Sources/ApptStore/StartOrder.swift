@@ -135,19 +135,7 @@ extension Appointment {
 
   /// Writes the row (kept in start order on SQLite) and its series weeks.
   public static func upsert(_ appointment: Appointment, in connection: any Connection) throws(StoreError) {
-    if connection is SQLiteConnection {
-      let range = StartOrder.rowids(
-        startingAt: appointment.start.millisecondsSince1970,
-        series: appointment.recurrence != nil
-      )
-      try connection.run(
-        StartOrder.upsertSQL,
-        appointment.databaseValues + [.integer(range.first), .integer(range.last)]
-      )
-    } else {
-      try connection.run(table.upsertSQL, appointment.databaseValues)
-    }
-    connection.journal?.note(table.name, key: appointment.id.description)
+    try writeRow(appointment, startOrderSQL: StartOrder.upsertSQL, in: connection)
     try SeriesWeeks.refresh(appointment, in: connection)
   }
 
@@ -155,19 +143,24 @@ extension Appointment {
   /// without looking for the row it would replace or for its series weeks, two index
   /// lookups per row. A stored id fails with a constraint error rather than being replaced.
   static func insert(_ appointment: Appointment, in connection: any Connection) throws(StoreError) {
+    try writeRow(appointment, startOrderSQL: StartOrder.insertSQL, in: connection)
+    try SeriesWeeks.add(appointment, in: connection)
+  }
+
+  /// The row itself: on SQLite through `startOrderSQL` (bound with the rowids of its start's
+  /// range), on PostgreSQL as an upsert; noted in the connection's write journal.
+  private static func writeRow(_ appointment: Appointment, startOrderSQL: String, in connection: any Connection)
+    throws(StoreError)
+  {
     if connection is SQLiteConnection {
       let range = StartOrder.rowids(
         startingAt: appointment.start.millisecondsSince1970,
         series: appointment.recurrence != nil
       )
-      try connection.run(
-        StartOrder.insertSQL,
-        appointment.databaseValues + [.integer(range.first), .integer(range.last)]
-      )
+      try connection.run(startOrderSQL, appointment.databaseValues + [.integer(range.first), .integer(range.last)])
     } else {
       try connection.run(table.upsertSQL, appointment.databaseValues)
     }
     connection.journal?.note(table.name, key: appointment.id.description)
-    try SeriesWeeks.add(appointment, in: connection)
   }
 }
