@@ -34,11 +34,7 @@ enum StartOrder {
   /// first, when none), else SQLite's choice (NULL). The columns are bound as `?1...`, then the
   /// range's first and last rowid.
   static let upsertSQL: String = {
-    let table = Appointment.table
-    let count = table.columns.count
-    let placeholders = (1...count).map { "?\($0)" }.joined(separator: ", ")
-    let first = "?\(count + 1)"
-    let last = "?\(count + 2)"
+    let (table, first, last) = (Appointment.table, boundRowid.first, boundRowid.last)
     let rowid = """
       (SELECT CASE WHEN own IS NOT NULL THEN own WHEN top IS NULL THEN \(first) \
       WHEN top < \(last) THEN top + 1 ELSE NULL END \
@@ -48,27 +44,33 @@ enum StartOrder {
       """
     let updates = (["rowid = excluded.rowid"] + table.columns.dropFirst().map { "\($0) = excluded.\($0)" })
       .joined(separator: ", ")
-    return """
-      INSERT INTO \(table.name) (rowid, \(table.columnList)) VALUES (\(rowid), \(placeholders)) \
-      ON CONFLICT (\(table.primaryKey)) DO UPDATE SET \(updates)
-      """
+    return insert(rowid: rowid) + " ON CONFLICT (\(table.primaryKey)) DO UPDATE SET \(updates)"
   }()
 
   /// `upsertSQL` for a row whose id is stored nowhere: the first free rowid after the
   /// highest in the millisecond's range (or its first), else SQLite's, without looking for
   /// the row's own. Bound as `upsertSQL` is.
   static let insertSQL: String = {
-    let table = Appointment.table
-    let count = table.columns.count
-    let placeholders = (1...count).map { "?\($0)" }.joined(separator: ", ")
-    let first = "?\(count + 1)"
-    let last = "?\(count + 2)"
-    let rowid = """
-      (SELECT CASE WHEN top IS NULL THEN \(first) WHEN top < \(last) THEN top + 1 ELSE NULL END \
-      FROM (SELECT max(rowid) AS top FROM \(table.name) WHERE rowid BETWEEN \(first) AND \(last)))
-      """
-    return "INSERT INTO \(table.name) (rowid, \(table.columnList)) VALUES (\(rowid), \(placeholders))"
+    let (table, first, last) = (Appointment.table, boundRowid.first, boundRowid.last)
+    return insert(
+      rowid: """
+        (SELECT CASE WHEN top IS NULL THEN \(first) WHEN top < \(last) THEN top + 1 ELSE NULL END \
+        FROM (SELECT max(rowid) AS top FROM \(table.name) WHERE rowid BETWEEN \(first) AND \(last)))
+        """
+    )
   }()
+
+  /// The placeholders of the range's first and last rowid, bound after the columns.
+  private static let boundRowid = (
+    first: "?\(Appointment.table.columns.count + 1)", last: "?\(Appointment.table.columns.count + 2)"
+  )
+
+  /// An INSERT of a row's columns (bound as `?1...`) at the rowid `rowid` computes.
+  private static func insert(rowid: String) -> String {
+    let table = Appointment.table
+    let placeholders = (1...table.columns.count).map { "?\($0)" }.joined(separator: ", ")
+    return "INSERT INTO \(table.name) (rowid, \(table.columnList)) VALUES (\(rowid), \(placeholders))"
+  }
 
   /// Rebuilds the table with every row at its start's rowid, the way SQLite documents a
   /// table rebuild (sqlite.org/lang_altertable.html: create the new table, copy, drop the old,
