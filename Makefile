@@ -145,9 +145,11 @@ e2e-hours: build
 	  failed="$$failed $(E2E_DST_MOMENT)(Europe/Berlin)"; \
 	if [ -n "$$failed" ]; then echo "e2e-hours: failed at$$failed"; exit 1; fi
 
-# The TUI suite again at the two moments that broke it (a now line between rows, midnight).
+# The TUI suite again at the moments that broke it (a now line between rows, the week's now
+# line on the row of a 10:00 appointment, midnight).
 e2e-tui-hours: unit-tests
 	APPT_NOW=$(E2E_DAY)T09:51 bash Tests/e2e/tui.sh .build/debug/appt
+	APPT_NOW=$(E2E_DAY)T10:05 bash Tests/e2e/tui.sh .build/debug/appt
 	APPT_NOW=$(E2E_DAY)T23:59:10 bash Tests/e2e/tui.sh .build/debug/appt
 
 tsan:

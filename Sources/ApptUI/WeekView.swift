@@ -436,15 +436,16 @@ enum WeekView {
         screen.put(slot % rowsPerHour == 0 ? "┆" : "│", row: row, column: columnX(index), style: .dim)
       }
     }
-    // The now line, across today's column under its appointments.
+    // The now line, across today's column under its appointments. It starts after the
+    // column's rule, so the rule (and the hour it marks) stays whole whatever the time.
     if let todayIndex = days.firstIndex(of: today) {
       let end = span.end(of: today) ?? today
       let slot = Int(wallMinutes(state.now, day: today, end: end, calendar: clock.calendar)) / slotMinutes
       if shownSlots.contains(slot) {
         screen.put(
-          String(repeating: "─", count: columnWidth),
+          String(repeating: "─", count: columnWidth - 1),
           row: layout.row(ofSlot: slot),
-          column: columnX(todayIndex),
+          column: columnX(todayIndex) + 1,
           style: .accent
         )
       }

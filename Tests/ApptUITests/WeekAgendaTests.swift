@@ -296,6 +296,10 @@ import Testing
     let text = screen.rows.joined(separator: "\n")
     #expect(text.contains("Sun 29 •"), "today's column is marked")
     #expect(text.contains("───"), "the now line")
+    // The now line (15:00 on the test clock) keeps the rule of today's column: seven rules on
+    // the hour's row, one per day, whatever the hour.
+    let hourRow = screen.rows.first { $0.contains("15:00 ┆") }
+    #expect(hourRow?.filter { $0 == "┆" }.count == 7, "\(hourRow ?? "no 15:00 row")")
     #expect(text.contains("Holiday"))
     #expect(text.contains("✗ Standup"), "a cancelled one is marked")
   }
