@@ -133,11 +133,14 @@ private enum GoalNotes {
     The floor is SQLite's: the sqlite3 CLI alone, inserting the same rows in an order as \
     shuffled as the file's into appt's schema (five indexes: id, uid, start, length, \
     calendar, all taking random inserts) in one durable transaction, takes the time shown, \
-    and at 1M most of an import is SQLite inserting (a 32 MiB page cache spills to the WAL \
-    and reads it back). On top, parsing is about 14 µs an event, and the reader keeps every \
-    event's (UID, RECURRENCE-ID) to catch a duplicate anywhere in the file, which is the \
-    memory that grows with N (about 250 B an event); a temporary table for it, and a schema \
-    whose rows are smaller, are what would close it.
+    and at 1M most of an import is SQLite inserting (the import's 16 MiB page cache spills \
+    to the WAL and reads it back). On top, parsing is about 14 µs an event; a schema whose \
+    rows are smaller is what would close more of it.
+    """
+  static let importMemory = """
+    An import holds one 1 MiB piece of the file and one batch of 2,000 events; the keys of \
+    the events stored so far (to find a later copy of one) are in a temporary table behind \
+    a fixed 2 MiB Bloom filter, and SQLite's page cache for the import is 16 MiB.
     """
   static let externalCommit = """
     Other processes' commits are noticed by polling `PRAGMA data_version` every 250 ms, then \
@@ -167,11 +170,13 @@ private struct Issue17Goals {
     let largeRSS = number(importLarge, "rss_kib")
     let importFloor = loadJSON("\(raw)/import-floor.json")
     let importProbe = loadJSON("\(raw)/import-probe.json")
+    // Each of the issue's import rows is two goals here, time and memory: they have different
+    // floors (SQLite's inserts; none for memory).
     goals.append(
       Goal(
-        text: "`import` of 100k shuffled events into a fresh file under 1 s and 60 MiB",
-        met: importWall.flatMap { wall in importRSS.map { wall < 1 && $0 < 60 * 1_024 } },
-        measured: "\(seconds(importWall)), \(mebibytes(importRSS)) (in process: parsing "
+        text: "`import` of 100k shuffled events into a fresh file under 1 s",
+        met: importWall.map { $0 < 1 },
+        measured: "\(seconds(importWall)) (in process: parsing "
           + "\(milliseconds(number(importProbe, "parse_ms"))), storing \(milliseconds(number(importProbe, "store_ms")))"
           + "; the sqlite3 CLI inserting the same rows into appt's schema: "
           + "\(milliseconds(number(importFloor, "insert_s").map { $0 * 1_000 })))",
@@ -180,13 +185,27 @@ private struct Issue17Goals {
     )
     goals.append(
       Goal(
-        text: "`import` of 1M under 10 s, memory flat in N (within 1.5× of 100k's peak)",
-        met: largeWall.flatMap { wall in
-          largeRSS.flatMap { rss in importRSS.map { wall < 10 && rss <= $0 * 1.5 } }
-        },
-        measured: "\(seconds(largeWall)), \(mebibytes(largeRSS)) (100k: \(mebibytes(importRSS))); streamed in "
-          + "process as `appt import` reads a regular file (the command refuses a file over 64 MiB)",
+        text: "`import` of 100k shuffled events: peak RSS under 60 MiB",
+        met: importRSS.map { $0 < 60 * 1_024 },
+        measured: mebibytes(importRSS),
+        note: GoalNotes.importMemory
+      )
+    )
+    goals.append(
+      Goal(
+        text: "`import` of 1M under 10 s",
+        met: largeWall.map { $0 < 10 },
+        measured: "\(seconds(largeWall)); streamed in process as `appt import` reads a regular file "
+          + "(the command refuses a file over 64 MiB)",
         note: GoalNotes.importTime
+      )
+    )
+    goals.append(
+      Goal(
+        text: "`import` of 1M: memory flat in N (peak RSS within 1.5× of 100k's)",
+        met: largeRSS.flatMap { rss in importRSS.map { rss <= $0 * 1.5 } },
+        measured: "\(mebibytes(largeRSS)) (100k: \(mebibytes(importRSS)))",
+        note: GoalNotes.importMemory
       )
     )
     let week = number(baseline, "appt-week.median_s")

@@ -67,6 +67,9 @@ public enum ICalendar {
     public var count = 0
     /// The most events held at once before they went to the sink (without one: `count`).
     public var mostHeld = 0
+    /// The most (UID, RECURRENCE-ID) keys the reader held at once: with a sink, one batch's
+    /// (the others are in its `KeptEvents`); without one, `count`.
+    public var mostKeysHeld = 0
   }
 
   /// One event handed to a sink (`read(bytes:clock:batchSize:sink:)`). `ordinal` is its place
@@ -86,6 +89,51 @@ public enum ICalendar {
     }
   }
 
+  /// An event a streamed read kept, as a later copy of it (the same UID and RECURRENCE-ID)
+  /// finds it: its ordinal (`ImportItem.ordinal`), the line its VEVENT begins and its SEQUENCE.
+  public struct KeptEvent: Hashable, Sendable {
+    public var ordinal: Int
+    public var line: Int
+    public var sequence: Int
+
+    public init(ordinal: Int, line: Int, sequence: Int) {
+      self.ordinal = ordinal
+      self.line = line
+      self.sequence = sequence
+    }
+  }
+
+  /// Where a streamed read keeps the events of the batches it handed on, so that a copy of
+  /// one anywhere later in the file is still found while the reader itself holds one batch's.
+  /// `key` is the event's UID and RECURRENCE-ID in one string (`keptKey(uid:recurrenceID:)`).
+  /// The store's keeps them on disk (`ImportKeys`), so an import's memory stays flat in the
+  /// file's size; `KeptEventsInMemory` is the default.
+  public protocol KeptEvents {
+    /// The event kept under `key` from a batch handed on already, if any.
+    mutating func kept(_ key: String) -> KeptEvent?
+    /// Keeps a batch's events (a later copy replaces an earlier one under its key).
+    mutating func keep(_ events: [(key: String, event: KeptEvent)])
+  }
+
+  /// The (UID, RECURRENCE-ID) of an event as one string: a UID holds no line end, and the
+  /// instant is written as the Double it is (two keys are equal when the dates are).
+  public static func keptKey(uid: String, recurrenceID: Date?) -> String {
+    uid + "\n" + (recurrenceID.map { "\($0.timeIntervalSinceReferenceDate)" } ?? "")
+  }
+
+  /// `KeptEvents` in a dictionary: memory grows with the file's events.
+  public struct KeptEventsInMemory: KeptEvents {
+    private var events: [String: KeptEvent] = [:]
+
+    public init() {}
+
+    public func kept(_ key: String) -> KeptEvent? { events[key] }
+
+    public mutating func keep(_ events: [(key: String, event: KeptEvent)]) {
+      for (key, event) in events { self.events[key] = event }
+    }
+  }
+
   /// How `read(bytes:clock:batchSize:sink:)` ended.
   public enum StreamedRead: Sendable {
     /// Read to the end: every event that maps was handed to the sink; `appointments` is empty.
@@ -101,13 +149,16 @@ public enum ICalendar {
   /// Reads a calendar file as `read(bytes:clock:)` does, handing the events of its one
   /// VCALENDAR to `sink` at most `batchSize` at a time as they are read, so a big file never
   /// has all its events in memory. Problems and notices come at the end, in the result.
+  /// `kept` keeps the events of the batches handed on (for a copy of one later in the file).
   public static func read(
     bytes: consuming [UInt8],
     clock: Clock,
     batchSize: Int,
+    kept: any KeptEvents = KeptEventsInMemory(),
     sink: @escaping ([ImportItem]) -> Bool
   ) -> StreamedRead {
     var reader = Reader(clock: clock)
+    reader.earlierBatches = kept
     reader.sink = sink
     reader.batchSize = max(1, batchSize)
     let result = reader.read(consume bytes)
@@ -122,9 +173,11 @@ public enum ICalendar {
     chunks: @escaping () -> [UInt8]?,
     clock: Clock,
     batchSize: Int,
+    kept: any KeptEvents = KeptEventsInMemory(),
     sink: @escaping ([ImportItem]) -> Bool
   ) -> StreamedRead {
     var reader = Reader(clock: clock)
+    reader.earlierBatches = kept
     reader.sink = sink
     reader.batchSize = max(1, batchSize)
     let result = reader.read(lines: UnfoldedLines(source: chunks))

@@ -42,8 +42,13 @@ extension ICalendar {
     /// The zone floating times and dates are read in: X-WR-TIMEZONE, else the clock's.
     private var floatingZone: TimeZone
     /// Ordinal (its place among the events kept, see `ImportItem`), event line and SEQUENCE
-    /// of each (UID, RECURRENCE-ID) kept so far.
-    private var kept: [Key: (index: Int, line: Int, sequence: Int)] = [:]
+    /// of each (UID, RECURRENCE-ID) kept and not yet handed on (all of them without a sink).
+    private var kept: [Key: KeptEvent] = [:]
+    /// Those of the batches handed to the sink.
+    var earlierBatches: any KeptEvents = KeptEventsInMemory()
+    /// How many events were kept (the next one's ordinal), and the most keys held at once.
+    private var keptCount = 0
+    private var mostKeysHeld = 0
     /// The events kept and not yet handed to `sink` (all of them without one), and their
     /// ordinals.
     private var appointments: [Appointment] = []
@@ -74,6 +79,8 @@ extension ICalendar {
     struct Key: Hashable {
       var uid: String
       var recurrenceID: Date?
+
+      var text: String { ICalendar.keptKey(uid: uid, recurrenceID: recurrenceID) }
     }
 
     init(clock: Clock) {
@@ -121,8 +128,9 @@ extension ICalendar {
         problems: problems.sorted(by: byLine),
         notices: notices.sorted(by: byLine),
         eventCount: eventCount,
-        count: kept.count,
-        mostHeld: max(mostHeld, appointments.count)
+        count: keptCount,
+        mostHeld: max(mostHeld, appointments.count),
+        mostKeysHeld: max(mostKeysHeld, kept.count)
       )
     }
 
@@ -188,13 +196,14 @@ extension ICalendar {
     /// keeps the one with the higher SEQUENCE (equal: the later), with a note.
     private mutating func keep(_ appointment: Appointment, line: Int) {
       let key = Key(uid: appointment.uid ?? "", recurrenceID: appointment.override?.recurrenceID)
-      guard let previous = kept[key] else {
-        let ordinal = kept.count
-        kept[key] = (ordinal, line, appointment.sequence)
+      guard let previous = kept[key] ?? earlierBatches.kept(key.text) else {
+        let ordinal = keptCount
+        keptCount += 1
+        kept[key] = KeptEvent(ordinal: ordinal, line: line, sequence: appointment.sequence)
         hold(appointment, ordinal: ordinal)
         return
       }
-      let old = (sequence: previous.sequence, ordinal: previous.index)
+      let old = (sequence: previous.sequence, ordinal: previous.ordinal)
       let which = key.recurrenceID.map { " (RECURRENCE-ID \(Recurrence.utcStamp($0)))" } ?? ""
       let newer = appointment.sequence >= old.sequence
       let reason =
@@ -215,7 +224,7 @@ extension ICalendar {
         } else {
           hold(appointment, ordinal: old.ordinal)
         }
-        kept[key] = (old.ordinal, line, appointment.sequence)
+        kept[key] = KeptEvent(ordinal: old.ordinal, line: line, sequence: appointment.sequence)
       }
     }
 
@@ -236,6 +245,11 @@ extension ICalendar {
       appointments.removeAll(keepingCapacity: true)
       ordinals.removeAll(keepingCapacity: true)
       positions.removeAll(keepingCapacity: true)
+      // The batch's keys go to where the earlier batches' are (before the sink, which may
+      // stop the reading on the way they were kept).
+      mostKeysHeld = max(mostKeysHeld, kept.count)
+      earlierBatches.keep(kept.map { (key: $0.key.text, event: $0.value) })
+      kept.removeAll(keepingCapacity: true)
       if !sink(items) { stopped = true }
     }
 

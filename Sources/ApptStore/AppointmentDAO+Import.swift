@@ -23,7 +23,7 @@ extension AppointmentDAO {
   /// The page cache an import's transaction gets on SQLite, in KiB: a shuffled file writes
   /// all over the table (kept in start order) and its indexes, and with SQLite's 2 MB the
   /// pages spill to the WAL and are read back again and again.
-  nonisolated static let importCacheKiB = 32_768
+  nonisolated static let importCacheKiB = 16_384
 
   /// Reads an iCalendar file and stores its events (`importAppointments`' matching), in ONE
   /// transaction: all or nothing. The events are parsed and stored `batchSize` at a time
@@ -38,7 +38,8 @@ extension AppointmentDAO {
     batchSize: Int = importBatchSize
   ) throws(StoreError) -> CalendarImport {
     try importCalendar(clock: readClock, calendar: name, partial: partial, whole: { () throws(StoreError) in bytes }) {
-      sink in .read(ICalendar.read(bytes: bytes, clock: readClock, batchSize: batchSize, sink: sink))
+      (kept, sink) -> ReadStep in
+      .read(ICalendar.read(bytes: bytes, clock: readClock, batchSize: batchSize, kept: kept, sink: sink))
     }
   }
 
@@ -64,17 +65,18 @@ extension AppointmentDAO {
       }
     }
     var begun = false
-    return try importCalendar(clock: readClock, calendar: name, partial: partial, whole: whole) { sink in
+    return try importCalendar(clock: readClock, calendar: name, partial: partial, whole: whole) { kept, sink in
       // The transaction again (PostgreSQL could not serialize it): the pieces are gone.
       guard !begun else {
         do throws(StoreError) {
-          return .read(ICalendar.read(bytes: try whole(), clock: readClock, batchSize: batchSize, sink: sink))
+          let bytes = try whole()
+          return .read(ICalendar.read(bytes: bytes, clock: readClock, batchSize: batchSize, kept: kept, sink: sink))
         } catch {
           return .failed(error)
         }
       }
       begun = true
-      let outcome = ICalendar.read(chunks: pieces, clock: readClock, batchSize: batchSize, sink: sink)
+      let outcome = ICalendar.read(chunks: pieces, clock: readClock, batchSize: batchSize, kept: kept, sink: sink)
       if let readFailure { return .failed(readFailure) }
       return .read(outcome)
     }
@@ -87,13 +89,14 @@ extension AppointmentDAO {
   }
 
   /// The import, whichever way its text is read: `stream` reads it handing batches to the
-  /// sink, `whole` gives all its bytes for the fallback.
+  /// sink and the keys of the events handed on to the `KeptEvents` (a temporary table), and
+  /// `whole` gives all its bytes for the fallback.
   private func importCalendar(
     clock readClock: Clock,
     calendar name: String?,
     partial: Bool,
     whole: () throws(StoreError) -> [UInt8],
-    stream: (@escaping ([ICalendar.ImportItem]) -> Bool) -> ReadStep
+    stream: (any ICalendar.KeptEvents, @escaping ([ICalendar.ImportItem]) -> Bool) -> ReadStep
   ) throws(StoreError) -> CalendarImport {
     let now = clock.now
     var refused: ICalendar.ReadResult?
@@ -107,8 +110,10 @@ extension AppointmentDAO {
         let target = try name.map { name throws(StoreError) in try Self.calendar(named: name, in: connection).id }
         var store = ImportBatches(target: target, now: now)
         var failure: StoreError?
-        let step = stream { items in
+        let keys = ImportKeys(connection: connection)
+        let step = stream(keys) { items in
           do throws(StoreError) {
+            if let keysFailure = keys.failure { throw keysFailure }
             try store.take(items, in: connection)
             return true
           } catch {
@@ -128,10 +133,12 @@ extension AppointmentDAO {
           readWhole = true
           throw .invalidRequest(message: "import: read whole")
         case .read(let result):
+          if let keysFailure = keys.failure { throw keysFailure }
           if !result.problems.isEmpty, !partial {
             refused = result
             throw .invalidRequest(message: "import: refused")
           }
+          try keys.drop()
           try store.finish(in: connection)
           var report = store.report(result)
           report.mostHeld = max(report.mostHeld, result.mostHeld)

@@ -157,4 +157,52 @@ struct ICalendarStreamingTests {
     }
     #expect(calls == 1)
   }
+
+  @Test("the reader holds one batch's keys; a copy in a later batch is found through its KeptEvents")
+  func keysOfEarlierBatchesAreAskedFor() throws {
+    /// A `KeptEvents` that records what it was asked and given.
+    final class Spy: ICalendar.KeptEvents {
+      var events = ICalendar.KeptEventsInMemory()
+      var asked: [String] = []
+      var batches: [Int] = []
+      func kept(_ key: String) -> ICalendar.KeptEvent? {
+        asked.append(key)
+        return events.kept(key)
+      }
+      func keep(_ batch: [(key: String, event: ICalendar.KeptEvent)]) {
+        batches.append(batch.count)
+        events.keep(batch)
+      }
+    }
+    var lines: [String] = []
+    for day in 1...7 { lines += event("e\(day)@x", day: day, sequence: day == 3 ? 1 : 0) }
+    // e2 again (higher SEQUENCE, kept) and e3 again (lower, not), two batches later; then an
+    // override of e1 twice, in two batches.
+    lines += event("e2@x", day: 12, sequence: 1, title: "e2 moved") + event("e3@x", day: 13)
+    lines += event("e1@x", day: 20, ["RECURRENCE-ID:20261201T090000"]) + event("e9@x", day: 9)
+    lines += event("e10@x", day: 10) + event("e1@x", day: 21, title: "again", ["RECURRENCE-ID:20261201T090000"])
+    let text = calendar(lines)
+    let spy = Spy()
+    final class Got { var byOrdinal: [Int: Appointment] = [:] }
+    let got = Got()
+    let outcome = ICalendar.read(bytes: Array(text.utf8), clock: clock, batchSize: 3, kept: spy) { items in
+      for item in items { got.byOrdinal[item.ordinal] = item.appointment }
+      return true
+    }
+    guard case .read(let result) = outcome else {
+      Issue.record("not read to the end: \(outcome)")
+      return
+    }
+    #expect(result.mostKeysHeld == 3, "one batch of keys; the rest went to the KeptEvents")
+    #expect(spy.batches == [3, 3, 3, 3], "e2 kept again with its new line and SEQUENCE")
+    #expect(result.count == 10 && got.byOrdinal.count == 10)
+    #expect(spy.asked.contains(ICalendar.keptKey(uid: "e2@x", recurrenceID: nil)))
+    let titles = got.byOrdinal.keys.sorted().compactMap { got.byOrdinal[$0]?.title }
+    #expect(titles.contains("e2 moved") && !titles.contains("e2@x"), "the higher SEQUENCE, under e2's ordinal")
+    #expect(titles.contains("e3@x") && titles.contains("again"), "the lower SEQUENCE lost; the later override won")
+    let whole = ICalendar.read(text, clock: clock)
+    #expect(result.notices == whole.notices, "the same notes as a whole read: \(result.notices)")
+    #expect(whole.notices.count == 3, "\(whole.notices)")
+    #expect(whole.notices.first?.message.contains("also the event at line 10") == true)
+  }
 }

@@ -115,6 +115,59 @@ import Testing
   }
 
   @Test(arguments: StoreKind.allCases)
+  func copiesInLaterBatchesAreFoundInTheImportsTableNotInMemory(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      // e2 again with a higher SEQUENCE (it wins), then with one between (it loses), batches
+      // after the first; an override of the series twice, in two batches.
+      let file = calendar(
+        event("series@example.com", day: 1, ["RRULE:FREQ=DAILY;COUNT=5"]) + events(6)
+          + event("e2@example.com", day: 12, sequence: 2, title: "e2, moved")
+          + event("e2@example.com", day: 13, sequence: 1, title: "e2, older")
+          + event("series@example.com", day: 20, title: "moved", ["RECURRENCE-ID:20261202T090000Z"])
+          + events(9).suffix(21)
+          + event("series@example.com", day: 21, title: "moved again", ["RECURRENCE-ID:20261202T090000Z"])
+      )
+      let report = try await dao.importCalendar(bytes: file, clock: TestClock.clock, partial: false, batchSize: 2)
+      let whole = ICalendar.read(bytes: file, clock: TestClock.clock)
+      #expect(report.stored && report.read.notices == whole.notices, "\(report.read.notices)")
+      #expect(whole.notices.count == 3, "one a copy: \(whole.notices)")
+      #expect(report.read.mostKeysHeld == 2, "one batch of keys in memory")
+      #expect((report.added, report.updated, report.unchanged) == (11, 0, 0) && report.read.count == 11)
+      let stored = try await dao.getAllAppointments()
+      #expect(Set(stored.map(\.title)).isSuperset(of: ["e2, moved", "moved again"]))
+      #expect(!stored.contains { ["e2@example.com", "e2, older", "moved"].contains($0.title) })
+      // The table went with the import: the same file again finds every event stored.
+      let again = try await dao.importCalendar(bytes: file, clock: TestClock.clock, partial: false, batchSize: 2)
+      #expect((again.added, again.updated, again.unchanged) == (0, 0, 11))
+      #expect(try await dao.getAllAppointments() == stored)
+    }
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func aFailureOfTheImportsTableFailsTheImportAndChangesNothing(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let kept = try await dao.saveAppointment(TestStore.appointment("Kept", TestClock.date(2026, 12, 20, 9)))
+      // A table of that name on the connection already: making the import's fails.
+      try await dao.database.write { connection throws(StoreError) in
+        try connection.execute("CREATE TEMPORARY TABLE \(ImportKeys.table) (key TEXT)")
+      }
+      var thrown: StoreError?
+      do {
+        _ = try await dao.importCalendar(
+          bytes: calendar(events(5)),
+          clock: TestClock.clock,
+          partial: true,
+          batchSize: 2
+        )
+      } catch {
+        thrown = error as? StoreError
+      }
+      #expect(thrown?.description.contains(ImportKeys.table) == true, "\(String(describing: thrown))")
+      #expect(try await dao.getAllAppointments() == [kept])
+    }
+  }
+
+  @Test(arguments: StoreKind.allCases)
   func anOverrideBeforeItsSeriesInAnEarlierBatchIsLinkedAtItsFirstRevision(kind: StoreKind) async throws {
     try await withStore(kind) { dao in
       let file = calendar(

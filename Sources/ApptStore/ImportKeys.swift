@@ -1,0 +1,130 @@
+import ApptCore
+
+/// Where an import keeps the (UID, RECURRENCE-ID) of the events it handed on, so that a copy
+/// of one anywhere later in the file is found (the reader holds one batch's keys): a
+/// temporary table on the import's own connection, made at the first batch, gone with the
+/// transaction (dropped at the end, or rolled back with it). In front of it a fixed-size
+/// Bloom filter answers "never seen" for nearly every key without a query, so a file without
+/// copies costs one insert per event and memory stays flat in the file's size (the filter's
+/// 2 MiB).
+///
+/// Not `Sendable`: it lives inside one `database.write` on the `DatabaseActor`, as the
+/// connection does.
+final class ImportKeys: ICalendar.KeptEvents {
+  private let connection: any Connection
+  private var filter = KeyFilter()
+  private var tableMade = false
+  /// The first failure to read or write the table. The import checks it at each batch and
+  /// fails with it, so a copy is never missed unnoticed.
+  private(set) var failure: StoreError?
+
+  static let table = "appt_import_kept"
+  /// Rows per INSERT: 4 values each, well under either engine's limit on bindings.
+  private static let rowsPerInsert = 250
+
+  init(connection: any Connection) {
+    self.connection = connection
+  }
+
+  func kept(_ key: String) -> ICalendar.KeptEvent? {
+    guard tableMade, failure == nil, filter.mayContain(key) else { return nil }
+    var found: ICalendar.KeptEvent?
+    do throws(StoreError) {
+      try connection.query("SELECT ordinal, line, sequence FROM \(Self.table) WHERE key = ?", [.text(key)]) {
+        row throws(StoreError) in
+        found = ICalendar.KeptEvent(
+          ordinal: Int(row.int64(at: 0)),
+          line: Int(row.int64(at: 1)),
+          sequence: Int(row.int64(at: 2))
+        )
+      }
+    } catch {
+      failure = error
+    }
+    return found
+  }
+
+  func keep(_ events: [(key: String, event: ICalendar.KeptEvent)]) {
+    guard failure == nil, !events.isEmpty else { return }
+    do throws(StoreError) {
+      try makeTable()
+      // In key order: the inserts walk the table's tree instead of jumping about it.
+      let sorted = events.sorted { $0.key < $1.key }
+      for start in stride(from: 0, to: sorted.count, by: Self.rowsPerInsert) {
+        let rows = sorted[start..<min(start + Self.rowsPerInsert, sorted.count)]
+        let marks = Array(repeating: "(?, ?, ?, ?)", count: rows.count).joined(separator: ", ")
+        var values: [SQLValue] = []
+        values.reserveCapacity(rows.count * 4)
+        for (key, event) in rows {
+          filter.insert(key)
+          values += [
+            .text(key), .integer(Int64(event.ordinal)), .integer(Int64(event.line)), .integer(Int64(event.sequence)),
+          ]
+        }
+        try connection.run(
+          """
+          INSERT INTO \(Self.table) (key, ordinal, line, sequence) VALUES \(marks)
+          ON CONFLICT (key) DO UPDATE SET ordinal = excluded.ordinal, line = excluded.line, sequence = excluded.sequence
+          """,
+          values
+        )
+      }
+    } catch {
+      failure = error
+    }
+  }
+
+  /// Drops the table (when one was made), inside the import's transaction.
+  func drop() throws(StoreError) {
+    guard tableMade else { return }
+    try connection.execute("DROP TABLE \(Self.table)")
+    tableMade = false
+  }
+
+  private func makeTable() throws(StoreError) {
+    guard !tableMade else { return }
+    // WITHOUT ROWID on SQLite: the key is the tree (no second index), and the update hook,
+    // which counts the rows observers care about, is not called for it.
+    let rowid = connection is SQLiteConnection ? " WITHOUT ROWID" : ""
+    try connection.execute(
+      """
+      CREATE TEMPORARY TABLE \(Self.table) (
+        key TEXT PRIMARY KEY, ordinal BIGINT NOT NULL, line BIGINT NOT NULL, sequence BIGINT NOT NULL
+      )\(rowid)
+      """
+    )
+    tableMade = true
+  }
+}
+
+/// A Bloom filter of strings with a fixed 2^24 bits (2 MiB) and three probes: after a
+/// million keys about one key in two hundred never kept is taken for one that may be.
+struct KeyFilter {
+  private static let bitCount = 1 << 24
+  private var words = [UInt64](repeating: 0, count: KeyFilter.bitCount / 64)
+
+  mutating func insert(_ key: String) {
+    let (h1, h2) = Self.hashes(key)
+    for probe in 0..<UInt64(3) {
+      let bit = Int((h1 &+ probe &* h2) % UInt64(Self.bitCount))
+      words[bit >> 6] |= 1 << UInt64(bit & 63)
+    }
+  }
+
+  func mayContain(_ key: String) -> Bool {
+    let (h1, h2) = Self.hashes(key)
+    for probe in 0..<UInt64(3) {
+      let bit = Int((h1 &+ probe &* h2) % UInt64(Self.bitCount))
+      if words[bit >> 6] & (1 << UInt64(bit & 63)) == 0 { return false }
+    }
+    return true
+  }
+
+  /// The two halves of one 64-bit hash; the probes are h1 + i * h2 (double hashing).
+  private static func hashes(_ key: String) -> (UInt64, UInt64) {
+    var hasher = Hasher()
+    hasher.combine(key)
+    let hash = UInt64(bitPattern: Int64(hasher.finalize()))
+    return (hash & 0xFFFF_FFFF, (hash >> 32) | 1)
+  }
+}
