@@ -116,9 +116,13 @@ public enum ICalendar {
   }
 
   /// The (UID, RECURRENCE-ID) of an event as one string: a UID holds no line end, and the
-  /// instant is written as the Double it is (two keys are equal when the dates are).
+  /// instant is written as the Double it is (two keys are equal when the dates are). A UID
+  /// that is not ASCII is put in Unicode's composed form first, so that a table comparing
+  /// bytes finds the copies Swift's `==` (canonical equivalence) finds in memory.
   public static func keptKey(uid: String, recurrenceID: Date?) -> String {
-    uid + "\n" + (recurrenceID.map { "\($0.timeIntervalSinceReferenceDate)" } ?? "")
+    let ascii = uid.utf8.allSatisfy { $0 < 0x80 }
+    return (ascii ? uid : uid.precomposedStringWithCanonicalMapping) + "\n"
+      + (recurrenceID.map { "\($0.timeIntervalSinceReferenceDate)" } ?? "")
   }
 
   /// `KeptEvents` in a dictionary: memory grows with the file's events.

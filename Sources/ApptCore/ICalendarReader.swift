@@ -114,7 +114,7 @@ extension ICalendar {
         }
         readCalendar(root, nested: false)
       }
-      if sink != nil, !appointments.isEmpty { flush() }
+      if sink != nil, !appointments.isEmpty { flush(last: true) }
       for (kind, seen) in skipped {
         let what = seen.count == 1 ? "1 \(kind)" : "\(seen.count) \(kind)s"
         let why =
@@ -196,7 +196,8 @@ extension ICalendar {
     /// keeps the one with the higher SEQUENCE (equal: the later), with a note.
     private mutating func keep(_ appointment: Appointment, line: Int) {
       let key = Key(uid: appointment.uid ?? "", recurrenceID: appointment.override?.recurrenceID)
-      guard let previous = kept[key] ?? earlierBatches.kept(key.text) else {
+      // Only a streamed read hands batches on: a whole one has every key in `kept`.
+      guard let previous = kept[key] ?? (sink == nil ? nil : earlierBatches.kept(key.text)) else {
         let ordinal = keptCount
         keptCount += 1
         kept[key] = KeptEvent(ordinal: ordinal, line: line, sequence: appointment.sequence)
@@ -234,8 +235,9 @@ extension ICalendar {
       ordinals.append(ordinal)
     }
 
-    /// Hands the events held to the sink and lets them go.
-    private mutating func flush() {
+    /// Hands the events held to the sink and lets them go; their keys go to `earlierBatches`
+    /// unless this is the `last` batch (no event follows to look for them).
+    private mutating func flush(last: Bool = false) {
       guard let sink else { return }
       mostHeld = max(mostHeld, appointments.count)
       let items = zip(appointments, ordinals).map { appointment, ordinal in
@@ -248,7 +250,7 @@ extension ICalendar {
       // The batch's keys go to where the earlier batches' are (before the sink, which may
       // stop the reading on the way they were kept).
       mostKeysHeld = max(mostKeysHeld, kept.count)
-      earlierBatches.keep(kept.map { (key: $0.key.text, event: $0.value) })
+      if !last { earlierBatches.keep(kept.map { (key: $0.key.text, event: $0.value) }) }
       kept.removeAll(keepingCapacity: true)
       if !sink(items) { stopped = true }
     }
@@ -299,7 +301,13 @@ extension ICalendar {
         case "BEGIN":
           let name = line.value.trimmingBlanks.uppercased()
           // What would change how the events streamed so far read: read it all again whole.
+          // So is a VCALENDAR inside the one streamed (its events would wait for the outer
+          // one's end, after the events streamed, and be read there): rare, read whole.
           if streamingBegun, name == "VCALENDAR" || (name == "VTIMEZONE" && stack.count == 1) {
+            abandoned = true
+            continue
+          }
+          if sink != nil, name == "VCALENDAR", !stack.isEmpty {
             abandoned = true
             continue
           }

@@ -115,7 +115,7 @@ struct ICalendarStreamingTests {
     #expect(result.eventCount == whole.eventCount && events.count == whole.appointments.count)
   }
 
-  @Test("a VTIMEZONE or X-WR-TIMEZONE after the first event, or a second VCALENDAR: read it whole")
+  @Test("a VTIMEZONE or X-WR-TIMEZONE after the first event, a second or a nested VCALENDAR: read it whole")
   func readWhole() {
     let zone = [
       "BEGIN:VTIMEZONE", "TZID:Custom", "BEGIN:STANDARD", "DTSTART:19700101T000000", "TZOFFSETFROM:+0500",
@@ -125,7 +125,15 @@ struct ICalendarStreamingTests {
     let lateWR = calendar(event("a@x", day: 1) + ["X-WR-TIMEZONE:Asia/Tokyo"])
     let two = calendar(event("a@x", day: 1)) + calendar(event("b@x", day: 2))
     let unclosed = (["BEGIN:VCALENDAR", "VERSION:2.0"] + event("a@x", day: 1)).joined(separator: "\r\n")
-    for text in [late, lateWR, two, unclosed] {
+    // A VCALENDAR inside the one read, before its first event too (its events were lost).
+    let nested = calendar(
+      calendar(event("inner@x", day: 1)).split(separator: "\r\n").map(String.init) + event("a@x", day: 2)
+    )
+    let nestedLate = calendar(
+      event("a@x", day: 2) + calendar(event("inner@x", day: 1)).split(separator: "\r\n").map(String.init)
+    )
+    #expect(ICalendar.read(nested, clock: clock).appointments.count == 2, "a whole read has both")
+    for text in [late, lateWR, two, unclosed, nested, nestedLate] {
       guard case .readWhole = streamed(text, batchSize: 5).outcome else {
         Issue.record("streamed: \(text)")
         continue
@@ -181,6 +189,7 @@ struct ICalendarStreamingTests {
     lines += event("e2@x", day: 12, sequence: 1, title: "e2 moved") + event("e3@x", day: 13)
     lines += event("e1@x", day: 20, ["RECURRENCE-ID:20261201T090000"]) + event("e9@x", day: 9)
     lines += event("e10@x", day: 10) + event("e1@x", day: 21, title: "again", ["RECURRENCE-ID:20261201T090000"])
+    lines += event("e11@x", day: 11)
     let text = calendar(lines)
     let spy = Spy()
     final class Got { var byOrdinal: [Int: Appointment] = [:] }
@@ -194,8 +203,10 @@ struct ICalendarStreamingTests {
       return
     }
     #expect(result.mostKeysHeld == 3, "one batch of keys; the rest went to the KeptEvents")
-    #expect(spy.batches == [3, 3, 3, 3], "e2 kept again with its new line and SEQUENCE")
-    #expect(result.count == 10 && got.byOrdinal.count == 10)
+    // e2 is kept again with its new line and SEQUENCE; the keys of the last batch (e11),
+    // which no event follows, are not kept.
+    #expect(spy.batches == [3, 3, 3, 3], "\(spy.batches)")
+    #expect(result.count == 11 && got.byOrdinal.count == 11)
     #expect(spy.asked.contains(ICalendar.keptKey(uid: "e2@x", recurrenceID: nil)))
     let titles = got.byOrdinal.keys.sorted().compactMap { got.byOrdinal[$0]?.title }
     #expect(titles.contains("e2 moved") && !titles.contains("e2@x"), "the higher SEQUENCE, under e2's ordinal")

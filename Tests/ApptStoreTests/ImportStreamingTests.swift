@@ -144,6 +144,32 @@ import Testing
   }
 
   @Test(arguments: StoreKind.allCases)
+  func aUIDInAnotherUnicodeFormIsTheSameEventInALaterBatch(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      // "café" composed (U+00E9) first, decomposed (e + U+0301) three batches later: Swift's
+      // == holds them equal, so must the import's table.
+      let file = calendar(
+        event("caf\u{E9}@example.com", day: 1) + events(6)
+          + event("cafe\u{301}@example.com", day: 12, sequence: 1, title: "moved")
+      )
+      let report = try await dao.importCalendar(bytes: file, clock: TestClock.clock, partial: false, batchSize: 2)
+      #expect(report.read.notices == ICalendar.read(bytes: file, clock: TestClock.clock).notices)
+      #expect(report.read.notices.count == 1 && report.added == 7, "\(report.read.notices)")
+    }
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func aNestedCalendarBeforeTheFirstEventImportsItsEvents(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let inner = ["BEGIN:VCALENDAR", "VERSION:2.0"] + event("inner@example.com", day: 1) + ["END:VCALENDAR"]
+      let file = calendar(inner + events(3))
+      let report = try await dao.importCalendar(bytes: file, clock: TestClock.clock, partial: false, batchSize: 2)
+      #expect(report.stored && report.added == 4, "\(report.read.notices)")
+      #expect(try await dao.getAllAppointments().contains { $0.uid == "inner@example.com" })
+    }
+  }
+
+  @Test(arguments: StoreKind.allCases)
   func aFailureOfTheImportsTableFailsTheImportAndChangesNothing(kind: StoreKind) async throws {
     try await withStore(kind) { dao in
       let kept = try await dao.saveAppointment(TestStore.appointment("Kept", TestClock.date(2026, 12, 20, 9)))
