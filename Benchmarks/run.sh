@@ -250,28 +250,32 @@ for run in 1 2 3; do
 done
 "$BENCH" exec-time --spec "$DATA/import-appt-spec.tsv" --warmup 0 --rss wrapped --out-dir "$DATA" > "$RAW/import-appt-cli.json"
 cat "$DATA/appt-import-1.out" >&2
-# The storing floor: the sqlite3 CLI inserting the rows run 1 stored, in an order as shuffled
-# as the file's (by id, which is random), into a fresh store of appt's schema with all its
-# indexes, in one transaction, durable as appt's (WAL, synchronous=FULL), with appt's import
-# page cache. (In start order the same insert takes about half as long: a shuffled file writes
-# all over the table and its indexes.)
-floor_db=$DATA/import-floor.sqlite3
-rm -f "$floor_db" "$floor_db-wal" "$floor_db-shm"
-"$APPT" --db "$floor_db" calendars > /dev/null
-# (On stdin: the CLI's .timer reports only statements it reads there.)
-printf '%s\n' ".timer on" "PRAGMA synchronous = FULL;" "PRAGMA cache_size = -32768;" \
-  "ATTACH '$DATA/import-appt-1.sqlite3' AS src;" \
-  "CREATE TEMP TABLE rows AS SELECT * FROM src.appointment ORDER BY rowid;" \
-  "BEGIN;" "INSERT INTO appointment SELECT * FROM temp.rows ORDER BY id;" "COMMIT;" \
-  | sqlite3 "$floor_db" > "$DATA/import-floor.txt"
-floor_rows=$(sqlite3 "$floor_db" "SELECT count(*) FROM appointment")
-# .timer prints one "Run Time: real S user S sys S" line per statement: the last three are
-# BEGIN, the INSERT and COMMIT.
-tail -n 3 "$DATA/import-floor.txt" | awk -v rows="$floor_rows" \
-  '{ real += $4; cpu += $6 + $8 } END { printf "{\"rows\":%d,\"insert_s\":%.4f,\"cpu_s\":%.4f}\n", rows, real, cpu }' \
-  > "$RAW/import-floor.json"
-cat "$RAW/import-floor.json" >&2
-rm -f "$DATA"/import-appt-?.sqlite3* "$floor_db" "$floor_db-wal" "$floor_db-shm"
+# The storing floor: the sqlite3 CLI inserting the rows an import stored (SRC), in an order as
+# shuffled as the file's (by id, which is random), into a fresh store of appt's schema with all
+# its indexes, in one transaction, durable as appt's (WAL, synchronous=FULL), with appt's
+# import page cache (AppointmentDAO.importCacheKiB). (In start order the same insert takes
+# about half as long: a shuffled file writes all over the table and its indexes.)
+import_floor() { # SRC OUT.json
+  local floor_db=$DATA/import-floor.sqlite3 floor_rows
+  rm -f "$floor_db" "$floor_db-wal" "$floor_db-shm"
+  "$APPT" --db "$floor_db" calendars > /dev/null
+  # (On stdin: the CLI's .timer reports only statements it reads there.)
+  printf '%s\n' ".timer on" "PRAGMA synchronous = FULL;" "PRAGMA cache_size = -16384;" \
+    "ATTACH '$1' AS src;" \
+    "CREATE TEMP TABLE rows AS SELECT * FROM src.appointment ORDER BY rowid;" \
+    "BEGIN;" "INSERT INTO appointment SELECT * FROM temp.rows ORDER BY id;" "COMMIT;" \
+    | sqlite3 "$floor_db" > "$DATA/import-floor.txt"
+  floor_rows=$(sqlite3 "$floor_db" "SELECT count(*) FROM appointment")
+  # .timer prints one "Run Time: real S user S sys S" line per statement: the last three are
+  # BEGIN, the INSERT and COMMIT.
+  tail -n 3 "$DATA/import-floor.txt" | awk -v rows="$floor_rows" \
+    '{ real += $4; cpu += $6 + $8 } END { printf "{\"rows\":%d,\"insert_s\":%.4f,\"cpu_s\":%.4f}\n", rows, real, cpu }' \
+    > "$2"
+  cat "$2" >&2
+  rm -f "$floor_db" "$floor_db-wal" "$floor_db-shm"
+}
+import_floor "$DATA/import-appt-1.sqlite3" "$RAW/import-floor.json"
+rm -f "$DATA"/import-appt-?.sqlite3*
 "$BENCH" probe-import --ics "$ics" --dir "$DATA" --runs 3 > "$RAW/import-probe.json"
 cat "$RAW/import-probe.json" >&2
 # Issue 17: 1M shuffled events into a fresh file, once, as `appt import` reads a regular file
@@ -281,6 +285,7 @@ if [ -s "$DATA/import-$IMPORT_LARGE.ics" ]; then
   "$BENCH" import-streamed --ics "$DATA/import-$IMPORT_LARGE.ics" --db "$DATA/import-large.sqlite3" \
     > "$RAW/import-large.json"
   cat "$RAW/import-large.json" >&2
+  import_floor "$DATA/import-large.sqlite3" "$RAW/import-floor-large.json"
   rm -f "$DATA/import-large.sqlite3" "$DATA/import-large.sqlite3-wal" "$DATA/import-large.sqlite3-shm"
 fi
 log "import: the DAO's bulk insert of $IMPORT_COUNT (one transaction), 3 runs"

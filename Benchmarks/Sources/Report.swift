@@ -169,6 +169,7 @@ private struct Issue17Goals {
     let largeWall = number(importLarge, "wall_s")
     let largeRSS = number(importLarge, "rss_kib")
     let importFloor = loadJSON("\(raw)/import-floor.json")
+    let importFloorLarge = loadJSON("\(raw)/import-floor-large.json")
     let importProbe = loadJSON("\(raw)/import-probe.json")
     // Each of the issue's import rows is two goals here, time and memory: they have different
     // floors (SQLite's inserts; none for memory).
@@ -196,7 +197,8 @@ private struct Issue17Goals {
         text: "`import` of 1M under 10 s",
         met: largeWall.map { $0 < 10 },
         measured: "\(seconds(largeWall)); streamed in process as `appt import` reads a regular file "
-          + "(the command refuses a file over 64 MiB)",
+          + "(the command refuses a file over 64 MiB); the sqlite3 CLI inserting the same rows into appt's schema: "
+          + "\(seconds(number(importFloorLarge, "insert_s")))",
         note: GoalNotes.importTime
       )
     )
