@@ -247,8 +247,8 @@ extension ICalendar {
       appointments.removeAll(keepingCapacity: true)
       ordinals.removeAll(keepingCapacity: true)
       positions.removeAll(keepingCapacity: true)
-      // The batch's keys go to where the earlier batches' are (before the sink, which may
-      // stop the reading on the way they were kept).
+      // The batch's keys go where the earlier batches' are, before the sink: it refuses the
+      // batch if keeping them failed.
       mostKeysHeld = max(mostKeysHeld, kept.count)
       if !last { earlierBatches.keep(kept.map { (key: $0.key.text, event: $0.value) }) }
       kept.removeAll(keepingCapacity: true)
@@ -301,13 +301,11 @@ extension ICalendar {
         case "BEGIN":
           let name = line.value.trimmingBlanks.uppercased()
           // What would change how the events streamed so far read: read it all again whole.
-          // So is a VCALENDAR inside the one streamed (its events would wait for the outer
-          // one's end, after the events streamed, and be read there): rare, read whole.
-          if streamingBegun, name == "VCALENDAR" || (name == "VTIMEZONE" && stack.count == 1) {
-            abandoned = true
-            continue
-          }
-          if sink != nil, name == "VCALENDAR", !stack.isEmpty {
+          // So is a VCALENDAR inside the one streamed, even before its first event (its
+          // events would wait for the outer one's end and be read there): rare, read whole.
+          let changesStreamed = streamingBegun && (name == "VCALENDAR" || (name == "VTIMEZONE" && stack.count == 1))
+          let nestedCalendar = sink != nil && name == "VCALENDAR" && !stack.isEmpty
+          if changesStreamed || nestedCalendar {
             abandoned = true
             continue
           }
