@@ -103,32 +103,25 @@ public struct Appointment: Hashable, Sendable, Identifiable {
     case cancelled
   }
 
+  // The fields without references are stored inline; the ones that hold strings and arrays
+  // live in one shared, immutable object (`Shared`). An occurrence of a series is a copy of
+  // it that differs only in inline fields, so copying one (a `list` of an endless series
+  // makes millions) retains one object instead of a dozen strings and arrays. Setting a
+  // shared field makes a new object: the value semantics are a struct's.
+
   public var id: AppointmentID
-  public var title: String
   /// The first instant of the appointment (stored as UTC).
   public var start: Date
   /// The instant it ends; always after `start`.
   public var end: Date
-  public var note: String
-  /// Where it takes place (iCalendar LOCATION); "" when unknown.
-  public var location: String
   public var status: Status
   public var created: Date
   public var updated: Date
-  /// The zone it was entered in (an IANA identifier; "" when unknown): a series repeats at
-  /// the same wall-clock time there.
-  public var timeZone: String
   /// A whole-day appointment: `start` and `end` are midnights in `timeZone`.
   public var isAllDay: Bool
-  /// How it repeats; nil for a one-off.
-  public var recurrence: Recurrence?
-  /// Starts of occurrences cancelled one by one (EXDATE), sorted.
-  public var exceptions: [Date]
   /// For one occurrence of a series listed in a window: which one (its start). Nil for a
   /// one-off and for a series as stored.
   public var occurrence: Date?
-  /// The iCalendar UID it was imported with (or exported as), so a re-import updates it.
-  public var uid: String?
   /// How many times the stored row was written: 0 for a value never stored, 1 once saved,
   /// one more on every later write. An edit based on an older revision is refused, so a change
   /// someone else made in between is never lost. An occurrence carries its series' revision.
@@ -138,12 +131,85 @@ public struct Appointment: Hashable, Sendable, Identifiable {
   public var sequence: Int
   /// Set for an overridden occurrence of a series (RECURRENCE-ID): which one it replaces.
   public var override: Override?
+  private var shared: Shared
+
+  public var title: String {
+    get { shared.fields.title }
+    set { change { $0.title = newValue } }
+  }
+  public var note: String {
+    get { shared.fields.note }
+    set { change { $0.note = newValue } }
+  }
+  /// Where it takes place (iCalendar LOCATION); "" when unknown.
+  public var location: String {
+    get { shared.fields.location }
+    set { change { $0.location = newValue } }
+  }
+  /// The zone it was entered in (an IANA identifier; "" when unknown): a series repeats at
+  /// the same wall-clock time there.
+  public var timeZone: String {
+    get { shared.fields.timeZone }
+    set { change { $0.timeZone = newValue } }
+  }
+  /// How it repeats; nil for a one-off.
+  public var recurrence: Recurrence? {
+    get { shared.fields.recurrence }
+    set { change { $0.recurrence = newValue } }
+  }
+  /// Starts of occurrences cancelled one by one (EXDATE), sorted.
+  public var exceptions: [Date] {
+    get { shared.fields.exceptions }
+    set { change { $0.exceptions = newValue } }
+  }
+  /// The iCalendar UID it was imported with (or exported as), so a re-import updates it.
+  public var uid: String? {
+    get { shared.fields.uid }
+    set { change { $0.uid = newValue } }
+  }
   /// What an imported event carried that appt does not show, written back on export.
-  public var extras: ICalendarExtras
+  public var extras: ICalendarExtras {
+    get { shared.fields.extras }
+    set { change { $0.extras = newValue } }
+  }
   /// The id of the calendar it is in (`CalendarInfo.id`): the built-in calendar's
   /// (`CalendarRules.personalID`) unless said otherwise; "" for a value not placed yet, which
   /// the store puts in the default calendar. An override is always in its series' calendar.
-  public var calendarID: String
+  public var calendarID: String {
+    get { shared.fields.calendarID }
+    set { change { $0.calendarID = newValue } }
+  }
+
+  /// The fields that hold references, as one value.
+  private struct Fields: Hashable, Sendable {
+    var title: String
+    var note: String
+    var location: String
+    var timeZone: String
+    var recurrence: Recurrence?
+    var exceptions: [Date]
+    var uid: String?
+    var extras: ICalendarExtras
+    var calendarID: String
+  }
+
+  /// `Fields` shared by copies; never changed once made. Equal and hashed by its fields, so
+  /// `Appointment`'s synthesized `==` and `hash(into:)` still compare every field.
+  private final class Shared: Hashable, Sendable {
+    let fields: Fields
+
+    init(_ fields: Fields) { self.fields = fields }
+
+    static func == (lhs: Shared, rhs: Shared) -> Bool { lhs === rhs || lhs.fields == rhs.fields }
+
+    func hash(into hasher: inout Hasher) { fields.hash(into: &hasher) }
+  }
+
+  private mutating func change(_ body: (inout Fields) -> Void) {
+    var fields = shared.fields
+    body(&fields)
+    shared = Shared(fields)
+  }
 
   /// An occurrence of a series changed on its own (RFC 5545's RECURRENCE-ID instance): it
   /// replaces the occurrence that would have started at `recurrenceID`, wherever it now is.
@@ -186,25 +252,29 @@ public struct Appointment: Hashable, Sendable, Identifiable {
     calendarID: String = CalendarRules.personalID
   ) {
     self.id = id
-    self.title = title
     self.start = start
     self.end = end
-    self.note = note
-    self.location = location
     self.status = status
     self.created = created
     self.updated = updated ?? created
-    self.timeZone = timeZone
     self.isAllDay = isAllDay
-    self.recurrence = recurrence
-    self.exceptions = exceptions.sorted()
     self.occurrence = occurrence
-    self.uid = uid
     self.revision = revision
     self.sequence = sequence
     self.override = override
-    self.extras = extras
-    self.calendarID = calendarID
+    self.shared = Shared(
+      Fields(
+        title: title,
+        note: note,
+        location: location,
+        timeZone: timeZone,
+        recurrence: recurrence,
+        exceptions: exceptions.sorted(),
+        uid: uid,
+        extras: extras,
+        calendarID: calendarID
+      )
+    )
   }
 
   /// The zone the series repeats in (its own, else `fallback`).
@@ -243,6 +313,17 @@ public struct Appointment: Hashable, Sendable, Identifiable {
         end: max(slots.end, window.end.addingTimeInterval(max(0, -shift)))
       )
     }
+    // What each THISANDFUTURE override makes of the occurrences after it, made once: its
+    // occurrences share the texts as the plain ones share the series'.
+    let changed = future.map { value, _ in
+      var base = self
+      base.change { fields in
+        fields.title = value.title
+        fields.note = value.note
+        fields.location = value.location
+      }
+      return base
+    }
     let excluded = Set(exceptions)
     let zone = zone(fallback: fallbackZone)
     return recurrence.occurrences(start: start, duration: duration, zone: zone, in: slots)
@@ -253,13 +334,15 @@ public struct Appointment: Hashable, Sendable, Identifiable {
         copy.end = slot.addingTimeInterval(recurrence.periodLength(at: slot) ?? duration)
         copy.occurrence = slot
         if excluded.contains(slot) { copy.status = .cancelled }
-        if let (value, override) = future.last(where: { $0.override.recurrenceID < slot }) {
-          copy.start = slot.addingTimeInterval(value.start.timeIntervalSince(override.recurrenceID))
-          copy.end = copy.start.addingTimeInterval(value.duration)
-          copy.title = value.title
-          copy.note = value.note
-          copy.location = value.location
-          if !excluded.contains(slot) { copy.status = value.status }
+        if let index = future.lastIndex(where: { $0.override.recurrenceID < slot }) {
+          let (value, override) = future[index]
+          let start = slot.addingTimeInterval(value.start.timeIntervalSince(override.recurrenceID))
+          let status = excluded.contains(slot) ? Status.cancelled : value.status
+          copy = changed[index]
+          copy.start = start
+          copy.end = start.addingTimeInterval(value.duration)
+          copy.occurrence = slot
+          copy.status = status
         }
         guard copy.overlaps(from: window.start, to: window.end) else { return nil }
         return includeCancelled || !copy.isCancelled ? copy : nil
@@ -287,5 +370,20 @@ public struct Appointment: Hashable, Sendable, Identifiable {
     if lhs.end != rhs.end { return lhs.end < rhs.end }
     if lhs.title != rhs.title { return lhs.title < rhs.title }
     return lhs.id < rhs.id
+  }
+}
+
+/// Every field by name, as before the ones holding references moved into `Shared`: `dump`,
+/// `String(describing:)` and a failed test's message still show the title and the rest.
+extension Appointment: CustomReflectable {
+  public var customMirror: Mirror {
+    let fields: KeyValuePairs<String, Any> = [
+      "id": id, "title": title, "start": start, "end": end, "note": note, "location": location,
+      "status": status, "created": created, "updated": updated, "timeZone": timeZone, "isAllDay": isAllDay,
+      "recurrence": recurrence as Any, "exceptions": exceptions, "occurrence": occurrence as Any,
+      "uid": uid as Any, "revision": revision, "sequence": sequence, "override": override as Any,
+      "extras": extras, "calendarID": calendarID,
+    ]
+    return Mirror(self, children: fields, displayStyle: .struct)
   }
 }

@@ -109,15 +109,25 @@ public struct CivilDateTime: Hashable, Comparable, Sendable, Codable, CustomStri
   /// (spring gap) is read with the offset before the gap, so it lands as much later as the
   /// gap is long (02:30 in a 02:00-03:00 gap is 03:30).
   public func instant(in zone: TimeZone) -> Date {
+    instant { zone.secondsFromGMT(for: $0) }
+  }
+
+  /// `instant(in:)` with the zone's offsets remembered (`ZoneOffsets`): for the many
+  /// instances of one series.
+  func instant(in offsets: ZoneOffsets) -> Date {
+    instant(offsetAt: offsets.offset(at:))
+  }
+
+  private func instant(offsetAt offset: (Date) -> Int) -> Date {
     let local = civilSeconds
     // The offsets a day either side: there is at most one change between them in any zone.
-    let before = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(local - 86400)))
-    let after = zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(local + 86400)))
+    let before = offset(Date(timeIntervalSince1970: TimeInterval(local - 86400)))
+    let after = offset(Date(timeIntervalSince1970: TimeInterval(local + 86400)))
     let early = Date(timeIntervalSince1970: TimeInterval(local - before))
     if before == after { return early }
     let late = Date(timeIntervalSince1970: TimeInterval(local - after))
-    let earlyHolds = zone.secondsFromGMT(for: early) == before
-    let lateHolds = zone.secondsFromGMT(for: late) == after
+    let earlyHolds = offset(early) == before
+    let lateHolds = offset(late) == after
     switch (earlyHolds, lateHolds) {
     case (true, true): return min(early, late)
     case (false, true): return late

@@ -8,6 +8,8 @@ import Foundation
 /// database is escaped with `TextSafety` in text output and with JSON escapes in JSON.
 public struct AppointmentFormatter: Sendable {
   private let timeZone: TimeZone
+  /// The zone's offsets, shared by copies of the formatter (each line asks for several).
+  let offsets: ZoneOffsets
   /// For reminders' words (an absolute trigger is shown in its zone).
   private let clock: Clock
   /// How times of day show in text (`[ui] time_format`); ISO 8601 and JSON keep 24 hours.
@@ -15,6 +17,7 @@ public struct AppointmentFormatter: Sendable {
 
   public init(clock: Clock, timeFormat: TimeFormat = .hours24) {
     self.timeZone = clock.timeZone
+    self.offsets = ZoneOffsets(clock.timeZone)
     self.clock = clock
     self.timeFormat = timeFormat
   }
@@ -26,71 +29,106 @@ public struct AppointmentFormatter: Sendable {
   /// change repeats carries its UTC offset, so the two 02:30s differ: `"02:30+02-03:00+01"`.
   /// With 12-hour times: `"9:00am-10:45am"`, and an end at the next midnight is `12:00am`.
   public func timeRange(_ a: Appointment) -> String {
+    Self.text { appendTimeRange(a, to: &$0) }
+  }
+
+  /// `timeRange` as UTF-8 bytes, appended.
+  func appendTimeRange(_ a: Appointment, to out: inout [UInt8]) {
     if a.isAllDay {
       let days = Int((a.duration / 86_400).rounded())
-      return days > 1 ? "all day (\(days) days)" : "all day"
+      out.append(contentsOf: (days > 1 ? "all day (\(days) days)" : "all day").utf8)
+      return
     }
     let start = local(a.start)
     let end = local(a.end)
     let dayDelta = end.dayNumber - start.dayNumber
-    let startText = shownClock(start) + overlapMark(a.start, start)
-    let endText = shownClock(end) + overlapMark(a.end, end)
-    if dayDelta == 0 { return "\(startText)-\(endText)" }
+    appendClock(start, to: &out)
+    appendOverlapMark(a.start, start, to: &out)
+    out.append(0x2D)  // -
     if dayDelta == 1, end.hour == 0, end.minute == 0, end.second == 0 {
-      return "\(startText)-\(timeFormat == .hours12 ? "12:00am" : "24:00")"
+      out.append(contentsOf: (timeFormat == .hours12 ? "12:00am" : "24:00").utf8)
+      return
     }
-    let sign = dayDelta > 0 ? "+" : ""
-    return "\(startText)-\(endText)\(sign)\(dayDelta)d"
+    appendClock(end, to: &out)
+    appendOverlapMark(a.end, end, to: &out)
+    if dayDelta != 0 { out.append(contentsOf: "\(dayDelta > 0 ? "+" : "")\(dayDelta)d".utf8) }
   }
 
   /// `"Tue 2026-12-01"`: the local day containing `date`.
   public func day(_ date: Date) -> String {
-    let time = local(date)
-    return "\(Self.weekdayNames[time.weekday]) \(Self.dateText(time))"
+    Self.text { appendDay(local(date), to: &$0) }
+  }
+
+  /// `day` as UTF-8 bytes, appended.
+  private func appendDay(_ time: LocalTime, to out: inout [UInt8]) {
+    out.append(contentsOf: Self.weekdayNames[time.weekday].utf8)
+    out.append(0x20)
+    Self.appendDate(time, to: &out)
   }
 
   /// `"Tue 2026-12-01 10:00"`: local day and time (`02:30+02` in a fall-back overlap).
   public func dayAndTime(_ date: Date) -> String {
     let time = local(date)
-    return "\(Self.weekdayNames[time.weekday]) \(Self.dateText(time)) \(shownClock(time))"
-      + overlapMark(date, time)
+    return Self.text { out in
+      appendDay(time, to: &out)
+      out.append(0x20)
+      appendClock(time, to: &out)
+      appendOverlapMark(date, time, to: &out)
+    }
   }
 
   /// `"+02"` for a time in the hour a fall-back change repeats (its UTC offset tells the two
-  /// apart), "" for every other time.
-  func overlapMark(_ date: Date, _ time: LocalTime) -> String {
-    twin(of: date) == nil ? "" : Self.offsetText(time.offset)
+  /// apart), nothing for every other time.
+  private func appendOverlapMark(_ date: Date, _ time: LocalTime, to out: inout [UInt8]) {
+    if twin(of: date) != nil { out.append(contentsOf: Self.offsetText(time.offset).utf8) }
   }
 
   /// Seconds east of UTC at `date` in this formatter's zone.
-  func zoneOffset(_ date: Date) -> Int { timeZone.secondsFromGMT(for: date) }
+  func zoneOffset(_ date: Date) -> Int { offsets.offset(at: date) }
 
   /// `"10:00"` (`"10:00am"` with 12-hour times): the local time of day.
   public func time(_ date: Date) -> String {
-    shownClock(local(date))
+    let time = local(date)
+    return Self.text { appendClock(time, to: &$0) }
   }
 
   /// `"15:00"` whatever `timeFormat` says: the form's Start field, next to an ISO day.
   public func time24(_ date: Date) -> String {
-    Self.clockText(local(date))
+    let time = local(date)
+    return Self.text { Self.appendClock24(time, to: &$0) }
   }
 
   /// `"09:05"`, or `"9:05am"` with 12-hour times (as the WHEN grammar reads it back).
-  private func shownClock(_ t: LocalTime) -> String {
-    guard timeFormat == .hours12 else { return Self.clockText(t) }
+  private func appendClock(_ t: LocalTime, to out: inout [UInt8]) {
+    guard timeFormat == .hours12 else { return Self.appendClock24(t, to: &out) }
     let hour = t.hour % 12 == 0 ? 12 : t.hour % 12
-    return "\(hour):\(Self.pad2(t.minute))\(t.hour < 12 ? "am" : "pm")"
+    if hour >= 10 { out.append(0x31) }  // 1
+    out.append(0x30 + UInt8(hour % 10))
+    Self.appendTwoDigits(t.minute, after: 0x3A, to: &out)
+    out.append(t.hour < 12 ? 0x61 : 0x70)  // a or p
+    out.append(0x6D)  // m
   }
 
   /// One `list` line: `"1a2b3c  Tue 2026-12-01  10:00-10:45  Dentist"`, then `"  [repeats]"`
   /// for a series' occurrence, `"  [changed]"` for a changed occurrence of one (an override)
   /// and `"  [cancelled]"` for a cancelled one. The title is escaped for the terminal.
   public func textLine(_ a: Appointment) -> String {
-    var line = "\(a.id.short)  \(day(a.start))  \(timeRange(a))  \(TextSafety.escapingControls(a.title))"
-    if a.recurrence != nil { line += "  [repeats]" }
-    if a.override != nil { line += "  [changed]" }
-    if a.isCancelled { line += "  [cancelled]" }
-    return line
+    Self.text { appendTextLine(a, to: &$0) }
+  }
+
+  /// `textLine` as UTF-8 bytes, appended (no newline): `list` writes its lines into one
+  /// buffer a chunk at a time, with no String made for each line or each field.
+  public func appendTextLine(_ a: Appointment, to out: inout [UInt8]) {
+    out.append(contentsOf: a.id.short.utf8)
+    Self.appendGap(to: &out)
+    appendDay(local(a.start), to: &out)
+    Self.appendGap(to: &out)
+    appendTimeRange(a, to: &out)
+    Self.appendGap(to: &out)
+    out.append(contentsOf: TextSafety.escapingControls(a.title).utf8)
+    if a.recurrence != nil { out.append(contentsOf: "  [repeats]".utf8) }
+    if a.override != nil { out.append(contentsOf: "  [changed]".utf8) }
+    if a.isCancelled { out.append(contentsOf: "  [cancelled]".utf8) }
   }
 
   /// `show`'s lines, one `key: value` each: id, title, start, end, duration, status, note,
@@ -296,7 +334,7 @@ public struct AppointmentFormatter: Sendable {
     // clamp keeps the conversion to Int safe for any Date.
     let seconds = date.timeIntervalSince1970
     let bounded = seconds.isFinite ? min(max(seconds, -62_135_596_800), 253_402_300_799) : 0
-    let offset = timeZone.secondsFromGMT(for: date)
+    let offset = offsets.offset(at: date)
     let localSeconds = Int(bounded.rounded(.down)) + offset
     let dayNumber = Self.floorDiv(localSeconds, 86_400)
     let secondOfDay = localSeconds - dayNumber * 86_400
@@ -331,29 +369,39 @@ public struct AppointmentFormatter: Sendable {
     a - floorDiv(a, b) * b
   }
 
-  /// "00" to "99", made once: every line of `list` pads five numbers.
-  private static let twoDigits: [String] = (0..<100).map { $0 < 10 ? "0\($0)" : "\($0)" }
+  /// The text of the UTF-8 bytes `body` appends (ASCII, and escaped text, so always valid).
+  private static func text(_ body: (inout [UInt8]) -> Void) -> String {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(64)
+    body(&bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
 
-  private static func pad2(_ n: Int) -> String {
-    (0..<100).contains(n) ? twoDigits[n] : "\(n)"
+  /// The two spaces between the fields of a line.
+  private static func appendGap(to out: inout [UInt8]) {
+    out.append(0x20)
+    out.append(0x20)
+  }
+
+  /// `n` in 0...99 as two digits, after `separator` when given.
+  private static func appendTwoDigits(_ n: Int, after separator: UInt8? = nil, to out: inout [UInt8]) {
+    if let separator { out.append(separator) }
+    out.append(0x30 + UInt8(n / 10 % 10))
+    out.append(0x30 + UInt8(n % 10))
   }
 
   /// `2026-12-01`; `local` keeps the year in 1...9999.
-  private static func dateText(_ t: LocalTime) -> String {
-    ascii(10) { put in
-      put(t.year / 100, nil)
-      put(t.year % 100, nil)
-      put(t.month, 0x2D)
-      put(t.day, 0x2D)
-    }
+  private static func appendDate(_ t: LocalTime, to out: inout [UInt8]) {
+    appendTwoDigits(t.year / 100, to: &out)
+    appendTwoDigits(t.year % 100, to: &out)
+    appendTwoDigits(t.month, after: 0x2D, to: &out)
+    appendTwoDigits(t.day, after: 0x2D, to: &out)
   }
 
   /// `10:05`.
-  private static func clockText(_ t: LocalTime) -> String {
-    ascii(5) { put in
-      put(t.hour, nil)
-      put(t.minute, 0x3A)
-    }
+  private static func appendClock24(_ t: LocalTime, to out: inout [UInt8]) {
+    appendTwoDigits(t.hour, to: &out)
+    appendTwoDigits(t.minute, after: 0x3A, to: &out)
   }
 
   /// A short ASCII text of at most `length` bytes made in a stack buffer (one of up to 15

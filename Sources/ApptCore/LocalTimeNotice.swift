@@ -94,6 +94,10 @@ extension AppointmentFormatter {
   /// hour a fall-back change repeats; nil otherwise (nearly always: two offset look-ups).
   func twin(of date: Date) -> Date? {
     let window: TimeInterval = 3 * 3600
+    // Nearly always: no change of offset near it, known from the span it is in.
+    if offsets.keepsOneOffset(from: date.addingTimeInterval(-window), through: date.addingTimeInterval(window)) {
+      return nil
+    }
     let before = zoneOffset(date.addingTimeInterval(-window))
     let after = zoneOffset(date.addingTimeInterval(window))
     guard before > after else { return nil }

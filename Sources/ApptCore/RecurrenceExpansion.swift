@@ -102,6 +102,8 @@ public struct RecurrenceSet: Hashable, Sendable {
     let civilFrom = CivilDateTime(lower, in: .gmt).civilSeconds - 2 * 86400
     let civilTo = CivilDateTime(upper, in: .gmt).civilSeconds + 2 * 86400
     var found: [Date] = []
+    // Each instance asks for two offsets or more: remembered for this expansion.
+    let offsets = ZoneOffsets(zone)
     func take(_ instant: Date) {
       if instant >= lower, instant < upper { found.append(instant) }
     }
@@ -111,7 +113,7 @@ public struct RecurrenceSet: Hashable, Sendable {
     for rule in rules {
       var expander = RuleExpander(rule: rule, start: start, zone: zone)
       expander.forEach(civilFrom: civilFrom, civilTo: civilTo) { local in
-        take(local.instant(in: zone))
+        take(local.instant(in: offsets))
       }
     }
     for date in rdates {

@@ -74,6 +74,8 @@ public enum TextSafety {
 
   /// Whether any scalar of `text` may need escaping (a quick scan; most text has none).
   static func needsEscaping(_ text: String) -> Bool {
-    text.unicodeScalars.contains { isControl($0) || isInvisibleFormat($0) }
+    // Printable ASCII, as most text is, holds nothing to escape: its bytes say so at once.
+    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return false }
+    return text.unicodeScalars.contains { isControl($0) || isInvisibleFormat($0) }
   }
 }

@@ -179,19 +179,23 @@ public struct CommandExecutor: Sendable {
     do throws(StoreError) {
       let names = template != nil || json ? try await calendarNames() : [:]
       try await dao.streamAppointments(matching: query) { chunk in
-        var text = ""
-        text.reserveCapacity(chunk.count * 96)
+        // One buffer of UTF-8 for the chunk: the standard line is written into it field by
+        // field, with no String for each line.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(chunk.count * 96)
         for appointment in chunk {
           if let template {
-            text += formatter.line(appointment, as: template, calendar: names[appointment.calendarID])
+            bytes.append(
+              contentsOf: formatter.line(appointment, as: template, calendar: names[appointment.calendarID]).utf8
+            )
           } else if json {
-            text += formatter.jsonObject(appointment, calendar: names[appointment.calendarID])
+            bytes.append(contentsOf: formatter.jsonObject(appointment, calendar: names[appointment.calendarID]).utf8)
           } else {
-            text += formatter.textLine(appointment)
+            formatter.appendTextLine(appointment, to: &bytes)
           }
-          text += "\n"
+          bytes.append(0x0A)
         }
-        return sink.write(text) ? .more : .stop
+        return sink.write(String(decoding: bytes, as: UTF8.self)) ? .more : .stop
       }
     } catch {
       throw Failure(error)
