@@ -102,6 +102,8 @@ public final class AsyncDatabase {
             fromOtherProcess: false
           )
         }
+        // The snapshots are on their way: a checkpoint now runs while they are drawn.
+        engine.afterCommit()
       } catch {
         _ = failed(error)
       }

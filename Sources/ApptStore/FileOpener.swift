@@ -190,6 +190,8 @@ struct Migrator {
         throw .migrationFailed(name: migration.name, reason: error.description)
       }
       connection.discardDirtyTables()
+      // Each step's log is copied into the file before the next: the WAL holds one step at most.
+      connection.checkpointIfLong()
     }
     try reclaimSpace(connection)
   }
@@ -204,6 +206,7 @@ struct Migrator {
     guard free > 256, free * 4 > pages else { return }
     do {
       try connection.execute("VACUUM")
+      connection.checkpointIfLong()
     } catch {
       // ok: the migrated store is complete and consistent; only the space is not given back
     }

@@ -74,6 +74,8 @@ final class PostgresEngine: StorageEngine {
     try drainNotifications()
   }
 
+  func afterCommit() {}  // the server keeps its own WAL
+
   func discardChanges() {}  // a rollback sends no notifications
 
   /// Reads what has arrived: returns what our own commits changed (each row's notification

@@ -14,6 +14,8 @@ public final class SQLiteConnection: Connection {
   private var statements: [String: Statement] = [:]
   /// Tables written since the last commit or rollback, fed by SQLite's update hook.
   private let dirty = DirtyTables()
+  /// The write-ahead log's length after the last commit, fed by SQLite's WAL hook.
+  private let log = LogLength()
 
   /// Opens `filename` (a path or an SQLite URI) with `flags`.
   init(filename: String, displayPath: String, flags: Int32) throws(StoreError) {
@@ -28,11 +30,13 @@ public final class SQLiteConnection: Connection {
     path = displayPath
     sqlite3_extended_result_codes(db, 1)
     installUpdateHook()
+    installWALHook()
   }
 
   deinit {
     statements.removeAll()  // finalize before closing; close_v2 would also wait for them
     sqlite3_update_hook(handle, nil, nil)
+    sqlite3_wal_hook(handle, nil, nil)
     sqlite3_close_v2(handle)
   }
 
@@ -132,6 +136,39 @@ public final class SQLiteConnection: Connection {
     )
   }
 
+  /// Replaces SQLite's auto-checkpoint, which copies the WAL back into the file inside the
+  /// COMMIT that makes it long (1,000 pages), so one commit in a few hundred waited for it
+  /// (the calendar's commit -> frame p99 at 1M: 8.3 ms against 3.8 ms without). The hook only
+  /// notes the length; `checkpointIfLong` copies it, after observers have their snapshots.
+  private func installWALHook() {
+    let context = Unmanaged.passUnretained(log).toOpaque()
+    sqlite3_wal_hook(
+      handle,
+      { context, _, _, pages in
+        if let context { Unmanaged<LogLength>.fromOpaque(context).takeUnretainedValue().pages = pages }
+        return SQLITE_OK
+      },
+      context
+    )
+  }
+
+  /// The length at which SQLite's auto-checkpoint would have run (`SQLITE_DEFAULT_WAL_AUTOCHECKPOINT`).
+  static let checkpointPages: Int32 = 1000
+
+  /// Copies the WAL back into the database file when the last commit left it at least
+  /// `checkpointPages` long, as SQLite's auto-checkpoint would have, without waiting for
+  /// readers (PASSIVE: a reader's pages stay for the next time; the log is reused from its
+  /// start once all of it is copied).
+  ///
+  /// Upkeep, not part of any commit: like SQLite's auto-checkpoint, which ignores the outcome,
+  /// it has nothing to report. A checkpoint that cannot run (another connection's under way,
+  /// a full disk) leaves every commit in the WAL, as durable as it was, and is tried again
+  /// after the next commit; a full disk is what that commit then reports.
+  func checkpointIfLong() {
+    guard log.pages >= Self.checkpointPages else { return }
+    if sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil) == SQLITE_OK { log.pages = 0 }
+  }
+
   // MARK: - Errors
 
   /// `osError` is the C `errno` read right after the failing call: SQLite's own record
@@ -187,6 +224,11 @@ public final class SQLiteConnection: Connection {
 private final class DirtyTables {
   /// Each table written, with how many row changes it took.
   var rowChanges: [String: Int] = [:]
+}
+
+/// The WAL hook's scratch pad: its length in pages after the last commit.
+private final class LogLength {
+  var pages: Int32 = 0
 }
 
 /// A prepared statement. Reset right after reading: a statement left on a row holds a read

@@ -49,6 +49,10 @@ final class SQLiteEngine: StorageEngine {
     try sqliteConnection().takeDirtyTables()
   }
 
+  func afterCommit() {
+    open?.checkpointIfLong()
+  }
+
   func discardChanges() {
     open?.discardDirtyTables()
   }

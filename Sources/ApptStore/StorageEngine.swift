@@ -15,6 +15,9 @@ protocol StorageEngine: AnyObject {
   var writeAttempts: Int { get }
   /// What the committed transaction changed (no table: it changed nothing).
   func takeCommittedChanges() throws(StoreError) -> CommittedChanges
+  /// After a commit and the observers it concerned: upkeep kept off the commit's own path
+  /// (SQLite copies a long WAL back into the file).
+  func afterCommit()
   /// Forgets what a rolled-back transaction wrote.
   func discardChanges()
   /// What other clients did since the last call. Called only while someone observes.
