@@ -33,8 +33,9 @@ public final class RenderLoop {
   /// What `UI.start` asked for, carried out when `run` starts.
   private var startEffects: [Effect]
   private let executor: CommandExecutor
-  /// How often the clock ticks (the now marker moves, "today" changes at midnight).
-  private let tickInterval: Duration
+  /// How often the clock ticks (the now marker moves, "today" changes at midnight); nil: it
+  /// never does (a test that counts its own frames: the ticks also come each minute).
+  private let tickInterval: Duration?
   /// Runs `appt-sync` with the arguments given (`SyncLauncher.run` unless a test gives one).
   private let syncRunner: SyncRunner
   /// How long a `.scheduleSync(after:)` waits (the seconds as they are, unless a test says).
@@ -70,7 +71,7 @@ public final class RenderLoop {
     dao: AppointmentDAO,
     terminal: any Terminal,
     environment: Environment,
-    tickInterval: Duration = .seconds(20),
+    tickInterval: Duration? = .seconds(20),
     syncRunner: SyncRunner? = nil,
     syncDelay: @escaping @Sendable (TimeInterval) -> Duration = { .milliseconds(Int64($0 * 1000)) },
     alarmDelay: @escaping @Sendable (TimeInterval) -> Duration = { .milliseconds(Int64($0 * 1000)) }
@@ -545,8 +546,8 @@ public final class RenderLoop {
   }
 
   private func startTicking() {
+    guard let interval = tickInterval else { return }
     let clock = environment.clock
-    let interval = tickInterval
     ticker = Task { [weak self] in
       while !Task.isCancelled {
         // At most `interval` apart, and just after each minute of the clock turns, so the now
