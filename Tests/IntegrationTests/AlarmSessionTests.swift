@@ -62,6 +62,11 @@ final class MovableClock: Sendable {
       await pilot.settle()
       try? await Task.sleep(for: .milliseconds(5))
     }
+    // What made it true may have happened after the last settle (the bell rings before the
+    // frame that shows why, which waits for the messages queued behind it): let it reach
+    // the screen before the caller reads it (seen under ASan: the status line still read
+    // "Added").
+    await pilot.settle()
   }
 
   /// A few of the timer's turns, for something that must not happen.
