@@ -7,16 +7,15 @@ import Foundation
 /// the formatter a plain `Sendable` value. Seconds are truncated, never rounded. Text from the
 /// database is escaped with `TextSafety` in text output and with JSON escapes in JSON.
 public struct AppointmentFormatter: Sendable {
-  private let timeZone: TimeZone
-  /// The zone's offsets, shared by copies of the formatter (each line asks for several).
+  /// The clock zone's offsets, shared by copies of the formatter (each line asks for several).
   let offsets: ZoneOffsets
+  private var timeZone: TimeZone { clock.timeZone }
   /// For reminders' words (an absolute trigger is shown in its zone).
   private let clock: Clock
   /// How times of day show in text (`[ui] time_format`); ISO 8601 and JSON keep 24 hours.
   public let timeFormat: TimeFormat
 
   public init(clock: Clock, timeFormat: TimeFormat = .hours24) {
-    self.timeZone = clock.timeZone
     self.offsets = ZoneOffsets(clock.timeZone)
     self.clock = clock
     self.timeFormat = timeFormat
