@@ -2,7 +2,52 @@
 // appt: a terminal appointment book. One target per layer; see shared/DESIGN.md.
 import PackageDescription
 
-let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Every target: Swift 6, and in release each function in its own section, so the link can
+/// lay out the functions a run touches together (`laidOut`).
+let everyTarget: [SwiftSetting] = [
+  .swiftLanguageMode(.v6),
+  .unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release)),
+]
+
+/// The release link of `appt` (lld, the toolchain's): the functions its everyday commands run
+/// first, in Resources/link-order.txt's order (`make link-order` writes it), and relative
+/// relocations packed (RELR). The kernel maps a binary's pages 64 KB at a time around each
+/// fault, and at start-up the loader reads every relocation: scattered over 17 MB of code,
+/// `list` had 12.8 MB of appt's code resident; laid out together, a few MB (BENCHMARKS.md).
+let laidOut: [LinkerSetting] = [
+  .unsafeFlags(
+    [
+      "-use-ld=lld",
+      "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Resources/link-order.txt",
+      // Names the list has that the code no longer does: `make bench` counts them.
+      "-Xlinker", "--no-warn-symbol-ordering",
+    ] + packedRelocations,
+    .when(configuration: .release)
+  )
+]
+
+/// A program with packed relocations runs only on glibc 2.36 or later: packed where the glibc
+/// building it (which `make install` installs for) has them.
+var packedRelocations: [String] {
+  #if canImport(Glibc)
+    // "glibc 2.36"
+    var text = [UInt8](repeating: 0, count: 64)
+    let length = text.withUnsafeMutableBufferPointer { buffer in
+      buffer.withMemoryRebound(to: CChar.self) { confstr(Int32(_CS_GNU_LIBC_VERSION), $0.baseAddress, $0.count) }
+    }
+    guard length > 0 else { return [] }
+    let words = String(decoding: text.prefix(length - 1), as: UTF8.self).split(separator: " ")
+    let version = words.last?.split(separator: ".").compactMap { Int($0) } ?? []
+    if version.count >= 2, (version[0], version[1]) >= (2, 36) {
+      return ["-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]
+    }
+  #endif
+  return []
+}
 
 let package = Package(
   name: "appt",
@@ -22,35 +67,40 @@ let package = Package(
     .systemLibrary(name: "CLinuxEvents", path: "Sources/CLinuxEvents"),
 
     // MARK: - Layers
-    .target(name: "ApptCore", swiftSettings: strict),
-    .target(name: "ApptStore", dependencies: ["ApptCore", "CSQLite", "CLibPQ", "LibPQLoader"], swiftSettings: strict),
-    .target(name: "ApptUI", dependencies: ["ApptCore"], swiftSettings: strict),
-    .target(name: "ApptTerminal", dependencies: ["ApptUI", "CNCursesW"], swiftSettings: strict),
+    .target(name: "ApptCore", swiftSettings: everyTarget),
+    .target(
+      name: "ApptStore",
+      dependencies: ["ApptCore", "CSQLite", "CLibPQ", "LibPQLoader"],
+      swiftSettings: everyTarget
+    ),
+    .target(name: "ApptUI", dependencies: ["ApptCore"], swiftSettings: everyTarget),
+    .target(name: "ApptTerminal", dependencies: ["ApptUI", "CNCursesW"], swiftSettings: everyTarget),
     .target(
       name: "ApptRuntime",
       dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal"],
-      swiftSettings: strict
+      swiftSettings: everyTarget
     ),
     // CalDAV (RFC 4791, 6578): HTTP through libcurl, loaded when first used (it can trust a
     // private CA, `ca_file`, which URLSession cannot on Linux), and kept out of the `appt`
     // executable (PLATFORM.md: start-up cost): the sync runs as its own executable.
     .target(name: "CurlLoader", path: "Sources/CurlLoader"),
-    .target(name: "ApptCalDAV", dependencies: ["ApptCore", "CurlLoader"], swiftSettings: strict),
+    .target(name: "ApptCalDAV", dependencies: ["ApptCore", "CurlLoader"], swiftSettings: everyTarget),
     // The reminder daemon (`appt remind`): the schedule, the loop, its wake source, the lock.
-    .target(name: "ApptRemind", dependencies: ["ApptCore", "ApptStore", "CLinuxEvents"], swiftSettings: strict),
+    .target(name: "ApptRemind", dependencies: ["ApptCore", "ApptStore", "CLinuxEvents"], swiftSettings: everyTarget),
     .executableTarget(
       name: "appt",
       dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal", "ApptRuntime", "ApptRemind"],
-      swiftSettings: strict
+      swiftSettings: everyTarget,
+      linkerSettings: laidOut
     ),
     // The sync engine (pull then push per calendar) and its executable, which `appt sync` runs:
     // the only programs that link the HTTP stack.
-    .target(name: "ApptSync", dependencies: ["ApptCore", "ApptStore", "ApptCalDAV"], swiftSettings: strict),
+    .target(name: "ApptSync", dependencies: ["ApptCore", "ApptStore", "ApptCalDAV"], swiftSettings: everyTarget),
     .executableTarget(
       name: "appt-sync",
       // ApptUI for the key map's vocabulary only: the settings file is read as appt reads it.
       dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptCalDAV", "ApptSync"],
-      swiftSettings: strict
+      swiftSettings: everyTarget
     ),
 
     // MARK: - Benchmarks (`make bench`)
@@ -58,7 +108,7 @@ let package = Package(
       name: "appt-bench",
       dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal", "ApptRuntime"],
       path: "Benchmarks/Sources",
-      swiftSettings: strict
+      swiftSettings: everyTarget
     ),
 
     // MARK: - Tests
@@ -66,53 +116,53 @@ let package = Package(
       name: "ApptTestSupport",
       dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal", "ApptRuntime"],
       path: "Tests/ApptTestSupport",
-      swiftSettings: strict
+      swiftSettings: everyTarget
     ),
     .testTarget(
       name: "ApptCoreTests",
       dependencies: ["ApptCore", "ApptTestSupport"],
       exclude: ["Fixtures"],  // dateutil's recurrence cases, read through #filePath
-      swiftSettings: strict
+      swiftSettings: everyTarget
     ),
     .testTarget(
       name: "ApptStoreTests",
       dependencies: ["ApptCore", "ApptStore", "ApptTestSupport"],
       // One database file per shipped schema version; each must migrate forward intact.
       resources: [.copy("Fixtures")],
-      swiftSettings: strict
+      swiftSettings: everyTarget
     ),
     .testTarget(
       name: "ApptUITests",
       dependencies: ["ApptCore", "ApptUI", "ApptTestSupport"],
       exclude: ["Snapshots"],  // read through #filePath, so they can be re-recorded in place
-      swiftSettings: strict
+      swiftSettings: everyTarget
     ),
     .testTarget(
       name: "ApptTerminalTests",
       dependencies: ["ApptUI", "ApptTerminal", "CNCursesW"],
-      swiftSettings: strict
+      swiftSettings: everyTarget
     ),
     .testTarget(
       name: "ApptCalDAVTests",
       dependencies: ["ApptCalDAV"],
       exclude: ["Fixtures"],  // recorded server answers, read through #filePath
-      swiftSettings: strict
+      swiftSettings: everyTarget
     ),
     .testTarget(
       name: "ApptSyncTests",
       dependencies: ["ApptCore", "ApptStore", "ApptCalDAV", "ApptSync", "ApptRuntime"],
-      swiftSettings: strict
+      swiftSettings: everyTarget
     ),
     .testTarget(
       name: "ApptRemindTests",
       dependencies: ["ApptCore", "ApptStore", "ApptRemind", "ApptTestSupport"],
-      swiftSettings: strict
+      swiftSettings: everyTarget
     ),
     .testTarget(
       name: "IntegrationTests",
       dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal", "ApptRuntime", "ApptTestSupport"],
       exclude: [],
-      swiftSettings: strict
+      swiftSettings: everyTarget
     ),
   ]
 )

@@ -1,5 +1,5 @@
-# What the parts of `make bench` run after its report share: Benchmarks/sync.sh and
-# Benchmarks/remind.sh source this (it is not run on its own).
+# What the benchmark scripts share: Benchmarks/sync.sh, remind.sh and link-order.sh source
+# this, and run.sh for bench_install_missing (it is not run on its own).
 #
 # bench_init PART: the environment every part measures in (from the repository's root, UTC,
 # C.UTF-8, no backtrace prompt), SCRATCH and DATA (BENCH_SCRATCH, BENCH_DATA), RESULTS,
@@ -20,6 +20,20 @@ bench_init() {
 }
 
 log() { printf '\n==> %s: %s  [%ds]\n' "$BENCH_PART" "$*" $((SECONDS - START_SECONDS)) >&2; }
+
+# bench_install_missing PACKAGE...: installs the Debian packages not installed yet (apt-get,
+# through sudo unless root).
+bench_install_missing() {
+  local missing=() package sudo=""
+  for package in "$@"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'ok installed' || missing+=("$package")
+  done
+  ((${#missing[@]})) || return 0
+  log "installing ${missing[*]}"
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
 
 # bench_release_binary PRODUCT: builds PRODUCT in release (static Swift runtime, in SCRATCH)
 # and prints its path.

@@ -20,6 +20,7 @@
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source Benchmarks/lib.sh             # bench_install_missing; this script keeps its own log()
 START_SECONDS=$SECONDS
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)   # recorded: other work on the machine skews every figure
 export TZ=UTC                       # appt, sqlite3 and calcurse all read local time: fix it
@@ -55,20 +56,13 @@ TUI_TODAY=2025-02-05                # a Wednesday early enough for 1,000 next-da
 log() { printf '\n==> %s  [%ds]\n' "$*" $((SECONDS - START_SECONDS)) >&2; }
 
 # --- 1. Packages -------------------------------------------------------------------------
-missing=()
-for package in calcurse sqlite3 time; do
-  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'ok installed' || missing+=("$package")
-done
-if ((${#missing[@]})); then
-  log "installing ${missing[*]}"
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+bench_install_missing calcurse sqlite3 time
 
 # --- 2. Build ----------------------------------------------------------------------------
 log "building appt and appt-bench (release, scratch path $SCRATCH)"
+# SwiftPM does not know appt's link reads Resources/link-order.txt: a newer list links again.
+release_appt="$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)/appt"
+[ ! Resources/link-order.txt -nt "$release_appt" ] || rm -f "$release_appt"
 swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product appt
 swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product appt-bench
 swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product appt-sync
@@ -79,6 +73,12 @@ BENCH=$BIN/appt-bench
 mkdir -p "$DATA" "$RAW"
 DATA=$(cd "$DATA" && pwd)
 rm -f "$RAW"/*.json "$RAW"/*.txt
+# How much of Resources/link-order.txt (Package.swift) names functions the binary still has:
+# a stale list spreads the code it runs out again (`make link-order` writes it anew).
+listed=$(grep -v '^#' Resources/link-order.txt | sort -u)
+absent=$(comm -23 <(printf '%s\n' "$listed") <(nm --defined-only "$APPT" | awk '{ print $3 }' | sort -u) | wc -l)
+printf '{"listed":%d,"absent":%d}\n' "$(printf '%s\n' "$listed" | wc -l)" "$absent" > "$RAW/link-order.json"
+cat "$RAW/link-order.json" >&2
 
 # --- 3. Datasets -------------------------------------------------------------------------
 ms() { echo $(($(date -u -d "$1" +%s) * 1000)); }
@@ -186,6 +186,9 @@ if [ "${BENCH_REUSE_DATA:-0}" != 1 ] || [ ! -s "$minimal" ]; then
     CREATE INDEX a_by_start ON a (start); VACUUM;"
 fi
 minimal_week="SELECT start, end, title FROM a WHERE start >= $(ms "$LIST_FROM") AND start < $(ms "$LIST_FROM + 7 days") ORDER BY start;"
+# The same three columns read from appt's own table: what the file's layout costs, apart from
+# reading every field an appointment has.
+appt_three_columns="SELECT start_ms, end_ms, title FROM appointment WHERE start_ms >= $(ms "$LIST_FROM") AND start_ms < $(ms "$LIST_FROM + 7 days") ORDER BY start_ms;"
 printf '{"rows":%d,"appt_bytes":%d,"minimal_bytes":%d}\n' "$(sqlite3 "$db" 'SELECT count(*) FROM appointment')" \
   "$(stat -c %s "$db")" "$(stat -c %s "$minimal")" > "$RAW/file-sizes.json"
 cat "$RAW/file-sizes.json" >&2
@@ -198,6 +201,7 @@ cat "$RAW/file-sizes.json" >&2
   printf 'appt-week\t10\t%s\t--db\t%s\tlist\t--from\t%s\t--days\t7\n' "$APPT" "$db" "$LIST_FROM"
   printf 'sqlite3-week\t10\tsqlite3\t%s\t%s\n' "$db" "$(window_query "$LIST_FROM" 7)"
   printf 'sqlite3-minimal-week\t10\tsqlite3\t%s\t%s\n' "$minimal" "$minimal_week"
+  printf 'sqlite3-three-columns\t10\tsqlite3\t%s\t%s\n' "$db" "$appt_three_columns"
 } > "$out/spec.tsv"
 "$BENCH" exec-time --spec "$out/spec.tsv" --warmup 1 --out-dir "$out" > "$RAW/baseline.json"
 # Cross-check the helper against GNU time once (wall in s, peak RSS in KiB).

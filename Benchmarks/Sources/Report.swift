@@ -82,14 +82,14 @@ private struct Goal {
 /// only while the goal is unmet; when the code changes, the numbers above are what count.
 private enum GoalNotes {
   static let listVersusSQLite = """
-    Most of the gap is the schema, not appt's code: the sqlite3 CLI alone, running appt's own \
-    window queries on appt's file, takes the time shown, because each one-off is read from the \
-    table through the start index and appt's rows (every field an appointment has, its \
-    iCalendar extras included) sit in insertion order, one page each, where the minimal \
-    table's are a seventh of the size. On top, appt is a Swift process linking Foundation \
-    (`appt --version` alone: see "Where `list`'s time and memory go") and decodes each row. \
-    A covering index for the window, or a table clustered by start, would close more of it \
-    at the cost of a larger file.
+    The file's layout is not the gap: the minimal query's three columns read from appt's own \
+    file take about what they take from the minimal table (rows are stored in start order), \
+    so no covering index or clustering would help. The gap is every field of every row: the \
+    sqlite3 CLI alone, printing the 25 columns of appt's own window queries, already takes \
+    the time shown. appt reads those fields into appointments (ids, texts, rules, zones), \
+    expands the series that reach the week, sorts and formats the lines, in a process whose \
+    start-up alone (`appt --version`) is near the minimal table's whole run; see "Where \
+    `list`'s time and memory go".
     """
   static let listVersusCalcurse = """
     calcurse reads and parses its whole file on every run, so its time grows with the file \
@@ -101,11 +101,10 @@ private enum GoalNotes {
     """
   static let listRSS = """
     The floor is the runtime, not the data (see "Where `list`'s time and memory go"): \
-    `appt --version` opens no database and `appt help` adds only the command parser and the \
-    clock's zone (Foundation's TimeZone, which loads ICU's zone data), and together they \
-    already take nearly all of the 20 MiB; opening SQLite and its page cache come on top, and \
-    `list` streams its rows (its memory is flat in the lines: section 4). Closing it needs \
-    time-zone and calendar arithmetic that does not load ICU, in place of Foundation's.
+    `appt --version` opens no database; most of what it takes is appt's own 80 MB binary, \
+    whose pages the kernel maps 64 KB at a time around each one touched. The release link lays \
+    out the functions everyday commands run together (Resources/link-order.txt, `make \
+    link-order`); a stale list, or code the list does not name, spreads them out again.
     """
   static let firstFrame = """
     The first screen runs the day's window (every row of the day read from the table, every \
@@ -113,9 +112,8 @@ private enum GoalNotes {
     "Where the calendar's time goes".
     """
   static let firstFrameRSS = """
-    As for `list`: the process floor of a Swift binary linking Foundation on Linux is about \
-    13 MiB statically linked before appt does anything; ICU's data comes on top once dates \
-    are computed.
+    As for `list`: the process floor (`appt --version` in "Where `list`'s time and memory go") \
+    comes before appt does anything; ICU's data comes on top once dates are computed.
     """
   static let keyLatency = """
     The calendar reads the days either side of the one on screen once it has loaded (and the \
@@ -223,6 +221,7 @@ private struct Issue17Goals {
     let minimal = number(baseline, "sqlite3-minimal-week.median_s")
     let vsMinimal = week.flatMap { w in minimal.map { w / $0 } }
     let ownSchema = number(baseline, "sqlite3-week.median_s")
+    let threeColumns = number(baseline, "sqlite3-three-columns.median_s")
     let files = loadJSON("\(raw)/file-sizes.json")
     let rows = number(files, "rows")
     let perRow = { (key: String) in
@@ -236,7 +235,9 @@ private struct Issue17Goals {
         measured: "\(seconds(week)) vs \(seconds(minimal)): \(ratio(vsMinimal)); bytes per appointment: "
           + "appt's file \(perRow("appt_bytes")), the minimal table's \(perRow("minimal_bytes")); "
           + "the sqlite3 CLI running appt's own window queries on appt's file: \(seconds(ownSchema)) "
-          + "(\(ratio(ownSchema.flatMap { own in minimal.map { own / $0 } })) the minimal table)",
+          + "(\(ratio(ownSchema.flatMap { own in minimal.map { own / $0 } })) the minimal table); "
+          + "the minimal query's three columns from appt's file: \(seconds(threeColumns)) "
+          + "(\(ratio(threeColumns.flatMap { three in minimal.map { three / $0 } })) the minimal table)",
         note: GoalNotes.listVersusSQLite
       )
     )
@@ -625,6 +626,8 @@ func reportCommand(_ arguments: Arguments) {
       ("appt-empty-week", "`appt list` of an empty week at \(count(largest)) (+ opening the file, one query)"),
       ("appt-week", "`appt list` of the week at \(count(largest))"),
       ("sqlite3-week", "the sqlite3 CLI, same query, same file"),
+      ("sqlite3-minimal-week", "the sqlite3 CLI, the week from the minimal table (start, end, title)"),
+      ("sqlite3-three-columns", "the sqlite3 CLI, the minimal query's three columns from appt's file"),
     ]
     for (key, label) in rows where value(baseline, key) != nil {
       line(
@@ -632,6 +635,14 @@ func reportCommand(_ arguments: Arguments) {
       )
     }
     line()
+    let order = loadJSON("\(raw)/link-order.json")
+    if let listed = number(order, "listed"), let absent = number(order, "absent") {
+      line(
+        "The release link's order (Resources/link-order.txt, Package.swift) names \(Int(listed)) functions; "
+          + "\(Int(absent)) of them are not in this binary (many: a stale list, `make link-order` writes it anew)."
+      )
+      line()
+    }
   }
 
   line("## 2. Import of 100k appointments, shuffled")
