@@ -33,12 +33,16 @@ public struct AppointmentFormatter: Sendable {
 
   /// `timeRange` as UTF-8 bytes, appended.
   func appendTimeRange(_ a: Appointment, to out: inout [UInt8]) {
-    if a.isAllDay {
+    appendTimeRange(a, start: a.isAllDay ? nil : local(a.start), to: &out)
+  }
+
+  /// `appendTimeRange` with the start's local time, when the caller has it already.
+  private func appendTimeRange(_ a: Appointment, start: LocalTime?, to out: inout [UInt8]) {
+    guard !a.isAllDay, let start else {
       let days = Int((a.duration / 86_400).rounded())
       out.append(contentsOf: (days > 1 ? "all day (\(days) days)" : "all day").utf8)
       return
     }
-    let start = local(a.start)
     let end = local(a.end)
     let dayDelta = end.dayNumber - start.dayNumber
     appendClock(start, to: &out)
@@ -60,7 +64,7 @@ public struct AppointmentFormatter: Sendable {
 
   /// `day` as UTF-8 bytes, appended.
   private func appendDay(_ time: LocalTime, to out: inout [UInt8]) {
-    out.append(contentsOf: Self.weekdayNames[time.weekday].utf8)
+    out.append(contentsOf: Self.weekdayBytes[time.weekday])
     out.append(0x20)
     Self.appendDate(time, to: &out)
   }
@@ -118,13 +122,14 @@ public struct AppointmentFormatter: Sendable {
   /// `textLine` as UTF-8 bytes, appended (no newline): `list` writes its lines into one
   /// buffer a chunk at a time, with no String made for each line or each field.
   public func appendTextLine(_ a: Appointment, to out: inout [UInt8]) {
-    out.append(contentsOf: a.id.short.utf8)
+    a.id.appendShort(to: &out)
     Self.appendGap(to: &out)
-    appendDay(local(a.start), to: &out)
+    let start = local(a.start)
+    appendDay(start, to: &out)
     Self.appendGap(to: &out)
-    appendTimeRange(a, to: &out)
+    appendTimeRange(a, start: start, to: &out)
     Self.appendGap(to: &out)
-    out.append(contentsOf: TextSafety.escapingControls(a.title).utf8)
+    TextSafety.appendEscapingControls(a.title, to: &out)
     if a.recurrence != nil { out.append(contentsOf: "  [repeats]".utf8) }
     if a.override != nil { out.append(contentsOf: "  [changed]".utf8) }
     if a.isCancelled { out.append(contentsOf: "  [cancelled]".utf8) }
@@ -358,6 +363,8 @@ public struct AppointmentFormatter: Sendable {
   }
 
   static let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+  /// `weekdayNames` as bytes: every `list` line appends one.
+  private static let weekdayBytes = weekdayNames.map { Array($0.utf8) }
 
   private static func floorDiv(_ a: Int, _ b: Int) -> Int {
     let q = a / b
@@ -378,8 +385,7 @@ public struct AppointmentFormatter: Sendable {
 
   /// The two spaces between the fields of a line.
   private static func appendGap(to out: inout [UInt8]) {
-    out.append(0x20)
-    out.append(0x20)
+    withUnsafeBytes(of: (UInt8(ascii: " "), UInt8(ascii: " "))) { out.append(contentsOf: $0) }
   }
 
   /// `n` in 0...99 as two digits, after `separator` when given.
@@ -389,19 +395,24 @@ public struct AppointmentFormatter: Sendable {
     out.append(0x30 + UInt8(n % 10))
   }
 
-  /// `2026-12-01`; `local` keeps the year in 1...9999.
+  /// `2026-12-01`; `local` keeps the year in 1...9999. Made on the stack and appended at
+  /// once, as `appendClock24`: every `list` line has both, byte-wise appends cost more.
   private static func appendDate(_ t: LocalTime, to out: inout [UInt8]) {
-    appendTwoDigits(t.year / 100, to: &out)
-    appendTwoDigits(t.year % 100, to: &out)
-    appendTwoDigits(t.month, after: 0x2D, to: &out)
-    appendTwoDigits(t.day, after: 0x2D, to: &out)
+    let text = (
+      digit(t.year / 1000), digit(t.year / 100), digit(t.year / 10), digit(t.year), UInt8(ascii: "-"),
+      digit(t.month / 10), digit(t.month), UInt8(ascii: "-"), digit(t.day / 10), digit(t.day)
+    )
+    withUnsafeBytes(of: text) { out.append(contentsOf: $0) }
   }
 
   /// `10:05`.
   private static func appendClock24(_ t: LocalTime, to out: inout [UInt8]) {
-    appendTwoDigits(t.hour, to: &out)
-    appendTwoDigits(t.minute, after: 0x3A, to: &out)
+    let text = (digit(t.hour / 10), digit(t.hour), UInt8(ascii: ":"), digit(t.minute / 10), digit(t.minute))
+    withUnsafeBytes(of: text) { out.append(contentsOf: $0) }
   }
+
+  /// The last decimal digit of `n` (not negative), as its ASCII byte.
+  private static func digit(_ n: Int) -> UInt8 { UInt8(ascii: "0") + UInt8(truncatingIfNeeded: n % 10) }
 
   /// A short ASCII text of at most `length` bytes made in a stack buffer (one of up to 15
   /// is then kept inline in the String, not allocated): `body` puts numbers 0...99 as two

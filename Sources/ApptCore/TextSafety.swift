@@ -75,7 +75,25 @@ public enum TextSafety {
   /// Whether any scalar of `text` may need escaping (a quick scan; most text has none).
   static func needsEscaping(_ text: String) -> Bool {
     // Printable ASCII, as most text is, holds nothing to escape: its bytes say so at once.
-    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return false }
+    var text = text
+    if text.withUTF8(isPrintableASCII) { return false }
     return text.unicodeScalars.contains { isControl($0) || isInvisibleFormat($0) }
+  }
+
+  /// `escapingControls(text)`, appended as UTF-8 (a `list` line's title): text with nothing
+  /// to escape is copied as it is, with no String made.
+  public static func appendEscapingControls(_ text: String, to out: inout [UInt8]) {
+    var text = text
+    let copied = text.withUTF8 { bytes in
+      guard isPrintableASCII(bytes) else { return false }
+      out.append(contentsOf: bytes)
+      return true
+    }
+    if !copied { out.append(contentsOf: escapingControls(text).utf8) }
+  }
+
+  private static func isPrintableASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    for byte in bytes where byte < 0x20 || byte >= 0x7F { return false }
+    return true
   }
 }

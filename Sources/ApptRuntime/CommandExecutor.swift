@@ -9,6 +9,12 @@ public protocol OutputSink: Sendable {
   /// Writes `text`; false once the output is gone (a closed pipe, a write error), so the
   /// command stops making more and stops reading the store.
   func write(_ text: String) -> Bool
+  /// Writes `bytes`, valid UTF-8 (`list`'s chunks, made as bytes); as `write(_:)` by default.
+  func write(utf8 bytes: [UInt8]) -> Bool
+}
+
+extension OutputSink {
+  public func write(utf8 bytes: [UInt8]) -> Bool { write(String(decoding: bytes, as: UTF8.self)) }
 }
 
 /// Output collected into one String: for the calendar's `:` line and `run`.
@@ -171,7 +177,9 @@ public struct CommandExecutor: Sendable {
       range: request.range,
       includeCancelled: request.includeCancelled,
       search: request.search,
-      calendars: request.calendars
+      calendars: request.calendars,
+      // The standard line shows a few fields: the rest of a one-off's row is not read.
+      detail: request.format == nil && !json ? .listLine : .full
     )
     let formatter = self.formatter
     let json = self.json
@@ -195,7 +203,7 @@ public struct CommandExecutor: Sendable {
           }
           bytes.append(0x0A)
         }
-        return sink.write(String(decoding: bytes, as: UTF8.self)) ? .more : .stop
+        return sink.write(utf8: bytes) ? .more : .stop
       }
     } catch {
       throw Failure(error)

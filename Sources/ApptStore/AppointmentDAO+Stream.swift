@@ -104,7 +104,10 @@ extension AppointmentDAO {
       where: (["start_ms >= ? AND start_ms < ? AND end_ms > ? AND \(Self.isOneOff)"] + oneOffConditions)
         .joined(separator: " AND "),
       bindings: [.integer(from - longest), .integer(to), .integer(from)] + bindings,
-      order: Self.displayOrder,
+      // Rows sharing a start are sorted here (`group`, with the series' occurrences), so
+      // the start index's order is enough; SQLite's sorter for the rest of the display order
+      // copied every row of a window. A limit needs it: it cuts in SQL.
+      order: query.limit == nil ? "start_ms" : Self.displayOrder,
       limit: query.limit
     )
     // The one-offs sharing the latest start read: the next row may still sort among them.
@@ -131,9 +134,11 @@ extension AppointmentDAO {
       }
       return try release(before: bound)
     }
+    let lineOnly = query.detail == .listLine
     var reading = true
-    try connection.stream(singles.sql, singles.bindings, batch: output.chunkSize) { row throws(StoreError) in
-      let single = try Appointment(row: row)
+    let singlesSQL = lineOnly ? singles.sql(selecting: Appointment.lineColumns) : singles.sql
+    try connection.stream(singlesSQL, singles.bindings, batch: output.chunkSize) { row throws(StoreError) in
+      let single = lineOnly ? try Appointment(lineRow: row) : try Appointment(row: row)
       if let first = group.first, first.start == single.start {
         group.append(single)
       } else {

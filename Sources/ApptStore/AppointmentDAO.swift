@@ -19,6 +19,18 @@ public struct AppointmentQuery: Hashable, Sendable {
   /// Only the rows that carry a VALARM (schema 9's `appointment.alarms`): what the calendar's
   /// alarm watch observes, so a commit that touches no alarm costs it almost nothing.
   public var withAlarmsOnly: Bool
+  /// How much of each one-off and override the reader needs.
+  public var detail: Detail
+
+  /// How much of a row a query reads.
+  public enum Detail: Hashable, Sendable {
+    /// Every field.
+    case full
+    /// What a text `list` line shows: id, start, end, title, all day, status, and whether it
+    /// is a changed occurrence; the rest of a one-off's row is not read (see
+    /// `Appointment.init(lineRow:)`). Series are read whole: expanding them needs the rest.
+    case listLine
+  }
 
   public init(
     range: DateInterval?,
@@ -27,7 +39,8 @@ public struct AppointmentQuery: Hashable, Sendable {
     limit: Int? = nil,
     calendars: [String]? = nil,
     onlyShownCalendars: Bool = false,
-    withAlarmsOnly: Bool = false
+    withAlarmsOnly: Bool = false,
+    detail: Detail = .full
   ) {
     self.range = range
     self.includeCancelled = includeCancelled
@@ -36,6 +49,7 @@ public struct AppointmentQuery: Hashable, Sendable {
     self.calendars = calendars
     self.onlyShownCalendars = onlyShownCalendars
     self.withAlarmsOnly = withAlarmsOnly
+    self.detail = detail
   }
 }
 
@@ -778,11 +792,12 @@ extension Appointment: Persistable {
     columns: [
       "id", "title", "start_ms", "end_ms", "note", "status", "created_ms", "updated_ms",
       "time_zone", "all_day", "recurrence", "exceptions", "series_end_ms", "uid", "revision",
-      "title_folded", "note_folded", "location", "location_folded", "rdates", "sequence", "series_id",
-      "recurrence_ms", "range_future", "extras", "calendar_id",
+      "location", "rdates", "sequence", "series_id", "recurrence_ms", "range_future", "extras", "calendar_id",
     ],
-    // Schema 9: how many VALARMs `extras` holds (the reminder daemon's index).
-    derived: ["alarms"]
+    // The search keys (a search compares them in SQL, a row never reads them back: each read
+    // column costs every row of a window) and, schema 9, how many VALARMs `extras` holds
+    // (the reminder daemon's index).
+    derived: ["title_folded", "note_folded", "location_folded", "alarms"]
   )
 
   public static func databaseValue(of id: AppointmentID) -> SQLValue { .text(id.description) }
@@ -796,15 +811,11 @@ extension Appointment: Persistable {
     return Int32(index)
   }()
 
+  // Every row of a window comes through here: the columns most rows leave empty, the id and
+  // the status are read from the engine's bytes, with no String made for them.
   public init(row: Row) throws(StoreError) {
-    let idText = row.string(at: 0)
-    let statusText = row.string(at: 5)
-    func corrupt(_ reason: String) -> StoreError {
-      .corrupt(path: "appointment table", reason: "row \(idText): \(reason)")
-    }
-    guard let id = StoredID.parse(idText), let status = Status(rawValue: statusText) else {
-      throw .corrupt(path: "appointment table", reason: "unreadable row \(idText)")
-    }
+    func corrupt(_ reason: String) -> StoreError { Self.corrupt(row, reason) }
+    let (id, status) = try Self.identity(row, id: 0, status: 5)
     var rules: [RecurrenceRule] = []
     if !row.isNull(at: 10) {
       do {
@@ -813,26 +824,21 @@ extension Appointment: Persistable {
         throw corrupt(error.message)
       }
     }
-    guard let dates = RecurrenceDateText.decode(row.string(at: 19)) else {
-      throw corrupt("unreadable rdates \"\(row.string(at: 19))\"")
-    }
-    let exceptions = row.string(at: 11).split(separator: ",").compactMap { Int64($0) }.map(
-      Date.init(millisecondsSince1970:)
-    )
-    var override: Override?
-    if !row.isNull(at: 22) {
-      var seriesID: AppointmentID?
-      if !row.isNull(at: 21) {
-        guard let id = StoredID.parse(row.string(at: 21)) else { throw corrupt("unreadable series_id") }
-        seriesID = id
+    var dates: [RecurrenceDate] = []
+    if !row.isEmptyText(at: 16) {
+      guard let decoded = RecurrenceDateText.decode(row.string(at: 16)) else {
+        throw corrupt("unreadable rdates \"\(row.string(at: 16))\"")
       }
-      override = Override(seriesID: seriesID, recurrenceID: row.date(at: 22), thisAndFuture: row.int64(at: 23) != 0)
+      dates = decoded
     }
+    let exceptions =
+      row.isEmptyText(at: 11)
+      ? [] : row.string(at: 11).split(separator: ",").compactMap { Int64($0) }.map(Date.init(millisecondsSince1970:))
+    let override = try Self.override(row, seriesID: 18, recurrenceID: 19, thisAndFuture: 20)
     var extras = ICalendarExtras.none
-    let extrasText = row.string(at: 24)
-    if !extrasText.isEmpty {
+    if !row.isEmptyText(at: 21) {
       do {
-        extras = try JSONDecoder().decode(ICalendarExtras.self, from: Data(extrasText.utf8))
+        extras = try JSONDecoder().decode(ICalendarExtras.self, from: Data(row.string(at: 21).utf8))
       } catch {
         throw corrupt("unreadable extras")
       }
@@ -843,7 +849,7 @@ extension Appointment: Persistable {
       start: row.date(at: 2),
       end: row.date(at: 3),
       note: row.string(at: 4),
-      location: row.string(at: 17),
+      location: row.string(at: 15),
       status: status,
       created: row.date(at: 6),
       updated: row.date(at: 7),
@@ -853,10 +859,65 @@ extension Appointment: Persistable {
       exceptions: exceptions,
       uid: row.isNull(at: 13) ? nil : row.string(at: 13),
       revision: Int(row.int64(at: 14)),
-      sequence: Int(row.int64(at: 20)),
+      sequence: Int(row.int64(at: 17)),
       override: override,
       extras: extras,
-      calendarID: row.string(at: 25)
+      calendarID: row.string(at: 22)
+    )
+  }
+
+  /// The columns a `list` line shows of a one-off (`AppointmentQuery.Detail.listLine`), in the
+  /// order `init(lineRow:)` reads them.
+  static let lineColumns = "id, title, start_ms, end_ms, status, all_day, series_id, recurrence_ms, range_future"
+
+  /// A one-off (or override) as a `list` line shows it, from `lineColumns`: what the line
+  /// prints is read, the rest is left empty (note, location, zone, uid, extras, calendar;
+  /// created and updated are its start). A third of the columns, and no String for most.
+  init(lineRow row: Row) throws(StoreError) {
+    let (id, status) = try Self.identity(row, id: 0, status: 4)
+    self.init(
+      id: id,
+      title: row.string(at: 1),
+      start: row.date(at: 2),
+      end: row.date(at: 3),
+      status: status,
+      created: row.date(at: 2),
+      isAllDay: row.int64(at: 5) != 0,
+      override: try Self.override(row, seriesID: 6, recurrenceID: 7, thisAndFuture: 8),
+      calendarID: ""
+    )
+  }
+
+  private static func corrupt(_ row: Row, _ reason: String) -> StoreError {
+    .corrupt(path: "appointment table", reason: "row \(row.string(at: 0)): \(reason)")
+  }
+
+  /// The id and status in the columns given, read from their bytes.
+  private static func identity(_ row: Row, id: Int32, status: Int32) throws(StoreError) -> (AppointmentID, Status) {
+    guard let value = row.withUTF8(at: id, StoredID.parse), let status = row.withUTF8(at: status, Status.init(stored:))
+    else {
+      throw .corrupt(path: "appointment table", reason: "unreadable row \(row.string(at: id))")
+    }
+    return (value, status)
+  }
+
+  /// The override the columns given describe (nil when `recurrenceID`'s is NULL).
+  private static func override(
+    _ row: Row,
+    seriesID: Int32,
+    recurrenceID: Int32,
+    thisAndFuture: Int32
+  ) throws(StoreError) -> Override? {
+    guard !row.isNull(at: recurrenceID) else { return nil }
+    var series: AppointmentID?
+    if !row.isNull(at: seriesID) {
+      guard let id = row.withUTF8(at: seriesID, StoredID.parse) else { throw corrupt(row, "unreadable series_id") }
+      series = id
+    }
+    return Override(
+      seriesID: series,
+      recurrenceID: row.date(at: recurrenceID),
+      thisAndFuture: row.int64(at: thisAndFuture) != 0
     )
   }
 
@@ -870,9 +931,7 @@ extension Appointment: Persistable {
       seriesEnd.map { .integer($0.millisecondsSince1970) } ?? .null,
       uid.map { .text($0) } ?? .null,
       .integer(Int64(revision)),
-      // Search keys: derived, never read back (a search compares them in SQL).
-      .text(TextSearch.folded(title)), .text(TextSearch.folded(note)),
-      .text(location), .text(TextSearch.folded(location)),
+      .text(location),
       .text(RecurrenceDateText.encode(recurrence?.dates ?? [])),
       .integer(Int64(sequence)),
       override?.seriesID.map { .text($0.description) } ?? .null,
@@ -880,7 +939,8 @@ extension Appointment: Persistable {
       .integer(override?.thisAndFuture == true ? 1 : 0),
       .text(Self.extrasText(extras)),
       .text(calendarID),
-      // Derived too: how many VALARMs `extras` holds (the reminder daemon's index).
+      // Derived: the search keys, and how many VALARMs `extras` holds.
+      .text(TextSearch.folded(title)), .text(TextSearch.folded(note)), .text(TextSearch.folded(location)),
       .integer(Int64(Self.alarmBlockCount(extras.lines))),
     ]
   }
@@ -939,42 +999,62 @@ enum RuleTextCache {
   }
 }
 
+extension Appointment.Status {
+  /// The status a row's bytes spell; nil for anything else.
+  init?(stored bytes: UnsafeBufferPointer<UInt8>) {
+    func spells(_ word: StaticString) -> Bool {
+      guard bytes.count == word.utf8CodeUnitCount, let base = bytes.baseAddress else { return false }
+      return memcmp(base, word.utf8Start, bytes.count) == 0
+    }
+    if spells("scheduled") {
+      self = .scheduled
+    } else if spells("cancelled") {
+      self = .cancelled
+    } else {
+      return nil
+    }
+  }
+}
+
 /// Ids as the store writes them (`AppointmentID.description`: 36 characters, lower-case hex
 /// and dashes), read without Foundation's `UUID(uuidString:)` (sscanf per row, a few percent
 /// of a window's decoding). Anything else goes to `AppointmentID(string:)`, which decides.
 enum StoredID {
   static func parse(_ text: String) -> AppointmentID? {
     var text = text
-    let fast: AppointmentID?? = text.withUTF8 { bytes in
-      guard bytes.count == 36 else { return nil }
-      var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-      let parsed = withUnsafeMutableBytes(of: &value) { out -> Bool in
-        var index = 0
-        var byte = 0
-        while index < 36 {
-          if index == 8 || index == 13 || index == 18 || index == 23 {
-            guard bytes[index] == UInt8(ascii: "-") else { return false }
-            index += 1
-            continue
-          }
-          guard let high = nibble(bytes[index]), let low = nibble(bytes[index + 1]) else { return false }
-          out[byte] = high << 4 | low
-          byte += 1
-          index += 2
-        }
-        return true
-      }
-      return parsed ? .some(AppointmentID(UUID(uuid: value))) : nil
-    }
-    if let fast { return fast }
-    return AppointmentID(string: text)
+    return text.withUTF8(parse)
   }
 
-  private static func nibble(_ character: UInt8) -> UInt8? {
-    switch character {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): return character - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): return character - UInt8(ascii: "a") + 10
-    default: return nil
+  /// `parse` on the column's bytes as the engine holds them: no String made for an id.
+  static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> AppointmentID? {
+    if bytes.count == 36, let base = bytes.baseAddress,
+      base[8] == dash, base[13] == dash, base[18] == dash, base[23] == dash
+    {
+      var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+      // Any byte that is not a lower-case hex digit sets a bit above the nibble's four.
+      var stray: UInt8 = 0
+      withUnsafeMutableBytes(of: &value) { out in
+        for (byte, offset) in byteOffsets.enumerated() {
+          let high = nibble(base[offset])
+          let low = nibble(base[offset + 1])
+          stray |= high | low
+          out[byte] = high << 4 | (low & 0x0F)
+        }
+      }
+      if stray & 0xF0 == 0 { return AppointmentID(UUID(uuid: value)) }
     }
+    return AppointmentID(string: String(decoding: bytes, as: UTF8.self))
+  }
+
+  private static let dash = UInt8(ascii: "-")
+  /// Where each of the 16 bytes' two digits start in `8-4-4-4-12`.
+  private static let byteOffsets = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34]
+
+  /// The value of a lower-case hex digit; 0xFF for any other byte.
+  private static func nibble(_ character: UInt8) -> UInt8 {
+    let digit = character &- UInt8(ascii: "0")
+    if digit < 10 { return digit }
+    let letter = character &- UInt8(ascii: "a")
+    return letter < 6 ? letter + 10 : 0xFF
   }
 }

@@ -96,8 +96,28 @@ public struct Row {
     case .sqlite(let statement):
       guard let text = sqlite3_column_text(statement, index) else { return "" }
       let count = Int(sqlite3_column_bytes(statement, index))
-      return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+      return count == 0 ? "" : String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     case .postgres(let row): return row.string(at: index)
+    }
+  }
+
+  /// The column's text as UTF-8 bytes ("" for NULL), borrowed for `body`: no String made.
+  public func withUTF8<Result>(at index: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    switch source {
+    case .sqlite(let statement):
+      let text = sqlite3_column_text(statement, index)
+      return body(
+        UnsafeBufferPointer(start: text, count: text == nil ? 0 : Int(sqlite3_column_bytes(statement, index)))
+      )
+    case .postgres(let row): return body(row.bytes(at: index))
+    }
+  }
+
+  /// The column holds '' (or NULL): most rows leave most text columns so.
+  public func isEmptyText(at index: Int32) -> Bool {
+    switch source {
+    case .sqlite(let statement): sqlite3_column_bytes(statement, index) == 0
+    case .postgres(let row): row.bytes(at: index).isEmpty
     }
   }
 

@@ -22,8 +22,13 @@ public struct DatabaseQuery<Model: Persistable>: Sendable {
     self.limit = limit
   }
 
-  var sql: String {
-    var sql = "\(Model.table.selectSQL) WHERE \(condition) ORDER BY \(order)"
+  var sql: String { sql(select: Model.table.selectSQL) }
+
+  /// The query reading only `columns` (a comma-separated list) of each row.
+  func sql(selecting columns: String) -> String { sql(select: "SELECT \(columns) FROM \(Model.table.name)") }
+
+  private func sql(select: String) -> String {
+    var sql = "\(select) WHERE \(condition) ORDER BY \(order)"
     if let limit { sql += " LIMIT \(limit)" }
     return sql
   }

@@ -568,7 +568,7 @@ struct PostgresRow {
   private static let float8OID: Oid = 701
   private static let numericOID: Oid = 1700
 
-  private func bytes(at index: Int32) -> UnsafeBufferPointer<UInt8> {
+  func bytes(at index: Int32) -> UnsafeBufferPointer<UInt8> {
     guard let value = PQgetvalue(result, row, index) else { return UnsafeBufferPointer(start: nil, count: 0) }
     let count = Int(PQgetlength(result, row, index))
     return UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self), count: count)

@@ -14,22 +14,25 @@ enum Output {
   /// reported on stderr: the caller must stop and exit with the failure's status.
   static func write(_ text: String) -> StdoutFailure? {
     var text = text
-    // The string's own bytes, not a copy: `list` hands over its output a chunk at a time.
-    return text.withUTF8 { buffer in
-      var rest = UnsafeRawBufferPointer(buffer)
-      while !rest.isEmpty {
-        let written = Glibc.write(1, rest.baseAddress, rest.count)
-        if written < 0, errno == EINTR { continue }
-        guard written > 0 else {
-          let failure =
-            written < 0 && errno == EPIPE ? StdoutFailure.readerGone : .writeError(written < 0 ? errno : EIO)
-          failure.report()
-          return failure
-        }
-        rest = UnsafeRawBufferPointer(rebasing: rest[written...])
+    // The string's own bytes, not a copy.
+    return text.withUTF8 { write(bytes: UnsafeRawBufferPointer($0)) }
+  }
+
+  /// `write(_:)` for bytes: `list` hands over its output a chunk at a time, made as bytes.
+  static func write(bytes: UnsafeRawBufferPointer) -> StdoutFailure? {
+    var rest = bytes
+    while !rest.isEmpty {
+      let written = Glibc.write(1, rest.baseAddress, rest.count)
+      if written < 0, errno == EINTR { continue }
+      guard written > 0 else {
+        let failure =
+          written < 0 && errno == EPIPE ? StdoutFailure.readerGone : .writeError(written < 0 ? errno : EIO)
+        failure.report()
+        return failure
       }
-      return nil
+      rest = UnsafeRawBufferPointer(rebasing: rest[written...])
     }
+    return nil
   }
 
   static func error(_ text: String) {
@@ -53,6 +56,14 @@ final class StdoutSink: OutputSink {
     failed.withLock { failure in
       guard failure == nil else { return false }
       failure = Output.write(text)
+      return failure == nil
+    }
+  }
+
+  func write(utf8 bytes: [UInt8]) -> Bool {
+    failed.withLock { failure in
+      guard failure == nil else { return false }
+      failure = bytes.withUnsafeBytes(Output.write(bytes:))
       return failure == nil
     }
   }

@@ -195,6 +195,58 @@ struct StreamTests {
     }
   }
 
+  @Test("a list line read from a third of the columns is the line read in full", arguments: StoreKind.allCases)
+  func listLineDetail(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let daily = try await endlessDaily(dao)
+      _ = try await dao.editOccurrence(id: daily.id, on: december(3)) {
+        $0.start = december(3, 7)
+        $0.title = "Moved"
+      }
+      let weekly = try await dao.saveAppointment(
+        Appointment(
+          title: "Weekly",
+          start: december(2, 12),
+          end: december(2, 13),
+          created: TestClock.now,
+          recurrence: Recurrence(frequency: .weekly)
+        )
+      )
+      _ = try await dao.editOccurrence(id: weekly.id, on: december(9)) { $0.title = "Weekly, changed" }
+      _ = try await dao.cancelAppointment(id: weekly.id)
+      var kept = appointment("Dentist", from: december(2, 9), to: december(2, 10), note: "bring the card")
+      kept.location = "Rue de Rivoli"
+      kept.uid = "dentist@example.com"
+      try await dao.saveAppointment(kept)
+      try await dao.saveAppointment(appointment("Dentist", from: december(2, 9), to: december(2, 10)))
+      try await dao.saveAppointment(appointment("Call\u{7}back ü", from: december(2, 9), to: december(2, 11)))
+      try await dao.saveAppointment(appointment("Gone", from: december(4, 8), to: december(4, 9), status: .cancelled))
+      try await dao.saveAppointment(
+        Appointment(title: "Holiday", start: december(5), end: december(7), created: TestClock.now, isAllDay: true)
+      )
+      let formatter = AppointmentFormatter(clock: TestClock.clock)
+      for includeCancelled in [false, true] {
+        func lines(_ detail: AppointmentQuery.Detail) async throws -> [String] {
+          let query = AppointmentQuery(range: days(14), includeCancelled: includeCancelled, detail: detail)
+          let read = Shared<[Appointment]>([])
+          try await dao.streamAppointments(matching: query, chunkSize: 4) { chunk in
+            read.withLock { $0 += chunk }
+            return .more
+          }
+          return read.withLock { $0 }.map(formatter.textLine)
+        }
+        let full = try await lines(.full)
+        #expect(try await lines(.listLine) == full, "includeCancelled: \(includeCancelled)")
+        // The window holds every kind of line the projection must get right.
+        for mark in ["[repeats]", "[changed]", "^G", "all day"] {
+          #expect(full.contains { $0.contains(mark) }, "\(mark) in \(full)")
+        }
+        #expect(full.contains { $0.contains("[cancelled]") } == includeCancelled)
+        #expect(full.filter { $0.contains("Dentist") }.count == 2)
+      }
+    }
+  }
+
   @Test("a limit ends the window after that many", arguments: StoreKind.allCases)
   func limit(kind: StoreKind) async throws {
     try await withStore(kind) { dao in
