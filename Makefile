@@ -79,7 +79,7 @@ RELEASE_FLAGS := -c release --static-swift-stdlib
 
 # SwiftPM does not know appt's link reads Resources/link-order.txt: a newer list links again.
 release: deps
-	@[ ! Resources/link-order.txt -nt .build/release/appt ] || rm -f .build/release/appt
+	@bash -c 'source Benchmarks/lib.sh && release_forget_stale_link .build'
 	$(SWIFT) build $(RELEASE_FLAGS)
 
 ## run: the full-screen calendar on the default database ($XDG_DATA_HOME/appt/...)

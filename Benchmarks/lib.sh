@@ -1,5 +1,6 @@
 # What the benchmark scripts share: Benchmarks/sync.sh, remind.sh and link-order.sh source
-# this, and run.sh for bench_install_missing (it is not run on its own).
+# this, run.sh for bench_install_missing and release_forget_stale_link, the Makefile for the
+# latter (it is not run on its own).
 #
 # bench_init PART: the environment every part measures in (from the repository's root, UTC,
 # C.UTF-8, no backtrace prompt), SCRATCH and DATA (BENCH_SCRATCH, BENCH_DATA), RESULTS,
@@ -35,9 +36,19 @@ bench_install_missing() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
+# release_forget_stale_link SCRATCH: removes SCRATCH's release `appt` when
+# Resources/link-order.txt is newer. SwiftPM does not know the link reads that list
+# (Package.swift), so it would keep a binary laid out in the old order. `make release` and
+# the benchmark scripts call it before building.
+release_forget_stale_link() {
+  local appt="$1/release/appt"
+  [ ! Resources/link-order.txt -nt "$appt" ] || rm -f "$appt"
+}
+
 # bench_release_binary PRODUCT: builds PRODUCT in release (static Swift runtime, in SCRATCH)
 # and prints its path.
 bench_release_binary() {
+  [ "$1" != appt ] || release_forget_stale_link "$SCRATCH"
   swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product "$1" >&2
   echo "$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)/$1"
 }

@@ -3,7 +3,8 @@
 # everyday commands, the list of a week's first (the busiest path). The release link
 # (Package.swift) lays these functions out together at the start of the code.
 #
-# Why: appt is one 80 MB static binary. The kernel maps a file's pages 64 KB at a time
+# Why: appt is an 80 MB binary (the Swift runtime, Foundation and ICU linked in; glibc,
+# SQLite and ncurses shared). The kernel maps a file's pages 64 KB at a time
 # around each fault, so a run that touches 700 KB of functions scattered over 17 MB of code
 # had 12.8 MB of it resident (BENCHMARKS.md, `list` peak RSS). Laid out together they take
 # a few hundred pages. A stale file costs memory, never correctness: functions it does not

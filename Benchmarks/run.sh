@@ -20,7 +20,7 @@
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-source Benchmarks/lib.sh             # bench_install_missing; this script keeps its own log()
+source Benchmarks/lib.sh  # bench_install_missing, release_forget_stale_link; this script keeps its own log()
 START_SECONDS=$SECONDS
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)   # recorded: other work on the machine skews every figure
 export TZ=UTC                       # appt, sqlite3 and calcurse all read local time: fix it
@@ -60,9 +60,7 @@ bench_install_missing calcurse sqlite3 time
 
 # --- 2. Build ----------------------------------------------------------------------------
 log "building appt and appt-bench (release, scratch path $SCRATCH)"
-# SwiftPM does not know appt's link reads Resources/link-order.txt: a newer list links again.
-release_appt="$(swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)/appt"
-[ ! Resources/link-order.txt -nt "$release_appt" ] || rm -f "$release_appt"
+release_forget_stale_link "$SCRATCH"
 swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product appt
 swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product appt-bench
 swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product appt-sync
@@ -86,23 +84,27 @@ ms() { echo $(($(date -u -d "$1" +%s) * 1000)); }
 # through the start index (an override of a cancelled series left out), then the series (RRULEs
 # or RDATEs only) that reach the window through their partial index, then the overrides those
 # need through theirs (THISANDFUTURE ones before the window's end; those whose RECURRENCE-ID is
-# in the window, from the longest appointment before it). The sqlite3 CLI floor runs exactly
-# these (it prints a series once; appt expands it into its occurrences). Every column, as
-# `Appointment.table.columns` lists them (what the DAO reads).
+# in the window, from the longest appointment before it). The sqlite3 CLI floor runs these
+# (it prints a series once, appt expands it into its occurrences; appt also narrows the series
+# to those `series_week` lists for the window's days, which this leaves out): the one-offs with the
+# columns a text line shows (`Appointment.lineColumns`) in start order (appt sorts rows that
+# share a start itself), the rest with every column a row is read from
+# (`Appointment.table.readColumns`).
+LINE_COLUMNS_SQL="id, title, start_ms, end_ms, status, all_day, series_id, recurrence_ms, range_future"
 COLUMNS_SQL="id, title, start_ms, end_ms, note, status, created_ms, updated_ms, time_zone, all_day, recurrence, \
-exceptions, series_end_ms, uid, revision, title_folded, note_folded, location, location_folded, rdates, sequence, \
-series_id, recurrence_ms, range_future, extras"
+exceptions, series_end_ms, uid, revision, location, rdates, sequence, series_id, recurrence_ms, range_future, extras, \
+calendar_id"
 LONGEST_SQL="(SELECT end_ms - start_ms FROM appointment ORDER BY end_ms - start_ms DESC LIMIT 1)"
 window_query() {
   local from to
   from=$(ms "$1")
   to=$(ms "$1 + $2 days")
-  echo "SELECT $COLUMNS_SQL FROM appointment" \
+  echo "SELECT $LINE_COLUMNS_SQL FROM appointment" \
     "WHERE start_ms >= $from - $LONGEST_SQL" \
     "AND start_ms < $to AND end_ms > $from AND recurrence IS NULL AND rdates = '' AND status = 'scheduled'" \
     "AND (series_id IS NULL OR NOT EXISTS (SELECT 1 FROM appointment AS master" \
     "WHERE master.id = appointment.series_id AND master.status = 'cancelled'))" \
-    "ORDER BY start_ms, end_ms, title, id;" \
+    "ORDER BY start_ms;" \
     "SELECT $COLUMNS_SQL FROM appointment WHERE (recurrence IS NOT NULL OR rdates <> '') AND start_ms < $to" \
     "AND (series_end_ms IS NULL OR series_end_ms > $from) AND status = 'scheduled' ORDER BY start_ms, end_ms, title, id;" \
     "SELECT $COLUMNS_SQL FROM appointment WHERE range_future = 1 AND series_id IS NOT NULL AND recurrence_ms < $to" \

@@ -84,12 +84,12 @@ private enum GoalNotes {
   static let listVersusSQLite = """
     The file's layout is not the gap: the minimal query's three columns read from appt's own \
     file take about what they take from the minimal table (rows are stored in start order), \
-    so no covering index or clustering would help. The gap is every field of every row: the \
-    sqlite3 CLI alone, printing the 25 columns of appt's own window queries, already takes \
-    the time shown. appt reads those fields into appointments (ids, texts, rules, zones), \
-    expands the series that reach the week, sorts and formats the lines, in a process whose \
-    start-up alone (`appt --version`) is near the minimal table's whole run; see "Where \
-    `list`'s time and memory go".
+    so no covering index or clustering would help. The sqlite3 CLI running appt's own window \
+    queries (the one-offs with the nine columns a text line shows, the series with every \
+    column) takes the time shown. On top of that appt starts its runtime (`appt --version`, \
+    near the minimal table's whole run), opens and checks the store (an empty week), decodes \
+    the rows, expands the series that reach the week, and sorts and formats the lines; see \
+    "Where `list`'s time and memory go".
     """
   static let listVersusCalcurse = """
     calcurse reads and parses its whole file on every run, so its time grows with the file \
