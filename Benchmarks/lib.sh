@@ -45,6 +45,18 @@ release_forget_stale_link() {
   [ ! Resources/link-order.txt -nt "$appt" ] || rm -f "$appt"
 }
 
+# bench_evict FILE...: drops FILE's pages from the page cache. A program's peak RSS counts the
+# pages of its binary the kernel maps 64 KB at a time around each one touched, of those in the
+# page cache: a binary just written is cached whole, one in use for a while holds only what
+# runs read (and read ahead). Measuring after this is the latter, whatever ran before.
+bench_evict() {
+  python3 -c 'import os, sys
+for path in sys.argv[1:]:
+    fd = os.open(path, os.O_RDONLY)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    os.close(fd)' "$@"
+}
+
 # bench_release_binary PRODUCT: builds PRODUCT in release (static Swift runtime, in SCRATCH)
 # and prints its path.
 bench_release_binary() {
