@@ -53,6 +53,7 @@ bench_evict() {
   python3 -c 'import os, sys
 for path in sys.argv[1:]:
     fd = os.open(path, os.O_RDONLY)
+    os.fsync(fd)  # a page not yet written back is not dropped
     os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
     os.close(fd)' "$@"
 }

@@ -191,8 +191,8 @@ enum ProbeQueries {
     case stepOnly, readColumns, parseIDs
   }
 
-  /// Every column `Appointment(row:)` reads, in its order (schema 5).
-  nonisolated static let columns = Appointment.table.columns.joined(separator: ", ")
+  /// Every column `Appointment(row:)` reads, in its order.
+  nonisolated static let columns = Appointment.table.readColumns.joined(separator: ", ")
   /// `AppointmentDAO.isOneOff` and `Schema.isSeries`, as the DAO's queries state them (so the
   /// same indexes serve).
   nonisolated static let isOneOff = "recurrence IS NULL AND rdates = ''"

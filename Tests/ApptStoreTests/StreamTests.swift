@@ -226,17 +226,22 @@ struct StreamTests {
       )
       let formatter = AppointmentFormatter(clock: TestClock.clock)
       for includeCancelled in [false, true] {
-        func lines(_ detail: AppointmentQuery.Detail) async throws -> [String] {
+        func read(_ detail: AppointmentQuery.Detail) async throws -> [Appointment] {
           let query = AppointmentQuery(range: days(14), includeCancelled: includeCancelled, detail: detail)
           let read = Shared<[Appointment]>([])
           try await dao.streamAppointments(matching: query, chunkSize: 4) { chunk in
             read.withLock { $0 += chunk }
             return .more
           }
-          return read.withLock { $0 }.map(formatter.textLine)
+          return read.withLock { $0 }
         }
-        let full = try await lines(.full)
-        #expect(try await lines(.listLine) == full, "includeCancelled: \(includeCancelled)")
+        let whole = try await read(.full)
+        let narrow = try await read(.listLine)
+        let full = whole.map(formatter.textLine)
+        #expect(narrow.map(formatter.textLine) == full, "includeCancelled: \(includeCancelled)")
+        // The narrow read did leave out what a line does not show.
+        #expect(whole.contains { $0.note == "bring the card" && $0.location == "Rue de Rivoli" })
+        #expect(!narrow.contains { $0.recurrence == nil && $0.occurrence == nil && !$0.calendarID.isEmpty })
         // The window holds every kind of line the projection must get right.
         for mark in ["[repeats]", "[changed]", "^G", "all day"] {
           #expect(full.contains { $0.contains(mark) }, "\(mark) in \(full)")
