@@ -159,8 +159,17 @@ e2e-tui-hours: unit-tests
 	APPT_NOW=$(E2E_DAY)T10:05 bash Tests/e2e/tui.sh .build/debug/appt
 	APPT_NOW=$(E2E_DAY)T23:59:10 bash Tests/e2e/tui.sh .build/debug/appt
 
+# TSan writes its reports to files (log_path), printed again at the end: a report that fails
+# CI is then in the last lines of the log, not thousands of lines above them.
+TSAN_REPORTS := .build/tsan-reports
 tsan:
-	$(SWIFT) test --sanitize=thread --scratch-path .build/tsan
+	@rm -rf $(TSAN_REPORTS) && mkdir -p $(TSAN_REPORTS)
+	@TSAN_OPTIONS="log_path=$(CURDIR)/$(TSAN_REPORTS)/report $$TSAN_OPTIONS" \
+	  $(SWIFT) test --sanitize=thread --scratch-path .build/tsan; status=$$?; \
+	  for report in $(TSAN_REPORTS)/report*; do \
+	    [ -f "$$report" ] || continue; echo "== ThreadSanitizer report $$report"; cat "$$report"; status=1; \
+	  done; \
+	  grep -h '^SUMMARY: ThreadSanitizer' $(TSAN_REPORTS)/report* 2>/dev/null; exit $$status
 
 # XCTest's async machinery reports false leaks under ASan (PLATFORM.md): leaks off, errors on.
 asan:

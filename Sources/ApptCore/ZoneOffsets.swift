@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A zone's UTC offsets, remembered as the spans between its transitions.
 ///
@@ -22,7 +21,7 @@ final class ZoneOffsets: Sendable {
   static let keptSpans = 4
 
   let zone: TimeZone
-  private let spans = Mutex<[Span]>([])
+  private let spans = Locked<[Span]>([])
 
   init(_ zone: TimeZone) {
     self.zone = zone

@@ -1,7 +1,6 @@
 import ApptCore
 import ApptStore
 import Foundation
-import Synchronization
 
 /// Where a command's output goes as it is made: `list` and `export` write theirs a chunk at a
 /// time (never the whole output at once), every other command its result in one piece.
@@ -19,7 +18,7 @@ extension OutputSink {
 
 /// Output collected into one String: for the calendar's `:` line and `run`.
 public final class CollectedOutput: OutputSink {
-  private let text = Mutex("")
+  private let text = Locked("")
 
   public init() {}
 

@@ -1,6 +1,5 @@
 import ApptCore
 import Foundation
-import Synchronization
 
 /// Which appointments a list or a screen shows.
 public struct AppointmentQuery: Hashable, Sendable {
@@ -981,11 +980,11 @@ extension Appointment: Persistable {
 
 /// The rules of the `recurrence` texts read lately: many series share one (`FREQ=WEEKLY;
 /// BYDAY=MO`), and parsing is most of what decoding a series row costs. Bounded: it starts
-/// over past `capacity` texts. Shared by every connection of the process (a Mutex: rows are
+/// over past `capacity` texts. Shared by every connection of the process (a lock: rows are
 /// decoded on the database actor, but `init(row:)` is not isolated to it).
 enum RuleTextCache {
   static let capacity = 8192
-  private static let parsed = Mutex<[String: [RecurrenceRule]]>([:])
+  private static let parsed = Locked<[String: [RecurrenceRule]]>([:])
 
   /// What `Recurrence(rrule:)` reads from `text` (its error when it cannot).
   static func rules(_ text: String) throws(CommandError) -> [RecurrenceRule] {

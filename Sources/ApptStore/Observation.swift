@@ -1,4 +1,4 @@
-import Synchronization
+import ApptCore
 
 /// One subscriber's observation of a query: re-runs the query after relevant commits and hands
 /// the newest result to the stream when the subscriber asks for it.
@@ -287,10 +287,10 @@ extension AsyncDatabase {
 
 /// Holds a stream's first snapshot until its subscriber pulls it, once.
 private final class FirstSnapshot<Element: Sendable & Equatable>: Sendable {
-  private let snapshot: Mutex<CollectionSnapshot<Element>?>
+  private let snapshot: Locked<CollectionSnapshot<Element>?>
 
   init(_ snapshot: CollectionSnapshot<Element>?) {
-    self.snapshot = Mutex(snapshot)
+    self.snapshot = Locked(snapshot)
   }
 
   func take() -> CollectionSnapshot<Element>? {

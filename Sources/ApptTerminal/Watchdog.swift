@@ -1,5 +1,5 @@
+import ApptCore
 import Dispatch
-import Synchronization
 
 /// Makes sure a request to stop (SIGTERM, SIGHUP, SIGINT, the terminal hanging up) ends the
 /// process even if the main actor is too busy to act on it.
@@ -14,7 +14,7 @@ public final class Watchdog: Sendable {
     var disarmed = false
   }
 
-  private let status = Mutex(Status())
+  private let status = Locked(Status())
   private let notify: @Sendable () -> Void
   private let schedule: @Sendable (@escaping @Sendable () -> Void) -> Void
   private let expire: @Sendable (Int32) -> Void

@@ -4,7 +4,6 @@ import ApptStore
 import ApptSync
 import ApptUI
 import Foundation
-import Synchronization
 
 /// appt-sync's arguments, settings, store, lock and output around the engine.
 enum SyncCommand {
@@ -387,7 +386,7 @@ struct SyncLock {
 /// output and at the end.
 final class ProgressLine: Sendable {
   let enabled: Bool
-  private let shown = Mutex(false)
+  private let shown = Locked(false)
 
   init(enabled: Bool) { self.enabled = enabled }
 

@@ -1,6 +1,6 @@
+import ApptCore
 import ApptRuntime
 import Foundation
-import Synchronization
 
 /// Unbuffered writes to stdout and stderr: in script mode each command's result must reach a
 /// pipe the moment that command has committed, not when a buffer fills.
@@ -50,7 +50,7 @@ enum Output {
 /// failure is reported once, kept for the exit status, and refuses every later piece (so a
 /// `list` into a closed pipe stops reading the store).
 final class StdoutSink: OutputSink {
-  private let failed = Mutex<StdoutFailure?>(nil)
+  private let failed = Locked<StdoutFailure?>(nil)
 
   func write(_ text: String) -> Bool {
     failed.withLock { failure in

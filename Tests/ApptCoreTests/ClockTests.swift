@@ -1,6 +1,5 @@
 import ApptCore
 import Foundation
-import Synchronization
 import Testing
 
 /// The process's clock from its environment: `APPT_NOW` (DESIGN.md) and `TZ`.
@@ -170,7 +169,7 @@ struct ClockTests {
 
 /// A settable elapsed time for a running clock.
 private final class Elapsed: Sendable {
-  private let value = Mutex<TimeInterval>(0)
+  private let value = Locked<TimeInterval>(0)
   var seconds: TimeInterval {
     get { value.withLock { $0 } }
     set { value.withLock { $0 = newValue } }

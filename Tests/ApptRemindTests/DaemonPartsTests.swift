@@ -1,7 +1,7 @@
+import ApptCore
 import ApptRemind
 import ApptTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// The daemon's system parts, each alone: the notify_command runner (stdin, environment,
@@ -10,7 +10,7 @@ import Testing
 @Suite("Reminder daemon parts")
 struct DaemonPartsTests {
   final class Lines: Sendable {
-    let lines = Mutex<[String]>([])
+    let lines = Locked<[String]>([])
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     var all: [String] { lines.withLock { $0 } }
   }

@@ -2,7 +2,6 @@ import ApptCore
 import ApptStore
 import ApptTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 @testable import ApptRemind
@@ -16,7 +15,7 @@ struct DaemonRecordingTests {
   static let nine = ReminderScheduleTests.date(2026, 12, 3, 9)
 
   final class Lines: Sendable {
-    let lines = Mutex<[String]>([])
+    let lines = Locked<[String]>([])
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     var all: [String] { lines.withLock { $0 } }
   }

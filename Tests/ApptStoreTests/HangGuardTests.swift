@@ -1,6 +1,5 @@
 import ApptCore
 import Foundation
-import Synchronization
 import Testing
 
 @testable import ApptStore
@@ -13,14 +12,14 @@ import Testing
 struct HangGuardTests {
   /// Set once, read by another task.
   final class Flag: Sendable {
-    private let value = Mutex(false)
+    private let value = Locked(false)
     func set() { value.withLock { $0 = true } }
     var isSet: Bool { value.withLock { $0 } }
   }
 
   /// Collected by one task, read by another.
   final class Lines: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
     func append(_ new: [String]) { lines.withLock { $0 += new } }
     var all: [String] { lines.withLock { $0 } }
   }

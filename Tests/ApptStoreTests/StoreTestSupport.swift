@@ -5,7 +5,6 @@ import ApptCore
 import ApptTestSupport
 import CSQLite
 import Foundation
-import Synchronization
 import Testing
 
 @testable import ApptStore
@@ -94,7 +93,7 @@ final class TestDatabase: Sendable {
   let location: DatabaseConfiguration.Location
   private let directory: TemporaryDirectory?
   private let pollInterval: Duration
-  private let opened = Mutex<[AppointmentDAO]>([])
+  private let opened = Locked<[AppointmentDAO]>([])
 
   init(_ kind: StoreKind, pollInterval: Duration = .milliseconds(20)) throws {
     self.kind = kind

@@ -1,7 +1,6 @@
 import ApptCore
 import ApptTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 @testable import ApptStore
@@ -264,8 +263,8 @@ struct StreamTests {
 
 /// A value closures on another actor can change.
 final class Shared<Value: Sendable>: Sendable {
-  private let lock: Mutex<Value>
-  init(_ value: Value) { lock = Mutex(value) }
+  private let lock: Locked<Value>
+  init(_ value: Value) { lock = Locked(value) }
   func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&$0) } }
 }
 

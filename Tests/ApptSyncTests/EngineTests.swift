@@ -6,7 +6,6 @@ import ApptCalDAV
 import ApptCore
 import ApptSync
 import Foundation
-import Synchronization
 import Testing
 
 @testable import ApptStore
@@ -556,13 +555,13 @@ struct EngineTests {
 }
 
 final class Events: Sendable {
-  private let stored = Mutex<[SyncEvent]>([])
+  private let stored = Locked<[SyncEvent]>([])
   func add(_ event: SyncEvent) { stored.withLock { $0.append(event) } }
   var all: [SyncEvent] { stored.withLock { $0 } }
 }
 
 final class Notes: Sendable {
-  private let stored = Mutex<[String]>([])
+  private let stored = Locked<[String]>([])
   func add(_ event: SyncEvent) {
     if case .note(let text) = event { stored.withLock { $0.append(text) } }
   }

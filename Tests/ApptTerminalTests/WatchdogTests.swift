@@ -1,4 +1,4 @@
-import Synchronization
+import ApptCore
 import Testing
 
 @testable import ApptTerminal
@@ -6,9 +6,9 @@ import Testing
 /// The watchdog, with its deadline fired by hand: deterministic, no sleeping.
 @Suite struct WatchdogTests {
   final class Probe: Sendable {
-    let notified = Mutex(0)
-    let expired = Mutex<[Int32]>([])
-    let deadlines = Mutex<[@Sendable () -> Void]>([])
+    let notified = Locked(0)
+    let expired = Locked<[Int32]>([])
+    let deadlines = Locked<[@Sendable () -> Void]>([])
 
     func watchdog() -> Watchdog {
       Watchdog(

@@ -15,8 +15,8 @@
 // release) builds this target too, and finds no Testing module. So what needs Testing is
 // compiled only where it can be imported; nothing runs tests elsewhere.
 
+import ApptCore
 import ApptStore
-import Synchronization
 
 #if canImport(Testing)
   import Testing
@@ -159,7 +159,7 @@ func recordFailure(_ message: String, fileID: String, filePath: String, line: In
       var waitingFor: String?
       var finishedWaits: UInt64 = 0
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Marks the test hung; false if it had finished (or was already marked).
     func hang() -> Bool {

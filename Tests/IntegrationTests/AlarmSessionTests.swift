@@ -5,15 +5,14 @@ import ApptTerminal
 import ApptTestSupport
 import ApptUI
 import Foundation
-import Synchronization
 import Testing
 
 /// A clock the test moves: alarms come due when the test says, never by the time of day.
 final class MovableClock: Sendable {
-  private let current: Mutex<Date>
+  private let current: Locked<Date>
 
   init(_ start: Date = TestClock.now) {
-    current = Mutex(start)
+    current = Locked(start)
   }
 
   var now: Date { current.withLock { $0 } }
