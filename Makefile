@@ -159,12 +159,14 @@ e2e-tui-hours: unit-tests
 	APPT_NOW=$(E2E_DAY)T10:05 bash Tests/e2e/tui.sh .build/debug/appt
 	APPT_NOW=$(E2E_DAY)T23:59:10 bash Tests/e2e/tui.sh .build/debug/appt
 
-# TSan writes its reports to files (log_path), printed again at the end: a report that fails
-# CI is then in the last lines of the log, not thousands of lines above them.
+# TSan writes its reports to files (log_path, last: the last value of an option counts),
+# printed again at the end: a report that fails CI is then in the last lines of the log, not
+# thousands of lines above them. APPT_UNDER_TSAN=1 lets LockedTests hold that `Locked` found
+# TSan's annotations.
 TSAN_REPORTS := .build/tsan-reports
 tsan:
 	@rm -rf $(TSAN_REPORTS) && mkdir -p $(TSAN_REPORTS)
-	@TSAN_OPTIONS="log_path=$(CURDIR)/$(TSAN_REPORTS)/report $$TSAN_OPTIONS" \
+	@APPT_UNDER_TSAN=1 TSAN_OPTIONS="$$TSAN_OPTIONS log_path=$(CURDIR)/$(TSAN_REPORTS)/report" \
 	  $(SWIFT) test --sanitize=thread --scratch-path .build/tsan; status=$$?; \
 	  for report in $(TSAN_REPORTS)/report*; do \
 	    [ -f "$$report" ] || continue; echo "== ThreadSanitizer report $$report"; cat "$$report"; status=1; \

@@ -74,7 +74,7 @@ let package = Package(
       swiftSettings: everyTarget
     ),
     .target(name: "ApptUI", dependencies: ["ApptCore"], swiftSettings: everyTarget),
-    .target(name: "ApptTerminal", dependencies: ["ApptUI", "CNCursesW"], swiftSettings: everyTarget),
+    .target(name: "ApptTerminal", dependencies: ["ApptCore", "ApptUI", "CNCursesW"], swiftSettings: everyTarget),
     .target(
       name: "ApptRuntime",
       dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal"],
@@ -139,7 +139,7 @@ let package = Package(
     ),
     .testTarget(
       name: "ApptTerminalTests",
-      dependencies: ["ApptUI", "ApptTerminal", "CNCursesW"],
+      dependencies: ["ApptCore", "ApptUI", "ApptTerminal", "CNCursesW"],
       swiftSettings: everyTarget
     ),
     .testTarget(
