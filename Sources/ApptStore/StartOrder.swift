@@ -128,11 +128,15 @@ extension Appointment {
   /// given when an id comes twice, so the later copy still wins.
   public static func storageOrder(_ values: [Appointment]) -> [Appointment] {
     guard Set(values.map(\.id)).count == values.count else { return values }
-    return values.sorted { a, b in
-      let (aSeries, bSeries) = (a.recurrence != nil, b.recurrence != nil)
-      if aSeries != bSeries { return !aSeries }
-      return a.start < b.start
-    }
+    return values.sorted(by: isStoredBefore)
+  }
+
+  /// Whether `a`'s row comes before `b`'s in the table on SQLite (`StartOrder`'s rowids):
+  /// one-offs before series, each by start.
+  static func isStoredBefore(_ a: Appointment, _ b: Appointment) -> Bool {
+    let (aSeries, bSeries) = (a.recurrence != nil, b.recurrence != nil)
+    if aSeries != bSeries { return !aSeries }
+    return a.start < b.start
   }
 
   /// Writes the row (kept in start order on SQLite) and its series weeks.

@@ -81,6 +81,23 @@ import Testing
     }
   }
 
+  @Test("an import stores a batch's events as their rows are kept: one-offs by start, then series, ties as read")
+  func anImportBatchIsStoredInStartOrder() throws {
+    var series = oneOff("series", at: december(7, 1))
+    series.recurrence = Recurrence(rules: [try RecurrenceRule(parsing: "FREQ=DAILY")])
+    let titles = ["c", "series", "a", "b", "a again", "early series"]
+    let starts = [december(9), december(7, 1), december(8), december(8, 12), december(8), december(6)]
+    let items = zip(titles, starts).enumerated().map { ordinal, pair in
+      var appointment = pair.0.hasSuffix("series") ? series : oneOff(pair.0, at: pair.1)
+      appointment.title = pair.0
+      appointment.start = pair.1
+      appointment.end = pair.1.addingTimeInterval(1800)
+      return ICalendar.ImportItem(appointment: appointment, ordinal: ordinal)
+    }
+    let order = ImportBatches.storageOrder(Array(items.indices), of: items)
+    #expect(order.map { items[$0].appointment.title } == ["a", "a again", "b", "c", "early series", "series"])
+  }
+
   @Test("more rows than a millisecond has slots are all stored, the rest after the last")
   func aFullMillisecondOverflows() async throws {
     try await withStore(.memory) { dao in
