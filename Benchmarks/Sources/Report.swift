@@ -143,13 +143,16 @@ private enum GoalNotes {
   static let importTime = """
     The floor is SQLite's: the sqlite3 CLI alone, inserting the same rows in an order as \
     shuffled as the file's into appt's schema (five indexes: id, uid, start, length, \
-    calendar, all taking random inserts) in one durable transaction, takes the time shown, \
-    and at 1M most of an import is SQLite inserting (the import's 16 MiB page cache spills \
-    to the WAL and reads it back). On top, parsing is about 14 µs an event; a schema whose \
-    rows are smaller is what would close more of it.
+    calendar, all taking random inserts) in one durable transaction, takes the time shown. \
+    appt stores each batch of 10,000 events in the order SQLite keeps the rows (by start), \
+    so the table and its start-keyed indexes take a batch in one sweep, not a page an event; \
+    at 1M a batch still lands all over the file, and most of an import is SQLite inserting \
+    (the import's 16 MiB page cache spills to the WAL and reads it back). On top, parsing \
+    is about 13 µs an event, and each event is an INSERT of its own after its keys are \
+    looked up; a schema whose rows are smaller is what would close more of it.
     """
   static let importMemory = """
-    An import holds one 1 MiB piece of the file and one batch of 2,000 events; the keys of \
+    An import holds one 1 MiB piece of the file and one batch of 10,000 events; the keys of \
     the events stored so far (to find a later copy of one) are in a temporary table behind \
     a fixed 2 MiB Bloom filter, and SQLite's page cache for the import is 16 MiB.
     """
