@@ -143,8 +143,8 @@ private enum GoalNotes {
   static let importTime = """
     The floor is SQLite's: the sqlite3 CLI alone, inserting the same rows in an order as \
     shuffled as the file's into appt's schema (five indexes: id, uid, start, length, \
-    calendar, all taking random inserts) in one durable transaction, takes the time shown. \
-    appt stores each batch of 10,000 events in the order SQLite keeps the rows (by start), \
+    calendar; in the floor all five take random inserts) in one durable transaction, takes \
+    the time shown. appt stores each batch of 10,000 events in the order SQLite keeps the rows (by start), \
     so the table and its start-keyed indexes take a batch in one sweep, not a page an event; \
     at 1M a batch still lands all over the file, and most of an import is SQLite inserting \
     (the import's 16 MiB page cache spills to the WAL and reads it back). On top, parsing \

@@ -233,8 +233,9 @@ struct ImportBatches {
   /// then series, each by start), ties in file order. A shuffled file's batch stored in this
   /// order writes the table and its start-keyed indexes in one sweep instead of all over them:
   /// the sqlite3 CLI inserting a shuffled 100k in sorted runs of 10k took half the time of the
-  /// same rows one by one in file order (BENCHMARKS.md, the import). Only for a batch in which
-  /// no event comes twice: there the later copy must still be stored last, to win.
+  /// same rows one by one in file order (README, "An import stores a batch in the order the
+  /// rows are kept"). Only for a batch in which no uid or id comes twice: there the later
+  /// copy must still be stored last, to win.
   nonisolated static func storageOrder(_ indexes: [Int], of items: [ICalendar.ImportItem]) -> [Int] {
     indexes.sorted { a, b in
       let (x, y) = (items[a].appointment, items[b].appointment)

@@ -117,19 +117,16 @@ import Testing
   @Test(arguments: StoreKind.allCases)
   func aLaterCopyInTheSameBatchWinsThoughItStartsEarlier(kind: StoreKind) async throws {
     try await withStore(kind) { dao in
-      // One batch (the reader merges copies within its batches; a caller's array need not):
-      // stored in start order but for this, the later copy (an earlier start) must still be
-      // stored after the first, or it would be overwritten by it.
-      func copy(_ title: String, day: Int, sequence: Int) -> Appointment {
+      // One batch (the reader merges copies within its batches; a caller's array need not),
+      // stored in start order but for this: of two copies with the same SEQUENCE the later
+      // one wins, so it must still be stored after the first though it starts earlier.
+      func copy(_ title: String, day: Int) -> Appointment {
         var appointment = TestStore.appointment(title, TestClock.date(2026, 12, day, 9))
         appointment.uid = "a@example.com"
-        appointment.sequence = sequence
         return appointment
       }
       let others = [TestStore.appointment("b", TestClock.date(2026, 12, 5, 9))]
-      let counts = try await dao.importAppointments(
-        [copy("a", day: 9, sequence: 1)] + others + [copy("a, moved earlier", day: 2, sequence: 2)]
-      )
+      let counts = try await dao.importAppointments([copy("a", day: 9)] + others + [copy("a, moved earlier", day: 2)])
       #expect(counts == (2, 1, 0))
       let stored = try await dao.getAllAppointments()
       #expect(Set(stored.map(\.title)) == ["a, moved earlier", "b"])

@@ -81,17 +81,14 @@ import Testing
     }
   }
 
-  @Test("an import stores a batch's events as their rows are kept: one-offs by start, then series, ties as read")
-  func anImportBatchIsStoredInStartOrder() throws {
-    var series = oneOff("series", at: december(7, 1))
-    series.recurrence = Recurrence(rules: [try RecurrenceRule(parsing: "FREQ=DAILY")])
+  @Test("an import's batch is sorted as its rows are kept: one-offs by start, then series, ties as read")
+  func storageOrderSortsABatchAsRowsAreKept() throws {
+    let daily = Recurrence(rules: [try RecurrenceRule(parsing: "FREQ=DAILY")])
     let titles = ["c", "series", "a", "b", "a again", "early series"]
     let starts = [december(9), december(7, 1), december(8), december(8, 12), december(8), december(6)]
     let items = zip(titles, starts).enumerated().map { ordinal, pair in
-      var appointment = pair.0.hasSuffix("series") ? series : oneOff(pair.0, at: pair.1)
-      appointment.title = pair.0
-      appointment.start = pair.1
-      appointment.end = pair.1.addingTimeInterval(1800)
+      var appointment = oneOff(pair.0, at: pair.1)
+      if pair.0.hasSuffix("series") { appointment.recurrence = daily }
       return ICalendar.ImportItem(appointment: appointment, ordinal: ordinal)
     }
     let order = ImportBatches.storageOrder(Array(items.indices), of: items)
