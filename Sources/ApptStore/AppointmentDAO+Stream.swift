@@ -256,12 +256,11 @@ struct SeriesSlices {
     self.sliceSize = sliceSize
     expanded = range.start
     let bounds = try AppointmentDAO.overrideBounds(for: range, longest: longest, connection: connection)
-    let weeks = SeriesWeeks.condition(from: bounds.lower, to: bounds.upper)
-    let query = DatabaseQuery<Appointment>(
-      where: ([AppointmentDAO.seriesReaching, weeks.sql] + conditions).joined(separator: " AND "),
-      bindings: [.integer(range.end.millisecondsSince1970), .integer(range.start.millisecondsSince1970)]
-        + weeks.bindings + bindings,
-      order: AppointmentDAO.displayOrder
+    let query = Self.query(
+      range: range,
+      bounds: (bounds.lower, bounds.upper),
+      conditions: conditions,
+      bindings: bindings
     )
     // Each series with the bound its row keeps (`series_end_ms`, made when it was written):
     // worked out again here it would expand every COUNT series whole.
@@ -297,6 +296,27 @@ struct SeriesSlices {
         )
       )
     }
+  }
+
+  /// The rows of the series reaching `range` whose instances touch the days of `bounds`
+  /// (`SeriesWeeks`) and that match `conditions`.
+  static func query(
+    range: DateInterval,
+    bounds: (lower: Int64, upper: Int64),
+    conditions: [String],
+    bindings: [SQLValue]
+  ) -> DatabaseQuery<Appointment> {
+    let weeks = SeriesWeeks.condition(from: bounds.lower, to: bounds.upper)
+    return DatabaseQuery<Appointment>(
+      where: ([AppointmentDAO.seriesReaching, weeks.sql] + conditions).joined(separator: " AND "),
+      bindings: [.integer(range.end.millisecondsSince1970), .integer(range.start.millisecondsSince1970)]
+        + weeks.bindings + bindings,
+      // The order `appointment_series` reads them in: each slice sorts what it expands
+      // (`displaySorted`, a total order), so the rows' order only has to be stable. SQLite's
+      // sorter for the display order copied every whole row of them: 4.7 -> 2.3 ms for a
+      // week's 661 series at 1M in the sqlite3 CLI.
+      order: "start_ms"
+    )
   }
 
   /// How many expanded occurrences are held.

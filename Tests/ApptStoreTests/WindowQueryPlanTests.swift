@@ -69,6 +69,28 @@ import Testing
     }
   }
 
+  @Test("the series a window reads come in the index's order: SQLite sorts none of their rows")
+  func seriesRowsAreNotSorted() async throws {
+    try await withStore(.file) { dao in
+      let week = DateInterval(start: Date(millisecondsSince1970: 1_780_444_800_000), duration: 7 * 86_400)
+      let query = await SeriesSlices.query(
+        range: week,
+        bounds: (1_780_444_800_000 - 86_400_000, 1_781_049_600_000),
+        conditions: ["status = 'scheduled'"],
+        bindings: []
+      )
+      let plan = try await dao.database.read { connection throws(StoreError) in
+        var lines: [String] = []
+        try connection.query("EXPLAIN QUERY PLAN " + query.sql, query.bindings) { row throws(StoreError) in
+          lines.append(row.string(at: 3))
+        }
+        return lines.joined(separator: "\n")
+      }
+      #expect(plan.contains("SEARCH appointment USING INDEX appointment_series"), "\(plan)")
+      #expect(!plan.contains("TEMP B-TREE"), "\(plan)")
+    }
+  }
+
   @Test("appointment_series holds the series' end beside the start", arguments: StoreKind.allCases)
   func indexHoldsTheSeriesEnd(kind: StoreKind) async throws {
     try await withStore(kind) { dao in
