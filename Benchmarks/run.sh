@@ -89,7 +89,8 @@ ms() { echo $(($(date -u -d "$1" +%s) * 1000)); }
 # to those `series_week` lists for the window's days, which this leaves out): the one-offs with the
 # columns a text line shows (`Appointment.lineColumns`) in start order (appt sorts rows that
 # share a start itself), the rest with every column a row is read from
-# (`Appointment.table.readColumns`).
+# (`Appointment.table.readColumns`), the series in start order (`SeriesSlices.query`: each slice
+# sorts what it expands).
 # Kept equal to Appointment.lineColumns and Appointment.table.readColumns by hand.
 LINE_COLUMNS_SQL="id, title, start_ms, end_ms, status, all_day, series_id, recurrence_ms, range_future"
 COLUMNS_SQL="id, title, start_ms, end_ms, note, status, created_ms, updated_ms, time_zone, all_day, recurrence, \
@@ -107,7 +108,7 @@ window_query() {
     "WHERE master.id = appointment.series_id AND master.status = 'cancelled'))" \
     "ORDER BY start_ms;" \
     "SELECT $COLUMNS_SQL FROM appointment WHERE (recurrence IS NOT NULL OR rdates <> '') AND start_ms < $to" \
-    "AND (series_end_ms IS NULL OR series_end_ms > $from) AND status = 'scheduled' ORDER BY start_ms, end_ms, title, id;" \
+    "AND (series_end_ms IS NULL OR series_end_ms > $from) AND status = 'scheduled' ORDER BY start_ms;" \
     "SELECT $COLUMNS_SQL FROM appointment WHERE range_future = 1 AND series_id IS NOT NULL AND recurrence_ms < $to" \
     "ORDER BY recurrence_ms, id;" \
     "SELECT $COLUMNS_SQL FROM appointment WHERE series_id IS NOT NULL AND recurrence_ms >= $from - $LONGEST_SQL" \
