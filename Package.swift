@@ -65,6 +65,8 @@ let package = Package(
     .target(name: "LibPQLoader", path: "Sources/LibPQLoader"),
     // Linux's timerfd, inotify, flock and posix_spawn, for the reminder daemon.
     .systemLibrary(name: "CLinuxEvents", path: "Sources/CLinuxEvents"),
+    // glibc's mallopt, for the executable's malloc arenas.
+    .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
 
     // MARK: - Layers
     .target(name: "ApptCore", swiftSettings: everyTarget),
@@ -89,7 +91,7 @@ let package = Package(
     .target(name: "ApptRemind", dependencies: ["ApptCore", "ApptStore", "CLinuxEvents"], swiftSettings: everyTarget),
     .executableTarget(
       name: "appt",
-      dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal", "ApptRuntime", "ApptRemind"],
+      dependencies: ["ApptCore", "ApptStore", "ApptUI", "ApptTerminal", "ApptRuntime", "ApptRemind", "CMalloc"],
       swiftSettings: everyTarget,
       linkerSettings: laidOut
     ),

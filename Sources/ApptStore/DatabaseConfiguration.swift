@@ -30,18 +30,23 @@ public struct DatabaseConfiguration: Sendable {
   /// `PRAGMA data_version`, PostgreSQL's notifications) and, on PostgreSQL, retry a lost
   /// connection.
   public var externalChangePollInterval: Duration
+  /// SQLite's page cache for the file, in KiB; nil keeps SQLite's own (2,000 KiB). A
+  /// PostgreSQL server keeps its own cache: ignored there.
+  public var pageCacheKiB: Int?
 
   public init(
     location: Location,
     migrations: [Migration],
     readOnly: Bool = false,
     busyTimeout: Int32 = 10_000,
-    externalChangePollInterval: Duration? = nil
+    externalChangePollInterval: Duration? = nil,
+    pageCacheKiB: Int? = nil
   ) {
     self.location = location
     self.migrations = migrations
     self.readOnly = readOnly
     self.busyTimeout = busyTimeout
+    self.pageCacheKiB = pageCacheKiB
     // A server pushes notifications, so reading them often costs one non-blocking recv.
     let defaultInterval: Duration = if case .postgres = location { .milliseconds(100) } else { .milliseconds(250) }
     self.externalChangePollInterval = externalChangePollInterval ?? defaultInterval

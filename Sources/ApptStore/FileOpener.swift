@@ -58,6 +58,7 @@ struct FileOpener {
       try connection.execute("PRAGMA synchronous = FULL")
     }
     try connection.execute("PRAGMA foreign_keys = ON")
+    if let kib = configuration.pageCacheKiB { try connection.execute("PRAGMA cache_size = -\(kib)") }
     return connection
   }
 
