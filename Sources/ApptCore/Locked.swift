@@ -50,5 +50,7 @@ public final class Locked<Value: ~Copyable>: Sendable {
   guard let acquire = dlsym(nil, "__tsan_acquire"), let release = dlsym(nil, "__tsan_release") else {
     return nil
   }
+  // Sound: dlsym found the TSan runtime's own symbols, C functions of exactly this type
+  // (`void __tsan_acquire(void *addr)`, `void __tsan_release(void *addr)`).
   return (unsafeBitCast(acquire, to: SanitizerAnnotation.self), unsafeBitCast(release, to: SanitizerAnnotation.self))
 }()
