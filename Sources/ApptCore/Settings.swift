@@ -87,8 +87,10 @@ public enum SettingOrigin: Sendable, Equatable, CustomStringConvertible {
   }
 }
 
-/// A value and where it came from.
-public struct Setting<Value: Sendable & Equatable>: Sendable, Equatable {
+/// A value and where it came from. `Equatable` where the value is, not required of it: a
+/// generic requirement is checked each time the runtime makes a `Setting` type, by a search
+/// of every conformance in the binary (0.1 ms of every command for `Setting<Weekday>`).
+public struct Setting<Value: Sendable>: Sendable {
   public var value: Value
   public var origin: SettingOrigin
 
@@ -100,6 +102,8 @@ public struct Setting<Value: Sendable & Equatable>: Sendable, Equatable {
   /// The value when the settings file set it; nil when it is the default.
   public var configured: Value? { origin == .standard ? nil : value }
 }
+
+extension Setting: Equatable where Value: Equatable {}
 
 /// The settings file appt reads, and why that one.
 public struct SettingsSource: Sendable, Equatable {

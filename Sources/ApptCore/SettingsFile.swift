@@ -4,14 +4,16 @@ import Foundation
 /// and appt stops with exit 2 before a store is opened or the terminal taken over. Shared by
 /// appt and appt-sync, so both say the same about the same file.
 public enum SettingsFile {
-  /// The settings in effect, or every line to print on stderr. `vocabulary`: the calendar's
-  /// key map's (ApptUI's `KeyMap.standard.vocabulary`), for `[keys]`.
+  /// The settings in effect; thrown: every line to print on stderr. `vocabulary`: the
+  /// calendar's key map's (ApptUI's `KeyMap.standard.vocabulary`), for `[keys]`.
+  /// Typed throws, not a `Result`: the first `Result<Settings, Refusal>` a process makes
+  /// costs the runtime a search of every conformance in the binary for `Refusal: Error`.
   public static func load(
     option: String?,
     environment: [String: String],
     vocabulary: KeyVocabulary
-  ) -> Result<Settings, Refusal> {
-    load(
+  ) throws(Refusal) -> Settings {
+    try load(
       source: SettingsSource.locate(option: option, environment: environment),
       environment: environment,
       vocabulary: vocabulary
@@ -24,7 +26,7 @@ public enum SettingsFile {
     source: SettingsSource,
     environment: [String: String],
     vocabulary: KeyVocabulary
-  ) -> Result<Settings, Refusal> {
+  ) throws(Refusal) -> Settings {
     var source = source
     var defaults = Settings()
     defaults.ui.weekStart = Setting(Settings.localeWeekStart(environment: environment))
@@ -37,25 +39,23 @@ public enum SettingsFile {
       source.exists = false
       bytes = []  // every default, the key map's included
     case .failure(.missing):
-      return .failure(Refusal(lines: ["appt: \(source.chosenBy.rawValue) names \(shown), which does not exist"]))
+      throw Refusal(lines: ["appt: \(source.chosenBy.rawValue) names \(shown), which does not exist"])
     case .failure(.unreadable(let reason)):
-      return .failure(Refusal(lines: ["appt: cannot read the settings file \(shown): \(reason)"]))
+      throw Refusal(lines: ["appt: cannot read the settings file \(shown): \(reason)"])
     }
     let parser = SettingsParser(path: source.path, vocabulary: vocabulary, defaults: defaults)
     switch parser.parse(bytes: bytes) {
     case .success(var settings):
       settings.source = source
-      return .success(settings)
+      return settings
     case .failure(let failure):
       let count = failure.diagnostics.count
       let lines = failure.diagnostics.map { TextSafety.escapingControls($0.description) }
-      return .failure(
-        Refusal(
-          lines: lines + [
-            "appt: \(count) mistake\(count == 1 ? "" : "s") in the settings file \(shown); nothing was started"
-              + " (appt --config /dev/null runs with the defaults)"
-          ]
-        )
+      throw Refusal(
+        lines: lines + [
+          "appt: \(count) mistake\(count == 1 ? "" : "s") in the settings file \(shown); nothing was started"
+            + " (appt --config /dev/null runs with the defaults)"
+        ]
       )
     }
   }

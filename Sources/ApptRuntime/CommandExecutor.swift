@@ -190,15 +190,19 @@ public struct CommandExecutor: Sendable {
         // field, with no String for each line.
         var bytes: [UInt8] = []
         bytes.reserveCapacity(chunk.count * 96)
-        for appointment in chunk {
+        // By index: `for appointment in chunk` copied each appointment (a retain of every
+        // field, then a release) before formatting it.
+        for index in chunk.indices {
           if let template {
             bytes.append(
-              contentsOf: formatter.line(appointment, as: template, calendar: names[appointment.calendarID]).utf8
+              contentsOf: formatter.line(chunk[index], as: template, calendar: names[chunk[index].calendarID]).utf8
             )
           } else if json {
-            bytes.append(contentsOf: formatter.jsonObject(appointment, calendar: names[appointment.calendarID]).utf8)
+            bytes.append(
+              contentsOf: formatter.jsonObject(chunk[index], calendar: names[chunk[index].calendarID]).utf8
+            )
           } else {
-            formatter.appendTextLine(appointment, to: &bytes)
+            formatter.appendTextLine(chunk[index], to: &bytes)
           }
           bytes.append(0x0A)
         }

@@ -90,7 +90,7 @@ extension AppointmentDAO {
     let from = range.start.millisecondsSince1970
     let to = range.end.millisecondsSince1970
     let longest = try Self.longestDuration(connection)
-    var series = try SeriesSlices(
+    let series = try SeriesSlices(
       range: range,
       conditions: seriesConditions,
       bindings: bindings,
@@ -104,57 +104,116 @@ extension AppointmentDAO {
       where: (["start_ms >= ? AND start_ms < ? AND end_ms > ? AND \(Self.isOneOff)"] + oneOffConditions)
         .joined(separator: " AND "),
       bindings: [.integer(from - longest), .integer(to), .integer(from)] + bindings,
-      // Rows sharing a start are sorted here (`group`, with the series' occurrences), so
+      // Rows sharing a start are sorted here (`WindowMerge`, with the series' occurrences), so
       // the start index's order is enough; SQLite's sorter for the rest of the display order
       // copied every row of a window. A limit needs it: it cuts in SQL.
       order: query.limit == nil ? "start_ms" : Self.displayOrder,
       limit: query.limit
     )
-    // The one-offs sharing the latest start read: the next row may still sort among them.
-    var group: [Appointment] = []
-    /// Hands over, in display order, everything starting before `bound`: the series'
-    /// occurrences must be expanded that far already.
-    func release(before bound: Date) throws(StoreError) -> Bool {
-      if let first = group.first, first.start < bound {
-        guard try series.release(before: first.start, into: &output, connection, deliver) else { return false }
-        var tied = series.take(startingAt: first.start) + group
-        group = []
-        tied = Self.displaySorted(tied, limit: nil)
-        for item in tied { guard try output.append(item, connection, deliver) else { return false } }
-      }
-      return try series.release(before: bound, into: &output, connection, deliver)
-    }
-    /// Expands the series up to `bound` (the next one-off's start: none to come starts
-    /// earlier), handing over all that precedes it.
-    func advance(to bound: Date) throws(StoreError) -> Bool {
-      while series.expanded <= bound, series.expanded < range.end {
-        series.expandNextSlice()
-        output.observe(held: series.held + group.count)
-        guard try release(before: min(series.expanded, bound)) else { return false }
-      }
-      return try release(before: bound)
-    }
+    var merge = WindowMerge(output: output, series: series, end: range.end)
     let lineOnly = query.detail == .listLine
-    var reading = true
     let singlesSQL = lineOnly ? singles.sql(selecting: Appointment.lineColumns) : singles.sql
     try connection.stream(singlesSQL, singles.bindings, batch: output.chunkSize) { row throws(StoreError) in
-      let single = lineOnly ? try Appointment(lineRow: row) : try Appointment(row: row)
-      if let first = group.first, first.start == single.start {
-        group.append(single)
-      } else {
-        guard try advance(to: single.start) else {
-          reading = false
-          return false
-        }
-        group = [single]
-      }
-      output.observe(held: series.held + group.count)
-      return true
+      try merge.add(lineOnly ? try Appointment(lineRow: row) : try Appointment(row: row), connection, deliver)
     }
-    if reading, try advance(to: range.end), try release(before: .distantFuture) {
+    try merge.finish(connection, deliver)
+    return merge.output.peak
+  }
+}
+
+/// A window's one-offs, read in start order, merged with its series' occurrences into
+/// `output` in display order. A struct with mutating methods, not local functions over
+/// captured variables: those were boxed, and each access to them checked for exclusivity at
+/// run time (five a row).
+@DatabaseActor
+struct WindowMerge {
+  private(set) var output: ChunkedOutput
+  private var series: SeriesSlices
+  /// The window's end.
+  let end: Date
+  /// The one-offs sharing the latest start read (`groupStart`): the next row may still sort
+  /// among them. Kept with their capacity, as are `tied`, a start's rows, and `order`, their
+  /// display order.
+  private var group: [Appointment] = []
+  private var groupStart: Date?
+  private var tied: [Appointment] = []
+  private var order: [Int] = []
+  /// The reader wants no more: nothing else is read or handed over.
+  private var stopped = false
+
+  init(output: ChunkedOutput, series: SeriesSlices, end: Date) {
+    self.output = output
+    self.series = series
+    self.end = end
+  }
+
+  /// Takes the next one-off (in start order); false once the reader wants no more.
+  mutating func add(
+    _ single: Appointment,
+    _ connection: any Connection,
+    _ deliver: ([Appointment]) throws(StoreError) -> StreamControl
+  ) throws(StoreError) -> Bool {
+    if groupStart != single.start {
+      guard try advance(to: single.start, connection, deliver) else {
+        stopped = true
+        return false
+      }
+      groupStart = single.start
+    }
+    group.append(single)
+    output.observe(held: series.held + group.count)
+    return true
+  }
+
+  /// Hands over the rest: the series' occurrences after the last one-off, then the last chunk.
+  mutating func finish(
+    _ connection: any Connection,
+    _ deliver: ([Appointment]) throws(StoreError) -> StreamControl
+  ) throws(StoreError) {
+    if !stopped, try advance(to: end, connection, deliver), try release(before: .distantFuture, connection, deliver) {
       try output.finish(connection, deliver)
     }
-    return output.peak
+  }
+
+  /// Hands over, in display order, everything starting before `bound`: the series'
+  /// occurrences must be expanded that far already.
+  private mutating func release(
+    before bound: Date,
+    _ connection: any Connection,
+    _ deliver: ([Appointment]) throws(StoreError) -> StreamControl
+  ) throws(StoreError) -> Bool {
+    if let start = groupStart, start < bound {
+      guard try series.release(before: start, into: &output, connection, deliver) else { return false }
+      groupStart = nil
+      series.take(startingAt: start, into: &tied)
+      if tied.isEmpty {
+        swap(&tied, &group)
+      } else {
+        tied += group
+        group.removeAll(keepingCapacity: true)
+      }
+      AppointmentDAO.displayOrder(of: tied, into: &order)
+      for index in order {
+        guard try output.append(tied[index], connection, deliver) else { return false }
+      }
+      tied.removeAll(keepingCapacity: true)
+    }
+    return try series.release(before: bound, into: &output, connection, deliver)
+  }
+
+  /// Expands the series up to `bound` (the next one-off's start: none to come starts
+  /// earlier), handing over all that precedes it.
+  private mutating func advance(
+    to bound: Date,
+    _ connection: any Connection,
+    _ deliver: ([Appointment]) throws(StoreError) -> StreamControl
+  ) throws(StoreError) -> Bool {
+    while series.expanded <= bound, series.expanded < end {
+      series.expandNextSlice()
+      output.observe(held: series.held + group.count)
+      guard try release(before: min(series.expanded, bound), connection, deliver) else { return false }
+    }
+    return try release(before: bound, connection, deliver)
   }
 }
 
@@ -399,15 +458,13 @@ struct SeriesSlices {
     return true
   }
 
-  /// Takes the expanded occurrences starting at `instant` (the next ones: everything before
-  /// has been handed over), to sort among one-offs starting then too.
-  mutating func take(startingAt instant: Date) -> [Appointment] {
-    var taken: [Appointment] = []
+  /// Moves the expanded occurrences starting at `instant` (the next ones: everything before
+  /// has been handed over) to `taken`, to sort among one-offs starting then too.
+  mutating func take(startingAt instant: Date, into taken: inout [Appointment]) {
     while head < queue.count, queue[head].start == instant {
       taken.append(queue[head])
       head += 1
     }
-    return taken
   }
 
   /// At most how many occurrences per second `recurrence` yields (a bound, not an average):

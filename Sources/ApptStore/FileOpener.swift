@@ -91,11 +91,8 @@ struct FileOpener {
   /// file and takes no lock, and SQLite (unlike a descriptor of ours) defers closing a file
   /// another connection of this process has open, so nobody's locks are dropped.
   private func inspectHeader(path: String, size: Int) throws(StoreError) {
-    var allowed = CharacterSet.urlPathAllowed
-    allowed.remove(charactersIn: "?#%")
-    let escaped = path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
     let probe = try SQLiteConnection(
-      filename: "file:\(escaped)?immutable=1",
+      filename: "file:\(Self.uriEscaped(path))?immutable=1",
       displayPath: path,
       flags: SQLITE_OPEN_READONLY
     )
@@ -124,6 +121,36 @@ struct FileOpener {
     } catch {
       if case .sqlite = error { throw StoreError.corrupt(path: path, reason: error.description) }
       throw error
+    }
+  }
+
+  /// `path` as the path of a `file:` URI: every byte escaped (`%HH`) but those a URI path
+  /// keeps as they are (Foundation's `urlPathAllowed`), `%`, `?` and `#` too: what
+  /// `addingPercentEncoding(withAllowedCharacters:)` gives with `urlPathAllowed` minus `?#%`,
+  /// which cost a quarter of a millisecond of every command (Foundation's character sets).
+  static func uriEscaped(_ path: String) -> String {
+    let hex = Array("0123456789ABCDEF".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(path.utf8.count)
+    for byte in path.utf8 {
+      if keptInURIPath(byte) {
+        out.append(byte)
+      } else {
+        out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+      }
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// Unreserved, sub-delimiters but `;`, `:`, `@` and `/` (RFC 3986, 3.3): Foundation's
+  /// `urlPathAllowed`.
+  private static func keptInURIPath(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+      UInt8(ascii: "0")...UInt8(ascii: "9"):
+      return true
+    default:
+      return "-._~!$&'()*+,=:@/".utf8.contains(byte)
     }
   }
 

@@ -72,10 +72,10 @@ enum SyncCommand {
       chosenBy: FileManager.default.fileExists(atPath: located.path) ? located.chosenBy : .standard
     )
     let settings: Settings
-    switch SettingsFile.load(source: source, environment: environment, vocabulary: KeyMap.standard.vocabulary) {
-    case .success(let loaded): settings = loaded
-    case .failure(let refusal):
-      for line in refusal.lines { Output.err(line) }
+    do throws(SettingsFile.Refusal) {
+      settings = try SettingsFile.load(source: source, environment: environment, vocabulary: KeyMap.standard.vocabulary)
+    } catch {
+      for line in error.lines { Output.err(line) }
       return 2
     }
     let clock: Clock

@@ -42,11 +42,14 @@ struct Appt {
     }
     // The settings file before anything else: a mistake in it starts nothing (exit 2).
     let settings: Settings
-    switch SettingsFile.load(option: options.config, environment: environment, vocabulary: KeyMap.standard.vocabulary) {
-    case .success(let loaded):
-      settings = loaded
-    case .failure(let refusal):
-      for line in refusal.lines { Output.error(line) }
+    do throws(SettingsFile.Refusal) {
+      settings = try SettingsFile.load(
+        option: options.config,
+        environment: environment,
+        vocabulary: KeyMap.standard.vocabulary
+      )
+    } catch {
+      for line in error.lines { Output.error(line) }
       exit(ExitStatus.usage.rawValue)
     }
 

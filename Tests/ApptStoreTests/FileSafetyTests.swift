@@ -1,8 +1,9 @@
 import ApptCore
-import ApptStore
 import ApptTestSupport
 import Foundation
 import Testing
+
+@testable import ApptStore
 
 /// Files appt creates, and files it must refuse without changing a byte.
 @Suite("Database files")
@@ -162,6 +163,20 @@ struct FileSafetyTests {
       try raw.execute("PRAGMA application_id = 305419896; CREATE TABLE t (x); DROP TABLE t;")
     }
     try await Self.expectRefused(url, with: .foreignDatabase(path: url.path))
+  }
+
+  @Test("the header probe's file: URI escapes a path as Foundation's urlPathAllowed minus ?#% does")
+  func uriEscaping() {
+    var allowed = CharacterSet.urlPathAllowed
+    allowed.remove(charactersIn: "?#%")
+    let everyASCII = String(decoding: (1...127).map { UInt8($0) }, as: UTF8.self)
+    let paths = [
+      "/home/me/.local/share/appt/appt.sqlite3", "/tmp/my calendar #1?%20.sqlite3", everyASCII,
+      "/home/zoë/Kalender – privat/日程.sqlite3", "/tmp/🗓️ [x] {y} |z| ^w` \\ \"q\" <a>", "",
+    ]
+    for path in paths {
+      #expect(FileOpener.uriEscaped(path) == path.addingPercentEncoding(withAllowedCharacters: allowed), "\(path)")
+    }
   }
 
   @Test("a foreign database at a path with spaces, # and ? is refused, untouched")

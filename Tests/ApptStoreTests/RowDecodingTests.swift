@@ -23,6 +23,25 @@ import Testing
     #expect(StoredID.parse(id.description) == id)
   }
 
+  @Test("every digit of a stored id counts: any stray byte in any place reads as AppointmentID(string:) reads it")
+  func storedIDDigits() {
+    for _ in 0..<64 {
+      let id = AppointmentID()
+      #expect(StoredID.parse(id.description) == id)
+    }
+    let text = Array(AppointmentID().description.utf8)
+    // Bytes just outside each digit range, and upper case (which only the general reader takes).
+    let strays: [UInt8] = Array("/:`g@GAF -".utf8)
+    for place in text.indices where text[place] != UInt8(ascii: "-") {
+      for stray in strays {
+        var bytes = text
+        bytes[place] = stray
+        let changed = String(decoding: bytes, as: UTF8.self)
+        #expect(StoredID.parse(changed) == AppointmentID(string: changed), "\(changed)")
+      }
+    }
+  }
+
   @Test("cached rule texts give what parsing gives, and a bad text fails every time")
   func ruleTexts() throws {
     let texts = [
