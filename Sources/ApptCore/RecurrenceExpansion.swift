@@ -152,16 +152,18 @@ struct RuleExpander {
   let start: CivilDateTime
   let zone: TimeZone
   let weekStart: Int
-  let months: [Bool]  // 1...12
-  let plainWeekdays: [Bool]  // 0...6
+  let months: SmallSet  // 1...12
+  let plainWeekdays: SmallSet  // 0...6
   let ordinalWeekdays: [(weekday: Int, ordinal: Int)]
   let monthDays: [Int]
-  let hours: [Int]
-  let minutes: [Int]
-  let seconds: [Int]
-  let hourFilter: [Bool]  // for HOURLY and finer: the BYHOUR limit
-  let minuteFilter: [Bool]
-  let secondFilter: [Bool]
+  /// The times of day each day yields, ascending.
+  let hours: SmallSet
+  let minutes: SmallSet
+  let seconds: SmallSet
+  /// For HOURLY and finer: the BYHOUR (BYMINUTE, BYSECOND) limit; every value without one.
+  let hourFilter: SmallSet
+  let minuteFilter: SmallSet
+  let secondFilter: SmallSet
   /// Every interval yields exactly one instance, so skipped intervals can be counted.
   let onePerInterval: Bool
   let untilUTC: Date?
@@ -188,36 +190,27 @@ struct RuleExpander {
       default: break
       }
     }
-    var months = [Bool](repeating: byMonth.isEmpty, count: 13)
-    for month in byMonth { months[month] = true }
-    self.months = months
-    var plain = [Bool](repeating: false, count: 7)
+    months = byMonth.isEmpty ? SmallSet(all: 1...12) : SmallSet(byMonth)
+    var plain = SmallSet()
     var ordinals: [(Int, Int)] = []
     for day in byDay {
       if let ordinal = day.ordinal, freq == .monthly || freq == .yearly {
         ordinals.append((day.weekday.rawValue, ordinal))
       } else {
-        plain[day.weekday.rawValue] = true
+        plain.insert(day.weekday.rawValue)
       }
     }
-    if byDay.isEmpty { plain = [Bool](repeating: true, count: 7) }
-    plainWeekdays = plain
+    plainWeekdays = byDay.isEmpty ? SmallSet(all: 0...6) : plain
     ordinalWeekdays = ordinals
     self.monthDays = monthDays
-    func mask(_ values: [Int], _ size: Int) -> [Bool] {
-      var mask = [Bool](repeating: values.isEmpty, count: size)
-      for value in values where value < size { mask[value] = true }
-      return mask
-    }
-    hourFilter = mask(rule.byHour, 24)
-    minuteFilter = mask(rule.byMinute, 60)
-    secondFilter = mask(rule.bySecond.map { min($0, 59) }, 60)
-    func sortedUnique(_ values: [Int], default value: Int) -> [Int] {
-      values.isEmpty ? [value] : Array(Set(values)).sorted()
-    }
-    hours = sortedUnique(rule.byHour, default: start.hour)
-    minutes = sortedUnique(rule.byMinute, default: start.minute)
-    seconds = sortedUnique(rule.bySecond.map { min($0, 59) }, default: start.second)
+    // A leap second (BYSECOND=60) counts as 59, as DTSTART's would.
+    let bySecond = rule.bySecond.map { min($0, 59) }
+    hourFilter = rule.byHour.isEmpty ? SmallSet(all: 0...23) : SmallSet(rule.byHour)
+    minuteFilter = rule.byMinute.isEmpty ? SmallSet(all: 0...59) : SmallSet(rule.byMinute)
+    secondFilter = bySecond.isEmpty ? SmallSet(all: 0...59) : SmallSet(bySecond)
+    hours = rule.byHour.isEmpty ? SmallSet(single: start.hour) : SmallSet(rule.byHour)
+    minutes = rule.byMinute.isEmpty ? SmallSet(single: start.minute) : SmallSet(rule.byMinute)
+    seconds = bySecond.isEmpty ? SmallSet(single: start.second) : SmallSet(bySecond)
     let noParts =
       noDayParts && rule.byMonth.isEmpty && rule.byHour.isEmpty && rule.byMinute.isEmpty
       && rule.bySecond.isEmpty && rule.bySetPos.isEmpty
@@ -342,7 +335,7 @@ struct RuleExpander {
       var context = YearContext(year: anchor, firstDay: firstDay, length: length, weekStart: weekStart)
       // Only the months BYMONTH (or DTSTART's month) allows: `matches` refuses every other day
       // first, so this finds the same days, in the same order, without visiting the year's 365.
-      for month in 1...12 where months[month] {
+      for month in months {
         let monthFirst = CivilDate.dayNumber(year: anchor, month: month, day: 1)
         for offset in 0..<CivilDate.daysInMonth(year: anchor, month: month) {
           let date = CivilDate(year: anchor, month: month, day: offset + 1)
@@ -369,7 +362,7 @@ struct RuleExpander {
       let day = time.date.dayNumber
       var context = YearContext(year: time.date.year, weekStart: weekStart)
       guard matches(day, time.date, &context) else { return (day + 1) * 86400 }
-      guard hourFilter[time.hour] else { return anchor - time.minute * 60 - time.second + 3600 }
+      guard hourFilter.contains(time.hour) else { return anchor - time.minute * 60 - time.second + 3600 }
       switch rule.frequency {
       case .hourly:
         for minute in minutes {
@@ -378,13 +371,13 @@ struct RuleExpander {
           }
         }
       case .minutely:
-        guard minuteFilter[time.minute] else { return anchor - time.second + 60 }
+        guard minuteFilter.contains(time.minute) else { return anchor - time.second + 60 }
         for second in seconds {
           out.append(CivilDateTime(date: time.date, hour: time.hour, minute: time.minute, second: second))
         }
       default:
-        guard minuteFilter[time.minute] else { return anchor - time.second + 60 }
-        if secondFilter[time.second] { out.append(time) }
+        guard minuteFilter.contains(time.minute) else { return anchor - time.second + 60 }
+        if secondFilter.contains(time.second) { out.append(time) }
       }
     }
     applySetPositions(&out)
@@ -448,15 +441,15 @@ struct RuleExpander {
   /// `matches(_:_:_:)` for a day known by its number only: a day whose weekday BYDAY leaves
   /// out (with no ordinal weekday that could take it) is refused before its date is computed.
   private func matches(_ day: Int, _ context: inout YearContext) -> Bool {
-    if ordinalWeekdays.isEmpty, !plainWeekdays[CivilDate.weekday(ofDayNumber: day)] { return false }
+    if ordinalWeekdays.isEmpty, !plainWeekdays.contains(CivilDate.weekday(ofDayNumber: day)) { return false }
     return matches(day, CivilDate(dayNumber: day), &context)
   }
 
   /// Whether day number `day` (whose date is `date`) is a day of the rule.
   private func matches(_ day: Int, _ date: CivilDate, _ context: inout YearContext) -> Bool {
-    guard months[date.month] else { return false }
+    guard months.contains(date.month) else { return false }
     let weekday = CivilDate.weekday(ofDayNumber: day)
-    if ordinalWeekdays.isEmpty, !plainWeekdays[weekday] { return false }
+    if ordinalWeekdays.isEmpty, !plainWeekdays.contains(weekday) { return false }
     context.move(to: date.year)
     if !rule.byWeekNo.isEmpty {
       let week = context.weekNumber(day)
@@ -474,7 +467,7 @@ struct RuleExpander {
       let length = CivilDate.daysInMonth(year: date.year, month: date.month)
       guard monthDays.contains(where: { $0 > 0 ? $0 == date.day : length + 1 + $0 == date.day }) else { return false }
     }
-    if plainWeekdays[weekday] { return true }
+    if plainWeekdays.contains(weekday) { return true }
     guard !ordinalWeekdays.isEmpty else { return false }
     // An ordinal counts within the month (MONTHLY, or YEARLY with BYMONTH) or the year.
     let rangeStart: Int
