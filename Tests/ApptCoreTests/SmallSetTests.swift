@@ -9,8 +9,8 @@ import Testing
   func ascendingUnique() {
     var generator = SystemRandomNumberGenerator()
     for _ in 0..<200 {
-      let values = (0..<Int.random(in: 0...40, using: &generator)).map { _ in Int.random(in: -5...70, using: &generator)
-      }
+      let count = Int.random(in: 0...40, using: &generator)
+      let values = (0..<count).map { _ in Int.random(in: -5...70, using: &generator) }
       let set = SmallSet(values)
       let expected = Array(Set(values.filter { (0..<64).contains($0) })).sorted()
       #expect(Array(set) == expected, "\(values)")
