@@ -458,8 +458,8 @@ struct SeriesSlices {
     return true
   }
 
-  /// Moves the expanded occurrences starting at `instant` (the next ones: everything before
-  /// has been handed over) to `taken`, to sort among one-offs starting then too.
+  /// Appends to `taken` the expanded occurrences starting at `instant` (the next ones:
+  /// everything before has been handed over), to sort among one-offs starting then too.
   mutating func take(startingAt instant: Date, into taken: inout [Appointment]) {
     while head < queue.count, queue[head].start == instant {
       taken.append(queue[head])

@@ -687,9 +687,6 @@ extension AppointmentDAO {
     return all
   }
 
-  /// The first `limit` of `rows` (all without one) in `Appointment.displayOrder`. It sorts
-  /// indices, comparing the times read once into arrays (the whole order only on a tie), and
-  /// moves each row once, instead of moving whole `Appointment`s on every step of the sort.
   /// The indices of `rows` in display order (`displaySorted`'s), into `order` (emptied
   /// first): for a few rows (those sharing a start), read through the indices; no row is
   /// copied or moved (an `Appointment` is a few hundred bytes).
@@ -706,6 +703,9 @@ extension AppointmentDAO {
     }
   }
 
+  /// The first `limit` of `rows` (all without one) in `Appointment.displayOrder`. It sorts
+  /// indices, comparing the times read once into arrays (the whole order only on a tie), and
+  /// moves each row once, instead of moving whole `Appointment`s on every step of the sort.
   nonisolated static func displaySorted(_ rows: [Appointment], limit: Int?) -> [Appointment] {
     let starts = rows.map(\.start)
     let ends = rows.map(\.end)
