@@ -37,12 +37,16 @@ public struct AppointmentID: Hashable, Comparable, Sendable, Codable, CustomStri
 
   /// `short`, appended as bytes (every `list` line starts with one).
   public func appendShort(to out: inout [UInt8]) {
+    withUnsafeBytes(of: shortBytes) { out.append(contentsOf: $0) }
+  }
+
+  /// `short` as its six ASCII bytes.
+  var shortBytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) {
     let (first, second, third) = (uuid.uuid.0, uuid.uuid.1, uuid.uuid.2)
-    let text = (
+    return (
       Self.hexDigit(first >> 4), Self.hexDigit(first & 0x0F), Self.hexDigit(second >> 4),
       Self.hexDigit(second & 0x0F), Self.hexDigit(third >> 4), Self.hexDigit(third & 0x0F)
     )
-    withUnsafeBytes(of: text) { out.append(contentsOf: $0) }
   }
 
   /// The lower-case spelling of the first `count` bytes, with the dashes among them.

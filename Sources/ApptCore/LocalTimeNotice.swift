@@ -90,10 +90,14 @@ extension When {
 }
 
 extension AppointmentFormatter {
+  /// How far either side of an instant `twin(of:)` looks for a change of offset: a time with
+  /// none that near is in no repeated hour.
+  static let twinWindow: TimeInterval = 3 * 3600
+
   /// The other instant with the same local wall-clock time as `date`, when `date` is in the
   /// hour a fall-back change repeats; nil otherwise (nearly always: two offset look-ups).
   func twin(of date: Date) -> Date? {
-    let window: TimeInterval = 3 * 3600
+    let window = Self.twinWindow
     // Nearly always: no change of offset near it, known from the span it is in.
     if offsets.keepsOneOffset(from: date.addingTimeInterval(-window), through: date.addingTimeInterval(window)) {
       return nil

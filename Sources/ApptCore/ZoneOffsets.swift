@@ -34,8 +34,14 @@ final class ZoneOffsets: Sendable {
 
   /// Whether the zone keeps one offset from `from` through `to`.
   func keepsOneOffset(from: Date, through to: Date) -> Bool {
-    guard let span = span(at: from) else { return false }
-    return to.timeIntervalSince1970 < span.until
+    offset(throughout: from, to) != nil
+  }
+
+  /// The one offset the zone keeps from `from` through `to`; nil when it changes between
+  /// them (or is not known there). One look-up, where asking each instant takes one each.
+  func offset(throughout from: Date, _ to: Date) -> Int? {
+    guard let span = span(at: from), to.timeIntervalSince1970 < span.until else { return nil }
+    return span.offset
   }
 
   /// The span holding `date`, learnt now if it is not known; nil for a date that is not finite.

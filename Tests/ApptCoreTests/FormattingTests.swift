@@ -15,6 +15,36 @@ struct FormattingTests {
     #expect(formatter.textLine(a) == "1a2b3c  Tue 2026-12-01  10:00-10:45  Dentist")
   }
 
+  @Test("a line is its id, day, time range and title in any zone, near any change of offset")
+  func lineAgreesWithItsParts() throws {
+    // `appendTextLine` makes the common line in one piece (one offset look-up); `day` and
+    // `timeRange` take the general path, which shows repeated hours and later days.
+    var generator = SystemRandomNumberGenerator()
+    let zones = ["UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata"]
+    // The changes of offset in 2027 of the zones with summer time, and plain days.
+    let anchors = [
+      "2027-03-28T01:00:00Z", "2027-10-31T01:00:00Z", "2027-03-14T07:00:00Z", "2027-11-07T06:00:00Z",
+      "2027-04-03T15:00:00Z", "2027-10-02T15:30:00Z", "2027-06-15T12:00:00Z", "2027-01-01T00:00:00Z",
+    ].map { Fixture.instant($0) }
+    for zoneID in zones {
+      let zone = try #require(TimeZone(identifier: zoneID))
+      for timeFormat in TimeFormat.allCases {
+        let formatter = AppointmentFormatter(clock: Clock.fixed(Fixture.now, timeZone: zone), timeFormat: timeFormat)
+        for _ in 0..<300 {
+          let anchor = try #require(anchors.randomElement(using: &generator))
+          let start = anchor.addingTimeInterval(TimeInterval(Int.random(in: -8 * 3600...8 * 3600, using: &generator)))
+          let minutes = [1, 15, 30, 60, 90, 180, 600, 1440, 1800].randomElement(using: &generator) ?? 30
+          var a = Fixture.appointment(title: "x")
+          a.start = start
+          a.end = start.addingTimeInterval(TimeInterval(minutes * 60))
+          a.isAllDay = Int.random(in: 0..<10, using: &generator) == 0
+          let parts = "\(a.id.short)  \(formatter.day(a.start))  \(formatter.timeRange(a))  x"
+          #expect(formatter.textLine(a) == parts, "\(zoneID) \(timeFormat) \(a.start) \(minutes) min")
+        }
+      }
+    }
+  }
+
   @Test("a cancelled appointment is marked")
   func cancelled() {
     let a = Fixture.appointment(status: .cancelled)
