@@ -103,7 +103,9 @@ extension TimeZone {
   /// some malformed identifiers (one holding a NUL, for instance), which would silently move
   /// appointments: text with control characters or spaces is refused first.
   public static func named(_ identifier: String) -> TimeZone? {
-    guard !identifier.isEmpty, identifier.count <= 64,
+    // Bytes, not characters: IANA names are ASCII, and counting characters walks graphemes
+    // (every series expanded asks for its zone).
+    guard !identifier.isEmpty, identifier.utf8.count <= 64,
       !identifier.unicodeScalars.contains(where: { TextSafety.isControl($0) || $0 == " " })
     else { return nil }
     return TimeZone(identifier: identifier)

@@ -102,8 +102,9 @@ public struct RecurrenceSet: Hashable, Sendable {
     let civilFrom = CivilDateTime(lower, in: .gmt).civilSeconds - 2 * 86400
     let civilTo = CivilDateTime(upper, in: .gmt).civilSeconds + 2 * 86400
     var found: [Date] = []
-    // Each instance asks for two offsets or more: remembered for this expansion.
-    let offsets = ZoneOffsets(zone)
+    // Each instance asks for two offsets or more: remembered, and shared with the window's
+    // other series in the zone.
+    let offsets = ZoneOffsets.shared(for: zone)
     func take(_ instant: Date) {
       if instant >= lower, instant < upper { found.append(instant) }
     }
