@@ -34,10 +34,14 @@ final class ZoneOffsets: Sendable {
   /// How many zones `shared(for:)` keeps.
   static let sharedZones = 8
 
-  /// Offsets of `zone` shared with every other caller asking for the same zone.
+  /// Offsets of `zone` shared with every other caller asking for the same zone. A fixed
+  /// offset gets its own: Foundation names those by the minute (3600 s and 3601 s east are
+  /// both "GMT+0100", and equal), so a name would mix zones whose offsets differ in seconds.
   static func shared(for zone: TimeZone) -> ZoneOffsets {
-    sharedByZone.withLock { kept in
-      if let index = kept.lastIndex(where: { $0.zone.identifier == zone.identifier }) {
+    let name = zone.identifier
+    guard !name.hasPrefix("GMT+"), !name.hasPrefix("GMT-") else { return ZoneOffsets(zone) }
+    return sharedByZone.withLock { kept in
+      if let index = kept.lastIndex(where: { $0.zone.identifier == name }) {
         if index != kept.count - 1 { kept.append(kept.remove(at: index)) }
         return kept[kept.count - 1]
       }

@@ -30,6 +30,19 @@ struct ZoneOffsetsTests {
     }
   }
 
+  @Test("shared offsets: one per named zone; fixed offsets a second apart are not mixed")
+  func shared() throws {
+    let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+    #expect(ZoneOffsets.shared(for: berlin) === ZoneOffsets.shared(for: berlin))
+    let summer = Date(timeIntervalSince1970: 1_780_000_000)
+    #expect(ZoneOffsets.shared(for: berlin).offset(at: summer) == 7200)
+    // Foundation calls both "GMT+0100" and holds them equal.
+    let hour = try #require(TimeZone(secondsFromGMT: 3600))
+    let hourAndSecond = try #require(TimeZone(secondsFromGMT: 3601))
+    #expect(ZoneOffsets.shared(for: hour).offset(at: summer) == 3600)
+    #expect(ZoneOffsets.shared(for: hourAndSecond).offset(at: summer) == 3601)
+  }
+
   @Test("times walked forward, as a list does, across 1900 to 2100", arguments: zones)
   func forward(identifier: String) throws {
     let zone = try #require(TimeZone(identifier: identifier))
