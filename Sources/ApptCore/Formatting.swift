@@ -154,16 +154,15 @@ public struct AppointmentFormatter: Sendable {
     guard start.dayNumber == end.dayNumber else { return false }
     let id = a.id.shortBytes
     let weekday = Self.weekdayLetters(start.weekday)
+    let date = Self.dateBytes(start)
+    let from = Self.clockBytes(start)
+    let to = Self.clockBytes(end)
     let space = UInt8(ascii: " ")
-    // `"1a2b3c  Tue 2026-12-01  10:00-10:45  "`, made on the stack as `appendDate` does.
+    // `"1a2b3c  Tue 2026-12-01  10:00-10:45  "` on the stack, from the general path's parts.
     let text = (
       id.0, id.1, id.2, id.3, id.4, id.5, space, space, weekday.0, weekday.1, weekday.2, space,
-      Self.digit(start.year / 1000), Self.digit(start.year / 100), Self.digit(start.year / 10),
-      Self.digit(start.year), UInt8(ascii: "-"), Self.digit(start.month / 10), Self.digit(start.month),
-      UInt8(ascii: "-"), Self.digit(start.day / 10), Self.digit(start.day), space, space,
-      Self.digit(start.hour / 10), Self.digit(start.hour), UInt8(ascii: ":"), Self.digit(start.minute / 10),
-      Self.digit(start.minute), UInt8(ascii: "-"), Self.digit(end.hour / 10), Self.digit(end.hour),
-      UInt8(ascii: ":"), Self.digit(end.minute / 10), Self.digit(end.minute), space, space
+      date.0, date.1, date.2, date.3, date.4, date.5, date.6, date.7, date.8, date.9, space, space,
+      from.0, from.1, from.2, from.3, from.4, UInt8(ascii: "-"), to.0, to.1, to.2, to.3, to.4, space, space
     )
     withUnsafeBytes(of: text) { out.append(contentsOf: $0) }
     return true
@@ -443,17 +442,27 @@ public struct AppointmentFormatter: Sendable {
   /// `2026-12-01`; `local` keeps the year in 1...9999. Made on the stack and appended at
   /// once, as `appendClock24`: every `list` line has both, byte-wise appends cost more.
   private static func appendDate(_ t: LocalTime, to out: inout [UInt8]) {
-    let text = (
+    withUnsafeBytes(of: dateBytes(t)) { out.append(contentsOf: $0) }
+  }
+
+  /// `appendDate`'s ten bytes, for a caller that puts them in a longer run.
+  private static func dateBytes(
+    _ t: LocalTime
+  ) -> (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) {
+    (
       digit(t.year / 1000), digit(t.year / 100), digit(t.year / 10), digit(t.year), UInt8(ascii: "-"),
       digit(t.month / 10), digit(t.month), UInt8(ascii: "-"), digit(t.day / 10), digit(t.day)
     )
-    withUnsafeBytes(of: text) { out.append(contentsOf: $0) }
   }
 
   /// `10:05`.
   private static func appendClock24(_ t: LocalTime, to out: inout [UInt8]) {
-    let text = (digit(t.hour / 10), digit(t.hour), UInt8(ascii: ":"), digit(t.minute / 10), digit(t.minute))
-    withUnsafeBytes(of: text) { out.append(contentsOf: $0) }
+    withUnsafeBytes(of: clockBytes(t)) { out.append(contentsOf: $0) }
+  }
+
+  /// `appendClock24`'s five bytes, for a caller that puts them in a longer run.
+  private static func clockBytes(_ t: LocalTime) -> (UInt8, UInt8, UInt8, UInt8, UInt8) {
+    (digit(t.hour / 10), digit(t.hour), UInt8(ascii: ":"), digit(t.minute / 10), digit(t.minute))
   }
 
   /// The last decimal digit of `n` (not negative), as its ASCII byte.

@@ -100,24 +100,48 @@ extension AppointmentDAO {
       sliceSize: boundedSlices ? output.chunkSize : nil,
       connection: connection
     )
-    let singles = DatabaseQuery<Appointment>(
-      where: (["start_ms >= ? AND start_ms < ? AND end_ms > ? AND \(Self.isOneOff)"] + oneOffConditions)
-        .joined(separator: " AND "),
-      bindings: [.integer(from - longest), .integer(to), .integer(from)] + bindings,
-      // Rows sharing a start are sorted here (`WindowMerge`, with the series' occurrences), so
-      // the start index's order is enough; SQLite's sorter for the rest of the display order
-      // copied every row of a window. A limit needs it: it cuts in SQL.
-      order: query.limit == nil ? "start_ms" : Self.displayOrder,
-      limit: query.limit
+    let lineOnly = query.detail == .listLine
+    let singles = Self.oneOffs(
+      from: from - longest,
+      to: to,
+      endingAfter: from,
+      conditions: oneOffConditions,
+      bindings: bindings,
+      limit: query.limit,
+      lineOnly: lineOnly
     )
     var merge = WindowMerge(output: output, series: series, end: range.end)
-    let lineOnly = query.detail == .listLine
-    let singlesSQL = lineOnly ? singles.sql(selecting: Appointment.lineColumns) : singles.sql
-    try connection.stream(singlesSQL, singles.bindings, batch: output.chunkSize) { row throws(StoreError) in
+    try connection.stream(singles.sql, singles.bindings, batch: output.chunkSize) { row throws(StoreError) in
       try merge.add(lineOnly ? try Appointment(lineRow: row) : try Appointment(row: row), connection, deliver)
     }
     try merge.finish(connection, deliver)
     return merge.output.peak
+  }
+
+  /// The window's one-offs (and overrides): starting in `[from, to)` and ending after
+  /// `endingAfter`, in start order. With `lineOnly`, the columns a `list` line shows
+  /// (`Appointment.lineColumns`), which `appointment_window` holds, and `lineTerm`, which lets
+  /// the planner use it: SQLite then reads the index alone (Schema, "window index").
+  static func oneOffs(
+    from: Int64,
+    to: Int64,
+    endingAfter: Int64,
+    conditions: [String],
+    bindings: [SQLValue],
+    limit: Int?,
+    lineOnly: Bool
+  ) -> (sql: String, bindings: [SQLValue]) {
+    let window = "start_ms >= ? AND start_ms < ? AND end_ms > ? AND \(isOneOff)"
+    let query = DatabaseQuery<Appointment>(
+      where: ([window] + (lineOnly ? [lineTerm] : []) + conditions).joined(separator: " AND "),
+      bindings: [.integer(from), .integer(to), .integer(endingAfter)] + bindings,
+      // Rows sharing a start are sorted here (`WindowMerge`, with the series' occurrences), so
+      // the start index's order is enough; SQLite's sorter for the rest of the display order
+      // copied every row of a window. A limit needs it: it cuts in SQL.
+      order: limit == nil ? "start_ms" : displayOrder,
+      limit: limit
+    )
+    return (lineOnly ? query.sql(selecting: Appointment.lineColumns) : query.sql, query.bindings)
   }
 }
 

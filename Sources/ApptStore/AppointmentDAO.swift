@@ -656,6 +656,12 @@ extension AppointmentDAO {
   /// A row that is not a series: a one-off, or an override (found where it now is).
   static let isOneOff = "recurrence IS NULL AND rdates = ''"
 
+  /// True of every row (`all_day` is 0 or 1), and part of `appointment_window`'s condition, so
+  /// only a query that names it may read that index: one that reads nothing else (a `list`
+  /// line's columns). SQLite's planner would otherwise take it for whole rows too, whose
+  /// entries are three times the start index's: a week's rows 10% slower.
+  static let lineTerm = "all_day >= 0"
+
   /// An override whose series is cancelled is cancelled with it: it is left out where
   /// cancelled appointments are (and marked cancelled where they are shown, by
   /// `markCancelledSeries`).

@@ -179,5 +179,23 @@ public enum Schema {
     Migration(name: "series days") { engine, connection throws(StoreError) in
       try SeriesWeeks.addDays(engine: engine, connection: connection)
     },
+    // The window index (issue 17's speed): a `list`'s one-offs, with the columns a line shows
+    // (`Appointment.lineColumns`), read from the index alone, not a table row per entry. The
+    // partial index's condition is `AppointmentDAO.isOneOff` and `AppointmentDAO.lineTerm`
+    // (spelled out: a step never changes once shipped): only a query naming that term may
+    // use it. SQLite (3.40) uses an index as covering only when it holds every column the
+    // query names, those of its own condition too, so `recurrence` and `rdates` (the same in
+    // every entry) are in it. See README, "The window's one-offs from one index".
+    Migration(
+      name: "window index",
+      sqlite: """
+        CREATE INDEX appointment_window ON appointment (start_ms, end_ms, status, id, title, all_day, \
+        series_id, recurrence_ms, range_future, recurrence, rdates) WHERE recurrence IS NULL AND rdates = '' AND all_day >= 0;
+        """,
+      postgres: """
+        CREATE INDEX appointment_window ON appointment (start_ms) INCLUDE (end_ms, status, id, title, \
+        all_day, series_id, recurrence_ms, range_future) WHERE recurrence IS NULL AND rdates = '' AND all_day >= 0;
+        """
+    ),
   ]
 }

@@ -26,11 +26,12 @@ import Testing
 /// opened by v9 through `appt import`: "Call mum" on 10 December 2026 at 18:00 UTC with two
 /// VALARMs, DISPLAY 15 minutes before and AUDIO at 08:00 UTC that day repeated twice every 5
 /// minutes; then `appt remind --once` at 17:45:05 UTC recorded the first as fired and the
-/// three AUDIO instances as missed), from v10 on series days (v9's file opened by v10).
+/// three AUDIO instances as missed), from v10 on series days (v9's file opened by v10), from
+/// v11 on the window index (v10's file opened by v11).
 @Suite struct SchemaFixtureTests {
   static let fixtures: [Int: String] = [
     1: "schema-v1", 2: "schema-v2", 3: "schema-v3", 4: "schema-v4", 5: "schema-v5", 6: "schema-v6",
-    7: "schema-v7", 8: "schema-v8", 9: "schema-v9", 10: "schema-v10",
+    7: "schema-v7", 8: "schema-v8", 9: "schema-v9", 10: "schema-v10", 11: "schema-v11",
   ]
 
   @Test(arguments: fixtures.keys.sorted())
@@ -226,6 +227,13 @@ import Testing
       )?.int64
     }
     #expect(outOfOrder == 0)
+    // Every file has the window index once opened (integrity_check holds its entries to the
+    // rows: the one-offs and overrides, each once).
+    let windowIndex = try await dao.database.read { connection throws(StoreError) in
+      try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'appointment_window'")?
+        .int64
+    }
+    #expect(windowIndex == 1)
     #expect(try await dao.database.integrityCheck() == ["ok"])
     let current = try await dao.database.read { connection throws(StoreError) in
       try connection.scalar("PRAGMA user_version")?.int64

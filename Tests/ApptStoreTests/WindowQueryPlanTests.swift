@@ -91,6 +91,52 @@ import Testing
     }
   }
 
+  @Test("a list's one-offs are read from appointment_window alone, not a row each", arguments: StoreKind.allCases)
+  func oneOffLinesComeFromTheWindowIndex(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let week = (from: Int64(1_780_444_800_000), to: Int64(1_781_049_600_000))
+      let lines = await AppointmentDAO.oneOffs(
+        from: week.from - 86_400_000,
+        to: week.to,
+        endingAfter: week.from,
+        conditions: ["status = 'scheduled'", AppointmentDAO.seriesNotCancelled],
+        bindings: [],
+        limit: nil,
+        lineOnly: true
+      )
+      var sql = lines.sql
+      for case .integer(let value) in lines.bindings {
+        sql = sql.replacingOccurrences(of: "?", with: String(value), options: [], range: sql.range(of: "?"))
+      }
+      let plan = try await Self.plan(sql, on: dao, kind: kind)
+      if kind == .postgres {
+        #expect(plan.contains("Index Only Scan using appointment_window"), "\(plan)")
+      } else {
+        // Every column the query names is in the index (a column added to `lineColumns`
+        // must be added to it too), and the start order needs no sort.
+        #expect(plan.contains("SEARCH appointment USING COVERING INDEX appointment_window"), "\(plan)")
+        #expect(!plan.contains("TEMP B-TREE"), "\(plan)")
+        // Whole rows come through the narrower start index, with a row read for each entry
+        // either way.
+        let rows = await AppointmentDAO.oneOffs(
+          from: week.from - 86_400_000,
+          to: week.to,
+          endingAfter: week.from,
+          conditions: ["status = 'scheduled'"],
+          bindings: [],
+          limit: nil,
+          lineOnly: false
+        )
+        let rowsPlan = try await Self.plan(
+          rows.sql.replacingOccurrences(of: "?", with: "0"),
+          on: dao,
+          kind: kind
+        )
+        #expect(rowsPlan.contains("SEARCH appointment USING INDEX appointment_by_start"), "\(rowsPlan)")
+      }
+    }
+  }
+
   @Test("appointment_series holds the series' end beside the start", arguments: StoreKind.allCases)
   func indexHoldsTheSeriesEnd(kind: StoreKind) async throws {
     try await withStore(kind) { dao in
