@@ -81,7 +81,9 @@ cat "$RAW/link-order.json" >&2
 # --- 3. Datasets -------------------------------------------------------------------------
 ms() { echo $(($(date -u -d "$1" +%s) * 1000)); }
 # appt's own window queries (AppointmentDAO.fetch, schema 5): the one-offs and overrides
-# through the start index (an override of a cancelled series left out), then the series (RRULEs
+# through the window index, which holds a line's columns (schema 11: `all_day >= 0`, true of
+# every row, is `AppointmentDAO.lineTerm`, which lets SQLite use it; an override of a
+# cancelled series left out), then the series (RRULEs
 # or RDATEs only) that reach the window through their partial index, then the overrides those
 # need through theirs (THISANDFUTURE ones before the window's end; those whose RECURRENCE-ID is
 # in the window, from the longest appointment before it). The sqlite3 CLI floor runs these
@@ -103,7 +105,8 @@ window_query() {
   to=$(ms "$1 + $2 days")
   echo "SELECT $LINE_COLUMNS_SQL FROM appointment" \
     "WHERE start_ms >= $from - $LONGEST_SQL" \
-    "AND start_ms < $to AND end_ms > $from AND recurrence IS NULL AND rdates = '' AND status = 'scheduled'" \
+    "AND start_ms < $to AND end_ms > $from AND recurrence IS NULL AND rdates = '' AND all_day >= 0" \
+    "AND status = 'scheduled'" \
     "AND (series_id IS NULL OR NOT EXISTS (SELECT 1 FROM appointment AS master" \
     "WHERE master.id = appointment.series_id AND master.status = 'cancelled'))" \
     "ORDER BY start_ms;" \

@@ -142,8 +142,8 @@ private enum GoalNotes {
     """
   static let importTime = """
     The floor is SQLite's: the sqlite3 CLI alone, inserting the same rows in an order as \
-    shuffled as the file's into appt's schema (five indexes: id, uid, start, length, \
-    calendar; in the floor all five take random inserts) in one durable transaction, takes \
+    shuffled as the file's into appt's schema (six indexes: id, uid, start, length, \
+    calendar, window; in the floor all six take random inserts) in one durable transaction, takes \
     the time shown. appt stores each batch of 10,000 events in the order SQLite keeps the rows (by start), \
     so the table and its start-keyed indexes take a batch in one sweep, not a page an event; \
     at 1M a batch still lands all over the file, and most of an import is SQLite inserting \
@@ -570,7 +570,7 @@ func reportCommand(_ arguments: Arguments) {
   line("  headless calendar reads its own `VmHWM`. The machine is shared: see the load average above.")
   line("- `list`: the week from \(env("list_from")) (7 days, \(env("list_from_weekday"))).")
   line("  sqlite3 floor: the sqlite3 CLI running appt's own two window queries (one-offs through the")
-  line("  start index, series through their partial index; same bounds, same order) on the same file.")
+  line("  window index, series through their partial index; same bounds, same order) on the same file.")
   line("- Headless calendar: `appt-bench tui` runs the real `RenderLoop` drawing into a `HeadlessTerminal`")
   line("  (as the tests' Pilot does), clock fixed on \(env("tui_today")) (a Wednesday) 12:00 UTC. A latency")
   line("  ends at the frame that shows the result, timestamped inside `Terminal.draw`; `settle()` is")
