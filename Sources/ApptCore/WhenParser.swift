@@ -163,16 +163,14 @@ public struct WhenParser: Sendable {
 
   /// The local midnight `word` names, `nil` if it is not a date form at all.
   private func parseDay(_ word: String, input: String) throws(CommandError) -> Date? {
-    let calendar = clock.calendar
-    let today = clock.today
     switch word {
-    case "today": return today
+    case "today": return clock.today
     case "tomorrow": return try offset(days: 1, input: input)
     case "yesterday": return try offset(days: -1, input: input)
     default: break
     }
     if let weekday = Self.weekdays[word] {
-      let current = calendar.component(.weekday, from: today)
+      let current = clock.calendar.component(.weekday, from: clock.today)
       return try offset(days: (weekday - current + 7) % 7, input: input)
     }
     if let first = word.first, first == "+" || first == "-" {
@@ -303,11 +301,12 @@ public struct WhenParser: Sendable {
         "invalid date \(Self.quoted(input)): day \(day) is out of range (\(monthName) \(year) has \(length) days)"
       )
     }
-    let calendar = clock.calendar
-    guard let date = calendar.date(from: DateComponents(year: year, month: month, day: day)) else {
-      throw .invalid("invalid date \(Self.quoted(input)): the calendar cannot represent it")
-    }
-    return calendar.startOfDay(for: date)
+    // The day's start as `Clock` finds it, from about its noon (the offset at noon UTC is
+    // at most a few hours from the day's own), with no `Calendar` where the zone keeps one
+    // offset.
+    let noonUTC = Double(CivilDate.dayNumber(year: year, month: month, day: day)) * 86_400 + 43_200
+    let offset = ZoneOffsets.shared(for: clock.timeZone).offset(at: Date(timeIntervalSince1970: noonUTC))
+    return clock.startOfDay(Date(timeIntervalSince1970: noonUTC - Double(offset)))
   }
 
   static let years = 1970...9999

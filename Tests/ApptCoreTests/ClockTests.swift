@@ -175,3 +175,49 @@ private final class Elapsed: Sendable {
     set { value.withLock { $0 = newValue } }
   }
 }
+
+/// `Clock.startOfDay` and `Clock.day(_:after:)` count on day numbers, not through Foundation's
+/// `Calendar`: held to it here, in every zone this machine knows, at and around each change of
+/// offset from 1970 to 2037 (midnights skipped or repeated, whole days skipped, offsets by the
+/// quarter hour).
+@Suite("Clock's days")
+struct ClockDayTests {
+  @Test("a day's first instant and the days either side are Calendar's, around every change of offset")
+  func daysAgreeWithCalendar() throws {
+    let end = Date(timeIntervalSince1970: 2_145_916_800)  // 2038-01-01
+    var compared = 0
+    var skippedMidnights = 0
+    for identifier in TimeZone.knownTimeZoneIdentifiers {
+      let zone = try #require(TimeZone(identifier: identifier))
+      let clock = Clock.fixed(Date(timeIntervalSince1970: 0), timeZone: zone)
+      let calendar = clock.calendar
+      var transition = zone.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: 0))
+      // Zones that never change offset still get a date checked; a week and a month after
+      // each change are away from any (arithmetic), the hours either side of it not (Calendar).
+      var instants = [Date(timeIntervalSince1970: 1_780_444_800)]
+      while let current = transition, current < end {
+        instants += [-86_400 * 1.5, -1, 0, 3_600, 86_400 * 7.3].map {
+          current.addingTimeInterval($0)
+        }
+        transition = zone.nextDaylightSavingTimeTransition(after: current)
+      }
+      for instant in instants {
+        let start = calendar.startOfDay(for: instant)
+        #expect(clock.startOfDay(instant) == start, "\(identifier) \(instant)")
+        if calendar.component(.hour, from: start) != 0 { skippedMidnights += 1 }
+        for days in [-1, 2] {
+          // Calendar adds days on the wall clock from the day's first instant (01:00 stays
+          // 01:00), so its next day's start is the start of that.
+          let expected = try #require(calendar.date(byAdding: .day, value: days, to: start))
+          #expect(
+            clock.day(days, after: instant) == calendar.startOfDay(for: expected),
+            "\(identifier) \(instant) \(days)"
+          )
+        }
+        compared += 1
+      }
+    }
+    #expect(compared > 30_000)
+    #expect(skippedMidnights > 0, "some zone skips a midnight in these years (America/Sao_Paulo did)")
+  }
+}
