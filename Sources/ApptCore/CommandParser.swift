@@ -460,7 +460,6 @@ public struct CommandParser: Sendable {
       )
     }
 
-    let calendar = clock.calendar
     var start = from.map { instant(of: $0.parts) } ?? clock.today
     var end: Date
     if scan.flags.contains("--week") || scan.flags.contains("--month") {
@@ -509,7 +508,15 @@ public struct CommandParser: Sendable {
         }
         count = n
       }
-      end = calendar.date(byAdding: .day, value: count, to: start) ?? start.addingTimeInterval(Double(count) * 86_400)
+      if from?.parts.minutes == nil {
+        // Whole days from a day's start (no `Calendar` made: `Clock.day`).
+        end = clock.day(count, after: start)
+      } else {
+        // From a time of day, the same time `count` days on, on the wall clock.
+        end =
+          clock.calendar.date(byAdding: .day, value: count, to: start)
+          ?? start.addingTimeInterval(Double(count) * 86_400)
+      }
     }
     return .list(
       ListRequest(
