@@ -35,14 +35,14 @@ public struct Clock: Sendable {
   public func startOfDay(_ date: Date) -> Date { day(0, after: date) }
 
   /// The start of the day `days` after the one containing `date` (DST-safe). Where the zone
-  /// keeps one offset from a day before the two through a day after, that is arithmetic on
-  /// day numbers; elsewhere (a change of offset near, a skipped midnight or a skipped day) it
+  /// keeps one offset from two days before the two through two days after, that is arithmetic
+  /// on day numbers; elsewhere (a change of offset near, a skipped midnight or a skipped day) it
   /// is Foundation's `Calendar`, whose rules a test holds the arithmetic to in every zone.
   /// Making a `Calendar` was a tenth of a one-shot `list`'s start-up.
   public func day(_ days: Int, after date: Date) -> Date {
     let seconds = date.timeIntervalSince1970
     let target = seconds + Double(days) * 86_400
-    if seconds.isFinite, abs(target) < 1e12,
+    if abs(seconds) < 1e12, abs(target) < 1e12,
       let offset = ZoneOffsets.shared(for: timeZone).offset(
         throughout: Date(timeIntervalSince1970: min(seconds, target) - 2 * 86_400),
         Date(timeIntervalSince1970: max(seconds, target) + 2 * 86_400)

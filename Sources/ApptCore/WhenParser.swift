@@ -301,12 +301,10 @@ public struct WhenParser: Sendable {
         "invalid date \(Self.quoted(input)): day \(day) is out of range (\(monthName) \(year) has \(length) days)"
       )
     }
-    // The day's start as `Clock` finds it, from about its noon (the offset at noon UTC is
-    // at most a few hours from the day's own), with no `Calendar` where the zone keeps one
-    // offset.
-    let noonUTC = Double(CivilDate.dayNumber(year: year, month: month, day: day)) * 86_400 + 43_200
-    let offset = ZoneOffsets.shared(for: clock.timeZone).offset(at: Date(timeIntervalSince1970: noonUTC))
-    return clock.startOfDay(Date(timeIntervalSince1970: noonUTC - Double(offset)))
+    // The day's midnight, moved forward by a gap it falls in (a skipped midnight: its first
+    // instant; a skipped day: the next day's start, as `Calendar` has it), with no `Calendar`.
+    let midnight = CivilDateTime(year, month, day).instant(in: ZoneOffsets.shared(for: clock.timeZone))
+    return clock.startOfDay(midnight)
   }
 
   static let years = 1970...9999

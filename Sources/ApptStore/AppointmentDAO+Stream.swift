@@ -48,6 +48,8 @@ extension AppointmentDAO {
   ) throws(StoreError) -> Int {
     var conditions: [String] = []
     var bindings: [SQLValue] = []
+    // Whether every condition names only columns `appointment_window` holds.
+    var windowIndexHoldsConditions = !query.withAlarmsOnly
     if !query.includeCancelled {
       conditions.append("status = 'scheduled'")
     }
@@ -55,12 +57,14 @@ extension AppointmentDAO {
       // What `TextSearch.matches` says, on the keys each write stores (`databaseValues`).
       conditions.append("(instr(title_folded, ?) > 0 OR instr(note_folded, ?) > 0 OR instr(location_folded, ?) > 0)")
       bindings += [.text(search.key), .text(search.key), .text(search.key)]
+      windowIndexHoldsConditions = false
     }
     // The calendars, resolved to ids once: one condition on the row, never a subquery.
     if let ids = try Self.calendarFilter(names: query.calendars, onlyShown: query.onlyShownCalendars, in: connection) {
       let filter = Self.calendarCondition(ids)
       conditions.append(filter.condition)
       bindings += filter.bindings
+      windowIndexHoldsConditions = false
     }
     var oneOffConditions = conditions + (query.includeCancelled ? [] : [Self.seriesNotCancelled])
     var seriesConditions = conditions
@@ -108,7 +112,8 @@ extension AppointmentDAO {
       conditions: oneOffConditions,
       bindings: bindings,
       limit: query.limit,
-      lineOnly: lineOnly
+      lineOnly: lineOnly,
+      fromWindowIndex: lineOnly && windowIndexHoldsConditions
     )
     var merge = WindowMerge(output: output, series: series, end: range.end)
     try connection.stream(singles.sql, singles.bindings, batch: output.chunkSize) { row throws(StoreError) in
@@ -120,8 +125,9 @@ extension AppointmentDAO {
 
   /// The window's one-offs (and overrides): starting in `[from, to)` and ending after
   /// `endingAfter`, in start order. With `lineOnly`, the columns a `list` line shows
-  /// (`Appointment.lineColumns`), which `appointment_window` holds, and `lineTerm`, which lets
-  /// the planner use it: SQLite then reads the index alone (Schema, "window index").
+  /// (`Appointment.lineColumns`); with `fromWindowIndex` (which the caller says only when
+  /// `conditions` name nothing else `appointment_window` lacks) `lineTerm` too, which lets the
+  /// planner use that index: SQLite then reads it alone (Schema, "window index").
   static func oneOffs(
     from: Int64,
     to: Int64,
@@ -129,11 +135,12 @@ extension AppointmentDAO {
     conditions: [String],
     bindings: [SQLValue],
     limit: Int?,
-    lineOnly: Bool
+    lineOnly: Bool,
+    fromWindowIndex: Bool
   ) -> (sql: String, bindings: [SQLValue]) {
     let window = "start_ms >= ? AND start_ms < ? AND end_ms > ? AND \(isOneOff)"
     let query = DatabaseQuery<Appointment>(
-      where: ([window] + (lineOnly ? [lineTerm] : []) + conditions).joined(separator: " AND "),
+      where: ([window] + (fromWindowIndex ? [lineTerm] : []) + conditions).joined(separator: " AND "),
       bindings: [.integer(from), .integer(to), .integer(endingAfter)] + bindings,
       // Rows sharing a start are sorted here (`WindowMerge`, with the series' occurrences), so
       // the start index's order is enough; SQLite's sorter for the rest of the display order

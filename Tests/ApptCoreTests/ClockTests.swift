@@ -192,12 +192,13 @@ struct ClockDayTests {
       let clock = Clock.fixed(Date(timeIntervalSince1970: 0), timeZone: zone)
       let calendar = clock.calendar
       var transition = zone.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: 0))
-      // Zones that never change offset still get a date checked; a week and a month after
-      // each change are away from any (arithmetic), the hours either side of it not (Calendar).
+      // Zones that never change offset still get a date checked. Around each change: hours
+      // from it out to two days either side, so the arithmetic meets the change just past
+      // its margin and a shorter margin fails; a week on, far from any.
       var instants = [Date(timeIntervalSince1970: 1_780_444_800)]
       while let current = transition, current < end {
-        instants += [-86_400 * 1.5, -1, 0, 3_600, 86_400 * 7.3].map {
-          current.addingTimeInterval($0)
+        instants += [-47, -25, -20, -3, 0, 3, 20, 25, 47, 175].map {
+          current.addingTimeInterval(Double($0) * 3_600)
         }
         transition = zone.nextDaylightSavingTimeTransition(after: current)
       }
@@ -219,5 +220,39 @@ struct ClockDayTests {
     }
     #expect(compared > 30_000)
     #expect(skippedMidnights > 0, "some zone skips a midnight in these years (America/Sao_Paulo did)")
+  }
+
+  @Test("a date's start is Calendar's, on the days either side of every change of offset, and on skipped days")
+  func datesAgreeWithCalendar() throws {
+    let end = Date(timeIntervalSince1970: 2_145_916_800)  // 2038-01-01
+    for identifier in TimeZone.knownTimeZoneIdentifiers {
+      let zone = try #require(TimeZone(identifier: identifier))
+      let clock = Clock.fixed(Date(timeIntervalSince1970: 0), timeZone: zone)
+      let calendar = clock.calendar
+      let parser = WhenParser(clock: clock)
+      var transition = zone.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: 3 * 86_400))
+      while let current = transition, current < end {
+        let day = CivilDateTime(current, in: zone).date
+        for dayNumber in day.dayNumber - 1...day.dayNumber + 1 {
+          let date = CivilDate(dayNumber: dayNumber)
+          // What `WhenParser` did through `Calendar`: its date, then that day's start.
+          let components = DateComponents(year: date.year, month: date.month, day: date.day)
+          let expected = calendar.startOfDay(for: try #require(calendar.date(from: components)))
+          #expect(try parser.parse(date.isoText).day == expected, "\(identifier) \(date.isoText)")
+        }
+        transition = zone.nextDaylightSavingTimeTransition(after: current)
+      }
+    }
+    // Samoa skipped 30 December 2011: that date is the day after the gap, the 31st.
+    let apia = try #require(TimeZone(identifier: "Pacific/Apia"))
+    let samoa = WhenParser(clock: Clock.fixed(Date(timeIntervalSince1970: 0), timeZone: apia))
+    #expect(try samoa.parse("2011-12-30").day == Date(timeIntervalSince1970: 1_325_239_200))  // 31 Dec 00:00 +14
+  }
+}
+
+extension CivilDate {
+  /// `2026-03-08`, as WHEN reads it.
+  fileprivate var isoText: String {
+    String(format: "%04d-%02d-%02d", year, month, day)
   }
 }

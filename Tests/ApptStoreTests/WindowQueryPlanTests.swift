@@ -91,49 +91,104 @@ import Testing
     }
   }
 
+  /// The plan of `AppointmentDAO.oneOffs` for the week of 3 June 2026, bounds written in.
+  static func oneOffsPlan(
+    on dao: AppointmentDAO,
+    kind: StoreKind,
+    conditions: [String],
+    lineOnly: Bool,
+    fromWindowIndex: Bool
+  ) async throws -> String {
+    let week = (from: Int64(1_780_444_800_000), to: Int64(1_781_049_600_000))
+    let query = await AppointmentDAO.oneOffs(
+      from: week.from - 86_400_000,
+      to: week.to,
+      endingAfter: week.from,
+      conditions: conditions,
+      bindings: [],
+      limit: nil,
+      lineOnly: lineOnly,
+      fromWindowIndex: fromWindowIndex
+    )
+    var sql = query.sql
+    for case .integer(let value) in query.bindings {
+      sql = sql.replacingOccurrences(of: "?", with: String(value), options: [], range: sql.range(of: "?"))
+    }
+    return try await plan(sql, on: dao, kind: kind)
+  }
+
   @Test("a list's one-offs are read from appointment_window alone, not a row each", arguments: StoreKind.allCases)
   func oneOffLinesComeFromTheWindowIndex(kind: StoreKind) async throws {
     try await withStore(kind) { dao in
-      let week = (from: Int64(1_780_444_800_000), to: Int64(1_781_049_600_000))
-      let lines = await AppointmentDAO.oneOffs(
-        from: week.from - 86_400_000,
-        to: week.to,
-        endingAfter: week.from,
-        conditions: ["status = 'scheduled'", AppointmentDAO.seriesNotCancelled],
-        bindings: [],
-        limit: nil,
-        lineOnly: true
+      let conditions = ["status = 'scheduled'", await AppointmentDAO.seriesNotCancelled]
+      let lines = try await Self.oneOffsPlan(
+        on: dao,
+        kind: kind,
+        conditions: conditions,
+        lineOnly: true,
+        fromWindowIndex: true
       )
-      var sql = lines.sql
-      for case .integer(let value) in lines.bindings {
-        sql = sql.replacingOccurrences(of: "?", with: String(value), options: [], range: sql.range(of: "?"))
-      }
-      let plan = try await Self.plan(sql, on: dao, kind: kind)
       if kind == .postgres {
-        #expect(plan.contains("Index Only Scan using appointment_window"), "\(plan)")
+        // Without the title (a btree entry is limited to about 2.7 KB): read from the row.
+        #expect(lines.contains("Index Scan using appointment_window"), "\(lines)")
       } else {
         // Every column the query names is in the index (a column added to `lineColumns`
         // must be added to it too), and the start order needs no sort.
-        #expect(plan.contains("SEARCH appointment USING COVERING INDEX appointment_window"), "\(plan)")
-        #expect(!plan.contains("TEMP B-TREE"), "\(plan)")
-        // Whole rows come through the narrower start index, with a row read for each entry
-        // either way.
-        let rows = await AppointmentDAO.oneOffs(
-          from: week.from - 86_400_000,
-          to: week.to,
-          endingAfter: week.from,
-          conditions: ["status = 'scheduled'"],
-          bindings: [],
-          limit: nil,
-          lineOnly: false
-        )
-        let rowsPlan = try await Self.plan(
-          rows.sql.replacingOccurrences(of: "?", with: "0"),
+        #expect(lines.contains("SEARCH appointment USING COVERING INDEX appointment_window"), "\(lines)")
+        #expect(!lines.contains("TEMP B-TREE"), "\(lines)")
+        // Whole rows, and lines whose conditions name other columns (a search), come through
+        // the narrower start index, with a row read for each entry either way.
+        let rows = try await Self.oneOffsPlan(
           on: dao,
-          kind: kind
+          kind: kind,
+          conditions: conditions,
+          lineOnly: false,
+          fromWindowIndex: false
         )
-        #expect(rowsPlan.contains("SEARCH appointment USING INDEX appointment_by_start"), "\(rowsPlan)")
+        #expect(rows.contains("SEARCH appointment USING INDEX appointment_by_start"), "\(rows)")
+        let searched = try await Self.oneOffsPlan(
+          on: dao,
+          kind: kind,
+          conditions: conditions + ["instr(title_folded, 'x') > 0"],
+          lineOnly: true,
+          fromWindowIndex: false
+        )
+        #expect(searched.contains("SEARCH appointment USING INDEX appointment_by_start"), "\(searched)")
       }
+    }
+  }
+
+  @Test(
+    "the longest title appt takes, hard to compress, is stored and listed on every engine",
+    arguments: StoreKind.allCases
+  )
+  func longestTitleFitsTheIndexes(kind: StoreKind) async throws {
+    // 500 characters, each an ideograph of CJK Extension B and three combining marks, drawn
+    // by a fixed LCG: 5,000 bytes no compressor shrinks much (PostgreSQL refuses a btree entry
+    // over about 2.7 KB, even compressed).
+    var state: UInt32 = 12345
+    func next(_ bound: UInt32) -> UInt32 {
+      state = state &* 1_103_515_245 &+ 12345
+      return (state >> 8) % bound
+    }
+    var title = ""
+    for _ in 0..<AppointmentRules.maximumTitleLength {
+      for scalar in [0x20000 + next(0xA6DF), 0x300 + next(0x70), 0x300 + next(0x70), 0x300 + next(0x70)] {
+        title.unicodeScalars.append(try #require(Unicode.Scalar(scalar)))
+      }
+    }
+    #expect(title.count == AppointmentRules.maximumTitleLength)
+    #expect(title.utf8.count == 5_000)
+    try await withStore(kind) { dao in
+      try await dao.saveAppointment(appointment(title, from: december(1, 10), to: december(1, 11)))
+      let lines = Locked<[Appointment]>([])
+      try await dao.streamAppointments(
+        matching: AppointmentQuery(range: window(december(1), december(2)), detail: .listLine)
+      ) { chunk in
+        lines.withLock { $0 += chunk }
+        return .more
+      }
+      #expect(lines.withLock { $0.map(\.title) } == [title])
     }
   }
 
