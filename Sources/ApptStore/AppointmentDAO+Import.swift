@@ -108,6 +108,7 @@ extension AppointmentDAO {
         let restoreCache = try Self.enlargeCache(connection)
         defer { restoreCache() }
         let target = try name.map { name throws(StoreError) in try Self.calendar(named: name, in: connection).id }
+        let deferred = try DeferredIndexes.dropIfEmpty(connection)
         var store = ImportBatches(target: target, now: now)
         var failure: StoreError?
         let keys = ImportKeys(connection: connection)
@@ -139,6 +140,8 @@ extension AppointmentDAO {
             throw .invalidRequest(message: "import: refused")
           }
           try keys.drop()
+          // The overrides, stored last, look their series up through every index.
+          try deferred?.rebuild(connection)
           try store.finish(in: connection)
           var report = store.report(result)
           report.mostHeld = max(report.mostHeld, result.mostHeld)
@@ -237,11 +240,10 @@ struct ImportBatches {
   /// rows are kept"). Only for a batch in which no uid or id comes twice: there the later
   /// copy must still be stored last, to win.
   nonisolated static func storageOrder(_ indexes: [Int], of items: [ICalendar.ImportItem]) -> [Int] {
-    indexes.sorted { a, b in
-      let (x, y) = (items[a].appointment, items[b].appointment)
-      if Appointment.isStoredBefore(x, y) { return true }
-      return !Appointment.isStoredBefore(y, x) && a < b
-    }
+    // Each event's place read once: a comparison that read it from the items would copy an
+    // appointment (and retain its fields) twice per step of the sort.
+    let places = indexes.map { (place: items[$0].appointment.storagePlace, index: $0) }
+    return places.sorted { a, b in a.place != b.place ? a.place < b.place : a.index < b.index }.map(\.index)
   }
 
   /// The indexes of `items` that are new: not overrides, and neither their uid nor their id

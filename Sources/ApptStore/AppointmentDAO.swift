@@ -327,11 +327,13 @@ extension AppointmentDAO {
       let target = try name.map { name throws(StoreError) in try Self.calendar(named: name, in: connection).id }
       // The import's own store (`ImportBatches`), each appointment an event of its own: one
       // way from parsed events to rows, whichever way they were read.
+      let deferred = try DeferredIndexes.dropIfEmpty(connection)
       var store = ImportBatches(target: target, now: now)
       try store.take(
         appointments.enumerated().map { ICalendar.ImportItem(appointment: $0.element, ordinal: $0.offset) },
         in: connection
       )
+      try deferred?.rebuild(connection)
       try store.finish(in: connection)
       return store.counts
     }

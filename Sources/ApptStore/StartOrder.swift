@@ -1,4 +1,5 @@
 import ApptCore
+import Foundation
 
 // Schema step 6 (SQLite): the appointment rows are kept in the order of their start.
 //
@@ -128,16 +129,11 @@ extension Appointment {
   /// given when an id comes twice, so the later copy still wins.
   public static func storageOrder(_ values: [Appointment]) -> [Appointment] {
     guard Set(values.map(\.id)).count == values.count else { return values }
-    return values.sorted(by: isStoredBefore)
+    return values.sorted { $0.storagePlace < $1.storagePlace }
   }
 
-  /// Whether `a`'s row comes before `b`'s in the table on SQLite (`StartOrder`'s rowids):
-  /// one-offs before series, each by start.
-  static func isStoredBefore(_ a: Appointment, _ b: Appointment) -> Bool {
-    let (aSeries, bSeries) = (a.recurrence != nil, b.recurrence != nil)
-    if aSeries != bSeries { return !aSeries }
-    return a.start < b.start
-  }
+  /// Where the row goes in the table on SQLite (`StartOrder`'s rowids).
+  var storagePlace: StoragePlace { StoragePlace(series: recurrence != nil, start: start) }
 
   /// Writes the row (kept in start order on SQLite) and its series weeks.
   public static func upsert(_ appointment: Appointment, in connection: any Connection) throws(StoreError) {
@@ -168,5 +164,16 @@ extension Appointment {
       try connection.run(table.upsertSQL, appointment.databaseValues)
     }
     connection.journal?.note(table.name, key: appointment.id.description)
+  }
+}
+
+/// A row's place in the table on SQLite (`StartOrder`'s rowids): one-offs before series,
+/// each by start.
+struct StoragePlace: Comparable {
+  let series: Bool
+  let start: Date
+
+  static func < (a: StoragePlace, b: StoragePlace) -> Bool {
+    a.series != b.series ? !a.series : a.start < b.start
   }
 }
