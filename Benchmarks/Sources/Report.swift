@@ -148,14 +148,16 @@ private enum GoalNotes {
     read), takes the time shown. appt stores each batch of 10,000 events in the order SQLite \
     keeps the rows, so the table takes a batch in one sweep, not a page an event; at 1M a \
     batch still lands all over the file (the import's 16 MiB page cache spills to the WAL \
-    and reads it back). On top, the file is parsed (the time in the table) on the same core \
-    before each batch is stored, and each event is an INSERT of its own after its keys are \
-    looked up; a schema whose rows are smaller is what would close more of it.
+    and reads it back). The file is parsed on a thread of its own while the store writes \
+    the batch before (`ImportReader`), so the parsing time in the table mostly overlaps the \
+    storing; each event is an INSERT of its own after its keys are looked up, and a schema \
+    whose rows are smaller is what would close more of it.
     """
   static let importMemory = """
-    An import holds one 1 MiB piece of the file and one batch of 10,000 events; the keys of \
-    the events stored so far (to find a later copy of one) are in a temporary table behind \
-    a fixed 2 MiB Bloom filter, and SQLite's page cache for the import is 16 MiB.
+    An import holds one 1 MiB piece of the file and two batches of 10,000 events (the one \
+    being stored, the one being read); the keys of the events read so far (to find a later \
+    copy of one) are in the reader's private temporary SQLite database behind a fixed 2 MiB \
+    Bloom filter, and SQLite's page cache for the import is 16 MiB.
     """
   static let externalCommit = """
     Other processes' commits are noticed by polling `PRAGMA data_version` every 250 ms, then \

@@ -527,10 +527,10 @@ public struct CommandExecutor: Sendable {
   /// `readFile`'s errors for `path`: a failure with its reason, and the refusal of a file over
   /// `limit`.
   static func readErrors(_ path: String, command: String, limit: Int) -> (
-    failure: (String) -> StoreError, tooLarge: StoreError
+    failure: @Sendable (String) -> StoreError, tooLarge: StoreError
   ) {
     let shown = TextSafety.escapingControls(path)
-    let failure = { (reason: String) in
+    let failure = { @Sendable (reason: String) in
       StoreError.invalidRequest(message: "\(command): cannot read \(shown): \(reason)")
     }
     let tooLarge = StoreError.invalidRequest(

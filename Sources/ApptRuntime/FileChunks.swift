@@ -5,19 +5,20 @@ import Glibc
 /// A regular file read a piece at a time, so an import holds one piece of its text rather
 /// than all of it (`CommandExecutor.readFile` reads a pipe or a FIFO whole, as before). A
 /// file over the import limit is refused before it is read, as `readFile` refuses it.
-final class FileChunks {
+/// `Sendable`: the import's reader thread reads it, one piece after another.
+final class FileChunks: Sendable {
   /// Bytes per piece: big enough that the reads cost nothing, small beside the page cache.
   static let pieceSize = 1 << 20
 
   private let fd: Int32
-  private let failure: (String) -> StoreError
+  private let failure: @Sendable (String) -> StoreError
 
   /// Opens `path`; nil when it is not a regular file (then `readFile` reads it). `errors`
   /// are `readFile`'s: a failure with its reason, and the refusal of a file over `limit`.
   init?(
     path: String,
     limit: Int,
-    errors: (failure: (String) -> StoreError, tooLarge: StoreError)
+    errors: (failure: @Sendable (String) -> StoreError, tooLarge: StoreError)
   ) throws(StoreError) {
     let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw errors.failure(String(cString: strerror(errno))) }

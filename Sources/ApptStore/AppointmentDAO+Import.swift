@@ -26,10 +26,11 @@ extension AppointmentDAO {
   nonisolated static let importCacheKiB = 16_384
 
   /// Reads an iCalendar file and stores its events (`importAppointments`' matching), in ONE
-  /// transaction: all or nothing. The events are parsed and stored `batchSize` at a time
-  /// (overrides after everything else, so each finds its series), so memory does not grow
-  /// with the file's events. A file with problems stores nothing unless `partial`, then the
-  /// events without problems. `clock` reads floating times and whole days.
+  /// transaction: all or nothing. The events are parsed (on a thread of their own,
+  /// `ImportReader`) and stored `batchSize` at a time (overrides after everything else, so
+  /// each finds its series), so memory does not grow with the file's events. A file with
+  /// problems stores nothing unless `partial`, then the events without problems. `clock`
+  /// reads floating times and whole days.
   public func importCalendar(
     bytes: [UInt8],
     clock readClock: Clock,
@@ -38,36 +39,28 @@ extension AppointmentDAO {
     batchSize: Int = importBatchSize
   ) throws(StoreError) -> CalendarImport {
     try importCalendar(clock: readClock, calendar: name, partial: partial, whole: { () throws(StoreError) in bytes }) {
-      (kept, sink) -> ReadStep in
+      _,
+      kept,
+      sink in
       .read(ICalendar.read(bytes: bytes, clock: readClock, batchSize: batchSize, kept: kept, sink: sink))
     }
   }
 
-  /// `importCalendar(bytes:...)` for a file read piece by piece (`chunks`, nil at its end), so
-  /// not even its text is held whole. `whole` reads it all again, for a file whose later
-  /// lines change how earlier events read (it is then parsed whole, then stored).
+  /// `importCalendar(bytes:...)` for a file read piece by piece (`chunks`, nil at its end, on
+  /// the reader's thread), so not even its text is held whole. `whole` reads it all again,
+  /// for a file whose later lines change how earlier events read (it is then parsed whole,
+  /// then stored).
   public func importCalendar(
-    chunks: sending @escaping () throws(StoreError) -> [UInt8]?,
-    whole: sending @escaping () throws(StoreError) -> [UInt8],
+    chunks: @escaping @Sendable () throws(StoreError) -> [UInt8]?,
+    whole: @escaping @Sendable () throws(StoreError) -> [UInt8],
     clock readClock: Clock,
     calendar name: String? = nil,
     partial: Bool,
     batchSize: Int = importBatchSize
   ) throws(StoreError) -> CalendarImport {
-    var readFailure: StoreError?
-    let pieces = { () -> [UInt8]? in
-      do throws(StoreError) {
-        return try chunks()
-      } catch {
-        // The reader takes it for the end of the text; the import then fails with it.
-        readFailure = error
-        return nil
-      }
-    }
-    var begun = false
-    return try importCalendar(clock: readClock, calendar: name, partial: partial, whole: whole) { kept, sink in
+    try importCalendar(clock: readClock, calendar: name, partial: partial, whole: whole) { attempt, kept, sink in
       // The transaction again (PostgreSQL could not serialize it): the pieces are gone.
-      guard !begun else {
+      guard attempt == 1 else {
         do throws(StoreError) {
           let bytes = try whole()
           return .read(ICalendar.read(bytes: bytes, clock: readClock, batchSize: batchSize, kept: kept, sink: sink))
@@ -75,71 +68,76 @@ extension AppointmentDAO {
           return .failed(error)
         }
       }
-      begun = true
+      var readFailure: StoreError?
+      let pieces = { () -> [UInt8]? in
+        do throws(StoreError) {
+          return try chunks()
+        } catch {
+          // The reader takes it for the end of the text; the import then fails with it.
+          readFailure = error
+          return nil
+        }
+      }
       let outcome = ICalendar.read(chunks: pieces, clock: readClock, batchSize: batchSize, kept: kept, sink: sink)
       if let readFailure { return .failed(readFailure) }
       return .read(outcome)
     }
   }
 
-  /// What an import's reading step came to: the reader's outcome, or a failure to read.
-  private enum ReadStep {
-    case read(ICalendar.StreamedRead)
-    case failed(StoreError)
-  }
-
-  /// The import, whichever way its text is read: `stream` reads it handing batches to the
-  /// sink and the keys of the events handed on to the `KeptEvents` (a temporary table), and
-  /// `whole` gives all its bytes for the fallback.
+  /// The import, whichever way its text is read: `read` (on the reader's thread; `attempt`
+  /// counts the transaction's runs) reads it handing batches to the sink and the keys of the
+  /// events handed on to the `KeptEvents`, and `whole` gives all its bytes for the fallback.
   private func importCalendar(
     clock readClock: Clock,
     calendar name: String?,
     partial: Bool,
     whole: () throws(StoreError) -> [UInt8],
-    stream: (any ICalendar.KeptEvents, @escaping ([ICalendar.ImportItem]) -> Bool) -> ReadStep
+    read:
+      @escaping @Sendable (
+        _ attempt: Int, _ kept: any ICalendar.KeptEvents, _ sink: @escaping ([ICalendar.ImportItem]) -> Bool
+      ) -> ImportReader.ReadStep
   ) throws(StoreError) -> CalendarImport {
     let now = clock.now
     var refused: ICalendar.ReadResult?
     var readWhole = false
+    var attempts = 0
     do throws(StoreError) {
       return try database.write { connection throws(StoreError) in
         refused = nil
         readWhole = false
+        attempts += 1
+        let attempt = attempts
         let restoreCache = try Self.enlargeCache(connection)
         defer { restoreCache() }
         let target = try name.map { name throws(StoreError) in try Self.calendar(named: name, in: connection).id }
         let deferred = try DeferredIndexes.dropIfEmpty(connection)
         var store = ImportBatches(target: target, now: now)
-        var failure: StoreError?
-        let keys = ImportKeys(connection: connection)
-        let step = stream(keys) { items in
-          do throws(StoreError) {
-            if let keysFailure = keys.failure { throw keysFailure }
-            try store.take(items, in: connection)
-            return true
-          } catch {
-            failure = error
-            return false
+        let reader = ImportReader { kept, sink in read(attempt, kept, sink) }
+        defer { reader.finish() }
+        var step: ImportReader.ReadStep?
+        while step == nil {
+          switch reader.next() {
+          case .batch(let items): try store.take(items, in: connection)
+          case .end(let end): step = end
           }
         }
         let outcome: ICalendar.StreamedRead
         switch step {
         case .failed(let error): throw error
         case .read(let read): outcome = read
+        case nil: throw .invalidRequest(message: "import: the reader ended without an outcome")
         }
         switch outcome {
         case .stopped:
-          throw failure ?? .invalidRequest(message: "import: stopped")
+          throw .invalidRequest(message: "import: stopped")
         case .readWhole:
           readWhole = true
           throw .invalidRequest(message: "import: read whole")
         case .read(let result):
-          if let keysFailure = keys.failure { throw keysFailure }
           if !result.problems.isEmpty, !partial {
             refused = result
             throw .invalidRequest(message: "import: refused")
           }
-          try keys.drop()
           // The overrides, stored last, look their series up through every index.
           try deferred?.rebuild(connection)
           try store.finish(in: connection)

@@ -1,33 +1,36 @@
 import ApptCore
+import CSQLite
 
 /// Where an import keeps the (UID, RECURRENCE-ID) of the events it handed on, so that a copy
-/// of one anywhere later in the file is found (the reader holds one batch's keys): a
-/// temporary table on the import's own connection, made at the first batch, gone with the
-/// transaction (dropped at the end, or rolled back with it). In front of it a fixed-size
-/// Bloom filter answers "never seen" for nearly every key without a query, so a file without
-/// copies costs one insert per event and memory stays flat in the file's size (the filter's
-/// 2 MiB).
+/// of one anywhere later in the file is found (the reader holds one batch's keys): a table in
+/// a private temporary SQLite database of its own (SQLite's "" file: in memory until its
+/// cache fills, then in a file deleted on close), made at the first batch and gone with it.
+/// In front of it a fixed-size Bloom filter answers "never seen" for nearly every key without
+/// a query, so a file without copies costs one insert per event and memory stays flat in the
+/// file's size (the filter's 2 MiB).
 ///
-/// Not `Sendable`: it lives inside one `database.write` on the `DatabaseActor`, as the
-/// connection does.
+/// Its own database, not a table on the import's connection: the reader runs on a thread of
+/// its own (`ImportReader`) while the store writes, and on PostgreSQL each key no longer
+/// goes to the server. Not `Sendable`: it lives on the reader's thread.
 final class ImportKeys: ICalendar.KeptEvents {
-  private let connection: any Connection
+  private var connection: SQLiteConnection?
+  /// Where the keys' database is: "" (SQLite's private temporary database) but in tests.
+  private let filename: String
   private var filter = KeyFilter()
-  private var tableMade = false
-  /// The first failure to read or write the table. The import checks it at each batch and
-  /// fails with it, so a copy is never missed unnoticed.
+  /// The first failure to open, read or write the table. The reader stops at its next batch
+  /// and the import fails with it, so a copy is never missed unnoticed.
   private(set) var failure: StoreError?
+
+  init(filename: String = "") {
+    self.filename = filename
+  }
 
   static let table = "appt_import_kept"
   /// Rows per INSERT: 4 values each, under the 999 bindings of SQLite before 3.32 too.
   private static let rowsPerInsert = 200
 
-  init(connection: any Connection) {
-    self.connection = connection
-  }
-
   func kept(_ key: String) -> ICalendar.KeptEvent? {
-    guard tableMade, failure == nil, filter.mayContain(key) else { return nil }
+    guard let connection, failure == nil, filter.mayContain(key) else { return nil }
     var found: ICalendar.KeptEvent?
     do throws(StoreError) {
       try connection.query("SELECT ordinal, line, sequence FROM \(Self.table) WHERE key = ?", [.text(key)]) {
@@ -47,9 +50,10 @@ final class ImportKeys: ICalendar.KeptEvents {
   func keep(_ events: [(key: String, event: ICalendar.KeptEvent)]) {
     guard failure == nil, !events.isEmpty else { return }
     do throws(StoreError) {
-      try makeTable()
+      let connection = try opened()
       // In key order: the inserts walk the table's tree instead of jumping about it.
       let sorted = events.sorted { $0.key < $1.key }
+      try connection.execute("BEGIN")
       for start in stride(from: 0, to: sorted.count, by: Self.rowsPerInsert) {
         let rows = sorted[start..<min(start + Self.rowsPerInsert, sorted.count)]
         let marks = Array(repeating: "(?, ?, ?, ?)", count: rows.count).joined(separator: ", ")
@@ -69,31 +73,33 @@ final class ImportKeys: ICalendar.KeptEvents {
           values
         )
       }
+      try connection.execute("COMMIT")
     } catch {
       failure = error
     }
   }
 
-  /// Drops the table (when one was made), inside the import's transaction.
-  func drop() throws(StoreError) {
-    guard tableMade else { return }
-    try connection.execute("DROP TABLE \(Self.table)")
-    tableMade = false
-  }
-
-  private func makeTable() throws(StoreError) {
-    guard !tableMade else { return }
-    // WITHOUT ROWID on SQLite: the key is the tree (no second index), and the update hook,
-    // which counts the rows observers care about, is not called for it.
-    let rowid = connection is SQLiteConnection ? " WITHOUT ROWID" : ""
-    try connection.execute(
+  /// The keys' database, opened with its table at the first batch.
+  private func opened() throws(StoreError) -> SQLiteConnection {
+    if let connection { return connection }
+    let made = try SQLiteConnection(
+      filename: filename,
+      displayPath: "the import's keys",
+      flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+    )
+    // Scratch: nothing to roll back to or to keep after a crash. WITHOUT ROWID: the key is
+    // the tree, no second index.
+    try made.execute(
       """
-      CREATE TEMPORARY TABLE \(Self.table) (
-        key TEXT PRIMARY KEY, ordinal BIGINT NOT NULL, line BIGINT NOT NULL, sequence BIGINT NOT NULL
-      )\(rowid)
+      PRAGMA journal_mode = OFF;
+      PRAGMA synchronous = OFF;
+      CREATE TABLE \(Self.table) (
+        key TEXT PRIMARY KEY, ordinal INTEGER NOT NULL, line INTEGER NOT NULL, sequence INTEGER NOT NULL
+      ) WITHOUT ROWID;
       """
     )
-    tableMade = true
+    connection = made
+    return made
   }
 }
 

@@ -189,18 +189,51 @@ import Testing
     }
   }
 
+  @Test func aFailureToKeepTheKeysStopsTheReaderWithIt() throws {
+    let directory = TemporaryDirectory()
+    // A database that cannot be opened: the directory it would be in does not exist.
+    let unopenable = directory.file("missing/keys.sqlite3").path
+    let file = calendar(events(5))
+    let reader = ImportReader(keysFile: unopenable) { kept, sink in
+      .read(ICalendar.read(bytes: file, clock: TestClock.clock, batchSize: 2, kept: kept, sink: sink))
+    }
+    var batches = 0
+    var end: ImportReader.ReadStep?
+    while end == nil {
+      switch reader.next() {
+      case .batch: batches += 1
+      case .end(let step): end = step
+      }
+    }
+    reader.finish()
+    guard case .failed(let error) = end else {
+      Issue.record("the reader went on without its keys: \(String(describing: end))")
+      return
+    }
+    #expect(error.description.contains("the import's keys"), "\(error)")
+    #expect(batches == 0, "the first batch's keys could not be kept: no batch is handed on")
+  }
+
   @Test(arguments: StoreKind.allCases)
-  func aFailureOfTheImportsTableFailsTheImportAndChangesNothing(kind: StoreKind) async throws {
+  func aFailureOfTheReaderFailsTheImportAndChangesNothing(kind: StoreKind) async throws {
     try await withStore(kind) { dao in
       let kept = try await dao.saveAppointment(TestStore.appointment("Kept", TestClock.date(2026, 12, 20, 9)))
-      // A table of that name on the connection already: making the import's fails.
-      try await dao.database.write { connection throws(StoreError) in
-        try connection.execute("CREATE TEMPORARY TABLE \(ImportKeys.table) (key TEXT)")
-      }
+      let file = calendar(events(6))
+      let failure = StoreError.invalidRequest(message: "import: cannot read f.ics: Input/output error")
+      let served = Locked(0)
       var thrown: StoreError?
       do {
+        // Two batches stored, then the reader fails (as reading a piece does).
         _ = try await dao.importCalendar(
-          bytes: calendar(events(5)),
+          chunks: { () throws(StoreError) in
+            let count = served.withLock { count in
+              count += 1
+              return count
+            }
+            if count > 1 { throw failure }
+            return Array(file.prefix(file.count * 2 / 3))
+          },
+          whole: { () throws(StoreError) in file },
           clock: TestClock.clock,
           partial: true,
           batchSize: 2
@@ -208,8 +241,8 @@ import Testing
       } catch {
         thrown = error as? StoreError
       }
-      #expect(thrown?.description.contains(ImportKeys.table) == true, "\(String(describing: thrown))")
-      #expect(try await dao.getAllAppointments() == [kept])
+      #expect(thrown == failure)
+      #expect(try await dao.getAllAppointments() == [kept], "on every engine")
     }
   }
 
@@ -247,12 +280,15 @@ import Testing
     }
   }
   /// `file` as pieces of `size` bytes, the way `import` reads a regular file.
-  func pieces(_ file: [UInt8], size: Int) -> () throws(StoreError) -> [UInt8]? {
-    var rest = file[...]
+  /// (Sendable: the import's reader thread calls it.)
+  func pieces(_ file: [UInt8], size: Int) -> @Sendable () throws(StoreError) -> [UInt8]? {
+    let rest = Locked(file[...])
     return { () throws(StoreError) in
-      guard !rest.isEmpty else { return nil }
-      defer { rest = rest.dropFirst(size) }
-      return Array(rest.prefix(size))
+      rest.withLock { rest in
+        guard !rest.isEmpty else { return nil }
+        defer { rest = rest.dropFirst(size) }
+        return Array(rest.prefix(size))
+      }
     }
   }
 
@@ -310,15 +346,18 @@ import Testing
       let kept = try await dao.saveAppointment(TestStore.appointment("Kept", TestClock.date(2026, 12, 20, 9)))
       let file = calendar(events(6))
       let next = pieces(file, size: 100)
-      var served = 0
+      let served = Locked(0)
       let failure = StoreError.invalidRequest(message: "import: cannot read f.ics: Input/output error")
       var thrown: StoreError?
       do {
         _ = try await dao.importCalendar(
           chunks: { () throws(StoreError) in
-            served += 1
+            let count = served.withLock { count in
+              count += 1
+              return count
+            }
             // Cut off after a few events, stored already (a batch of one each).
-            if served > 5 { throw failure }
+            if count > 5 { throw failure }
             return try next()
           },
           whole: { () throws(StoreError) in file },
