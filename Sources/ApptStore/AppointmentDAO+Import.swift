@@ -39,9 +39,7 @@ extension AppointmentDAO {
     batchSize: Int = importBatchSize
   ) throws(StoreError) -> CalendarImport {
     try importCalendar(clock: readClock, calendar: name, partial: partial, whole: { () throws(StoreError) in bytes }) {
-      _,
-      kept,
-      sink in
+      (_, kept, sink) -> ImportReader.ReadStep in
       .read(ICalendar.read(bytes: bytes, clock: readClock, batchSize: batchSize, kept: kept, sink: sink))
     }
   }
@@ -114,18 +112,10 @@ extension AppointmentDAO {
         var store = ImportBatches(target: target, now: now)
         let reader = ImportReader { kept, sink in read(attempt, kept, sink) }
         defer { reader.finish() }
-        var step: ImportReader.ReadStep?
-        while step == nil {
-          switch reader.next() {
-          case .batch(let items): try store.take(items, in: connection)
-          case .end(let end): step = end
-          }
-        }
         let outcome: ICalendar.StreamedRead
-        switch step {
+        switch try reader.drain(into: { items throws(StoreError) in try store.take(items, in: connection) }) {
         case .failed(let error): throw error
         case .read(let read): outcome = read
-        case nil: throw .invalidRequest(message: "import: the reader ended without an outcome")
         }
         switch outcome {
         case .stopped:

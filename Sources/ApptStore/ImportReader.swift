@@ -58,6 +58,17 @@ final class ImportReader: Sendable {
     thread.start()
   }
 
+  /// The store's side: hands each batch to `take` as it comes, and returns how reading ended.
+  /// When `take` throws, the reader is left to `finish`.
+  func drain(into take: ([ICalendar.ImportItem]) throws(StoreError) -> Void) throws(StoreError) -> ReadStep {
+    while true {
+      switch next() {
+      case .batch(let items): try take(items)
+      case .end(let step): return step
+      }
+    }
+  }
+
   /// The store's side: the next batch or the end, waiting for it.
   func next() -> Message {
     available.wait()
