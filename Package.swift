@@ -25,10 +25,22 @@ let laidOut: [LinkerSetting] = [
       "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Resources/link-order.txt",
       // Names the list has that the code no longer does: `make bench` counts them.
       "-Xlinker", "--no-warn-symbol-ordering",
-    ] + packedRelocations,
+    ] + staticLibraries + packedRelocations,
     .when(configuration: .release)
   )
 ]
+
+/// The C libraries `appt` links, from their Debian archives rather than shared: libstdc++ and
+/// the unwinder (the Swift runtime's), SQLite and ncurses. Each shared library costs every
+/// process its mapping, symbol lookups and relocations: `appt --version` took 4.4 ms with
+/// them and 2.7 ms without, a week's `list` at 1M 15.6 -> 14.1 ms (BENCHMARKS.md). Each
+/// `lib*.so` of Resources/static-link is a linker script naming the archive (`INPUT(-l:libX.a)`),
+/// found before the shared one because the directory comes first in the search path; the
+/// `-export-dynamic` the static Swift runtime's arguments ask for is undone, as nothing
+/// looks up appt's own symbols at run time. libc and libm stay shared.
+var staticLibraries: [String] {
+  ["-L", "\(Context.packageDirectory)/Resources/static-link", "-Xlinker", "--no-export-dynamic"]
+}
 
 /// A program with packed relocations runs only on glibc 2.36 or later: packed where the glibc
 /// building it (which `make install` installs for) has them.
