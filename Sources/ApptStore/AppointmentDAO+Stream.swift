@@ -94,6 +94,7 @@ extension AppointmentDAO {
     let from = range.start.millisecondsSince1970
     let to = range.end.millisecondsSince1970
     let longest = try Self.longestDuration(connection)
+    let lineOnly = query.detail == .listLine
     let series = try SeriesSlices(
       range: range,
       conditions: seriesConditions,
@@ -102,9 +103,9 @@ extension AppointmentDAO {
       longest: longest,
       fallbackZone: clock.timeZone,
       sliceSize: boundedSlices ? output.chunkSize : nil,
+      lineOnly: lineOnly,
       connection: connection
     )
-    let lineOnly = query.detail == .listLine
     let singles = Self.oneOffs(
       from: from - longest,
       to: to,
@@ -338,6 +339,7 @@ struct SeriesSlices {
     longest: Int64,
     fallbackZone: TimeZone,
     sliceSize: Int?,
+    lineOnly: Bool = false,
     connection: any Connection
   ) throws(StoreError) {
     self.range = range
@@ -354,10 +356,12 @@ struct SeriesSlices {
     )
     // Each series with the bound its row keeps (`series_end_ms`, made when it was written):
     // worked out again here it would expand every COUNT series whole.
-    let column = Appointment.seriesEndColumn
+    let column = lineOnly ? Appointment.seriesLineEndColumn : Appointment.seriesEndColumn
     var rows: [(value: Appointment, storedEnd: Date?)] = []
-    try connection.query(query.sql, query.bindings) { row throws(StoreError) in
-      rows.append((try Appointment(row: row), row.isNull(at: column) ? nil : row.date(at: column)))
+    let sql = lineOnly ? query.sql(selecting: Appointment.seriesLineColumns) : query.sql
+    try connection.query(sql, query.bindings) { row throws(StoreError) in
+      let value = lineOnly ? try Appointment(seriesLineRow: row) : try Appointment(row: row)
+      rows.append((value, row.isNull(at: column) ? nil : row.date(at: column)))
     }
     // No series in the window: no override can matter, so the plain ones are not read.
     guard !rows.isEmpty else {

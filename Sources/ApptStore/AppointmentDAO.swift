@@ -27,7 +27,8 @@ public struct AppointmentQuery: Hashable, Sendable {
     case full
     /// What a text `list` line shows: id, start, end, title, all day, status, and whether it
     /// is a changed occurrence; the rest of a one-off's row is not read (see
-    /// `Appointment.init(lineRow:)`). Series are read whole: expanding them needs the rest.
+    /// `Appointment.init(lineRow:)`), nor of a series' beyond what expanding it takes
+    /// (`init(seriesLineRow:)`). Overrides are read whole: they change their series.
     case listLine
   }
 
@@ -857,24 +858,7 @@ extension Appointment: Persistable {
   public init(row: Row) throws(StoreError) {
     func corrupt(_ reason: String) -> StoreError { Self.corrupt(row, reason) }
     let (id, status) = try Self.identity(row, id: 0, status: 5)
-    var rules: [RecurrenceRule] = []
-    if !row.isNull(at: 10) {
-      do {
-        rules = try RuleTextCache.rules(row.string(at: 10))
-      } catch {
-        throw corrupt(error.message)
-      }
-    }
-    var dates: [RecurrenceDate] = []
-    if !row.isEmptyText(at: 16) {
-      guard let decoded = RecurrenceDateText.decode(row.string(at: 16)) else {
-        throw corrupt("unreadable rdates \"\(row.string(at: 16))\"")
-      }
-      dates = decoded
-    }
-    let exceptions =
-      row.isEmptyText(at: 11)
-      ? [] : row.string(at: 11).split(separator: ",").compactMap { Int64($0) }.map(Date.init(millisecondsSince1970:))
+    let recurrence = try Self.recurrence(row, rules: 10, dates: 16)
     let override = try Self.override(row, seriesID: 18, recurrenceID: 19, thisAndFuture: 20)
     var extras = ICalendarExtras.none
     if !row.isEmptyText(at: 21) {
@@ -896,8 +880,8 @@ extension Appointment: Persistable {
       updated: row.date(at: 7),
       timeZone: row.string(at: 8),
       isAllDay: row.int64(at: 9) != 0,
-      recurrence: rules.isEmpty && dates.isEmpty ? nil : Recurrence(rules: rules, dates: dates),
-      exceptions: exceptions,
+      recurrence: recurrence,
+      exceptions: Self.exceptions(row, at: 11),
       uid: row.isNull(at: 13) ? nil : row.string(at: 13),
       revision: Int(row.int64(at: 14)),
       sequence: Int(row.int64(at: 17)),
@@ -927,6 +911,64 @@ extension Appointment: Persistable {
       override: try Self.override(row, seriesID: 6, recurrenceID: 7, thisAndFuture: 8),
       calendarID: ""
     )
+  }
+
+  /// The columns a `list` line needs of a series (`AppointmentQuery.Detail.listLine`), in the
+  /// order `init(seriesLineRow:)` reads them: a one-off's line columns, and what expanding it
+  /// takes (zone, rules, EXDATEs, RDATEs) and `series_end_ms` last. All of them, and the
+  /// series condition's, are in `appointment_series` (Schema, "series window index"), so on
+  /// SQLite a list's series come from that index alone.
+  static let seriesLineColumns =
+    "id, title, start_ms, end_ms, status, all_day, time_zone, recurrence, exceptions, rdates, series_end_ms"
+  /// Where a row read by `init(seriesLineRow:)` has `series_end_ms`.
+  static let seriesLineEndColumn: Int32 = 10
+
+  /// A series as a `list` line shows its occurrences, from `seriesLineColumns`: what the
+  /// lines print and what expanding them takes; the rest is left empty (note, location, uid,
+  /// extras, calendar; created and updated are its start), as `init(lineRow:)` leaves it.
+  init(seriesLineRow row: Row) throws(StoreError) {
+    let (id, status) = try Self.identity(row, id: 0, status: 4)
+    self.init(
+      id: id,
+      title: row.string(at: 1),
+      start: row.date(at: 2),
+      end: row.date(at: 3),
+      status: status,
+      created: row.date(at: 2),
+      timeZone: row.string(at: 6),
+      isAllDay: row.int64(at: 5) != 0,
+      recurrence: try Self.recurrence(row, rules: 7, dates: 9),
+      exceptions: Self.exceptions(row, at: 8),
+      calendarID: ""
+    )
+  }
+
+  /// The recurrence the RRULE and RDATE columns given describe (nil when both are empty).
+  private static func recurrence(_ row: Row, rules rulesColumn: Int32, dates datesColumn: Int32)
+    throws(StoreError) -> Recurrence?
+  {
+    var rules: [RecurrenceRule] = []
+    if !row.isNull(at: rulesColumn) {
+      do {
+        rules = try RuleTextCache.rules(row.string(at: rulesColumn))
+      } catch {
+        throw corrupt(row, error.message)
+      }
+    }
+    var dates: [RecurrenceDate] = []
+    if !row.isEmptyText(at: datesColumn) {
+      guard let decoded = RecurrenceDateText.decode(row.string(at: datesColumn)) else {
+        throw corrupt(row, "unreadable rdates \"\(row.string(at: datesColumn))\"")
+      }
+      dates = decoded
+    }
+    return rules.isEmpty && dates.isEmpty ? nil : Recurrence(rules: rules, dates: dates)
+  }
+
+  /// The EXDATEs in the column given (milliseconds, comma-separated).
+  private static func exceptions(_ row: Row, at column: Int32) -> [Date] {
+    guard !row.isEmptyText(at: column) else { return [] }
+    return row.string(at: column).split(separator: ",").compactMap { Int64($0) }.map(Date.init(millisecondsSince1970:))
   }
 
   private static func corrupt(_ row: Row, _ reason: String) -> StoreError {

@@ -27,11 +27,13 @@ import Testing
 /// VALARMs, DISPLAY 15 minutes before and AUDIO at 08:00 UTC that day repeated twice every 5
 /// minutes; then `appt remind --once` at 17:45:05 UTC recorded the first as fired and the
 /// three AUDIO instances as missed), from v10 on series days (v9's file opened by v10), from
-/// v11 on the window index (v10's file opened by v11).
+/// v11 on the window index (v10's file opened by v11), from v12 on the series window index
+/// (v11's file opened by v12).
 @Suite struct SchemaFixtureTests {
   static let fixtures: [Int: String] = [
     1: "schema-v1", 2: "schema-v2", 3: "schema-v3", 4: "schema-v4", 5: "schema-v5", 6: "schema-v6",
     7: "schema-v7", 8: "schema-v8", 9: "schema-v9", 10: "schema-v10", 11: "schema-v11",
+    12: "schema-v12",
   ]
 
   @Test(arguments: fixtures.keys.sorted())

@@ -223,6 +223,44 @@ struct StreamTests {
       try await dao.saveAppointment(
         Appointment(title: "Holiday", start: december(5), end: december(7), created: TestClock.now, isAllDay: true)
       )
+      // Series read from their line columns too: a zone, RDATEs (an instant and a period),
+      // EXDATEs, a THISANDFUTURE override, whole days; a note and a place a line leaves out.
+      let extra = try await dao.saveAppointment(
+        Appointment(
+          title: "Extra",
+          start: december(2, 9),
+          end: december(2, 10),
+          note: "agenda attached",
+          location: "Room 4",
+          created: TestClock.now,
+          timeZone: "Europe/Paris",
+          recurrence: Recurrence(
+            rules: [RecurrenceRule(frequency: .weekly, interval: 1, count: 6)],
+            dates: [.instant(december(5, 9)), .period(december(6, 7), 7200)]
+          ),
+          exceptions: [december(9, 9)]
+        )
+      )
+      _ = try await dao.saveAppointment(
+        Appointment(
+          title: "Extra, later",
+          start: december(11, 11),
+          end: december(11, 12),
+          created: TestClock.now,
+          timeZone: "Europe/Paris",
+          override: .init(seriesID: extra.id, recurrenceID: december(6, 7), thisAndFuture: true)
+        )
+      )
+      _ = try await dao.saveAppointment(
+        Appointment(
+          title: "Market day",
+          start: december(3),
+          end: december(4),
+          created: TestClock.now,
+          isAllDay: true,
+          recurrence: Recurrence(frequency: .weekly)
+        )
+      )
       let formatter = AppointmentFormatter(clock: TestClock.clock)
       for includeCancelled in [false, true] {
         func read(_ detail: AppointmentQuery.Detail) async throws -> [Appointment] {
@@ -241,6 +279,11 @@ struct StreamTests {
         // The narrow read did leave out what a line does not show.
         #expect(whole.contains { $0.note == "bring the card" && $0.location == "Rue de Rivoli" })
         #expect(!narrow.contains { $0.recurrence == nil && $0.occurrence == nil && !$0.calendarID.isEmpty })
+        #expect(whole.contains { $0.occurrence != nil && $0.note == "agenda attached" })
+        #expect(!narrow.contains { $0.occurrence != nil && (!$0.note.isEmpty || !$0.calendarID.isEmpty) })
+        for title in ["Extra", "Extra, later", "Market day"] {
+          #expect(full.contains { $0.contains(title) }, "\(title) in \(full)")
+        }
         // The window holds every kind of line the projection must get right.
         for mark in ["[repeats]", "[changed]", "^G", "all day"] {
           #expect(full.contains { $0.contains(mark) }, "\(mark) in \(full)")
