@@ -1,3 +1,4 @@
+import ApptCore
 import CLinuxEvents
 import Foundation
 
@@ -164,7 +165,7 @@ public final class Notifier {
       &attributes,
       Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
     )
-    var environment = ProcessInfo.processInfo.environment
+    var environment = ProcessEnvironment.variables()
     for (name, value) in notification.environment { environment[name] = value }
     let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     let argv = arguments.map { strdup($0) } + [nil]

@@ -375,7 +375,7 @@ public struct CommandExecutor: Sendable {
   private func sync(_ accounts: [String]) async throws(Failure) -> Outcome {
     let config =
       settings.source?.path
-      ?? SettingsSource.locate(option: nil, environment: ProcessInfo.processInfo.environment).path
+      ?? SettingsSource.locate(option: nil, environment: ProcessEnvironment.variables()).path
     guard
       let arguments = SyncLauncher.arguments(
         database: dao.database.configuration.location,

@@ -343,7 +343,7 @@ public final class RenderLoop {
     let clock = environment.clock
     let config =
       environment.settings.source?.path
-      ?? SettingsSource.locate(option: nil, environment: ProcessInfo.processInfo.environment).path
+      ?? SettingsSource.locate(option: nil, environment: ProcessEnvironment.variables()).path
     let arguments = SyncLauncher.arguments(
       database: dao.database.configuration.location,
       config: config,

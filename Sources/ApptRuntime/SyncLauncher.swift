@@ -4,6 +4,7 @@
 // progress line reaches the terminal); scripts, the `:` line and the calendar's background
 // sync run it as a child and read what it printed (`run`).
 
+import ApptCore
 import ApptStore
 import Foundation
 
@@ -22,7 +23,7 @@ public enum SyncLauncher {
 
   /// `appt-sync` next to the running executable, else the first on PATH; nil when neither.
   public static func locateSyncProgram() -> String? {
-    locate(in: ownDirectory, path: ProcessInfo.processInfo.environment["PATH"])
+    locate(in: ownDirectory, path: ProcessEnvironment.variables()["PATH"])
   }
 
   /// `appt-sync` in `directory`, else in the first directory of `path` (PATH's form) that has it.

@@ -348,6 +348,11 @@ struct SeriesSlices {
     self.sliceSize = sliceSize
     expanded = range.start
     let bounds = try AppointmentDAO.overrideBounds(for: range, longest: longest, connection: connection)
+    // No series in the window: no override can matter, so the plain ones are not read.
+    guard try SeriesWeeks.anySeries(from: bounds.lower, to: bounds.upper, connection: connection) else {
+      expanded = range.end
+      return
+    }
     let query = Self.query(
       range: range,
       bounds: (bounds.lower, bounds.upper),

@@ -1,3 +1,4 @@
+import ApptCore
 import ApptUI
 import CNCursesW
 import Dispatch
@@ -39,7 +40,7 @@ public final class NCursesTerminal: Terminal {
   private let reportsMouse: Bool
 
   public init(
-    environment: [String: String] = ProcessInfo.processInfo.environment,
+    environment: [String: String] = ProcessEnvironment.variables(),
     palette: Palette = .standard,
     mouse: Bool = false
   ) {
@@ -63,7 +64,7 @@ public final class NCursesTerminal: Terminal {
   }
 
   public func start(handler: @escaping @MainActor (TerminalEvent) -> Void) throws(TerminalError) {
-    if let problem = Self.checkUsable(environment: ProcessInfo.processInfo.environment) { throw problem }
+    if let problem = Self.checkUsable(environment: ProcessEnvironment.variables()) { throw problem }
     setlocale(LC_ALL, "")
     if appt_locale_is_utf8() == 0 { setlocale(LC_CTYPE, "C.UTF-8") }  // no LANG (cron, env -i)
 
@@ -74,7 +75,7 @@ public final class NCursesTerminal: Terminal {
     let hasSavedMode = tcgetattr(0, &savedMode) == 0
 
     guard let screen = newterm(nil, appt_stdout(), appt_stdin()) else {
-      throw TerminalError("cannot initialise the terminal (TERM=\(ProcessInfo.processInfo.environment["TERM"] ?? ""))")
+      throw TerminalError("cannot initialise the terminal (TERM=\(ProcessEnvironment.variables()["TERM"] ?? ""))")
     }
     screenHandle = screen
     window = appt_stdscr()

@@ -4,11 +4,12 @@
 // store failing; 1: anything else (an account unknown, none at all, an item refused); 2: usage
 // and settings mistakes.
 
+import ApptCore
 import Foundation
 
 signal(SIGPIPE, SIG_IGN)
 let status = await SyncCommand.main(
   Array(CommandLine.arguments.dropFirst()),
-  environment: ProcessInfo.processInfo.environment
+  environment: ProcessEnvironment.variables()
 )
 exit(status)

@@ -29,7 +29,7 @@ struct Appt {
       Output.error("appt: \(problem)")
       exit(ExitStatus.failure.rawValue)
     }
-    let environment = ProcessInfo.processInfo.environment
+    let environment = ProcessEnvironment.variables()
     let options: Options
     do {
       options = try Options.parse(Array(CommandLine.arguments.dropFirst()), environment: environment)
@@ -125,7 +125,7 @@ struct Appt {
     }
     let config =
       executor.settings.source?.path
-      ?? SettingsSource.locate(option: nil, environment: ProcessInfo.processInfo.environment).path
+      ?? SettingsSource.locate(option: nil, environment: ProcessEnvironment.variables()).path
     guard
       let arguments = SyncLauncher.arguments(
         database: executor.dao.database.configuration.location,
@@ -162,7 +162,7 @@ struct Appt {
     let daemon = ReminderDaemon(
       dao: executor.dao,
       clock: executor.clock,
-      configuration: RemindConfiguration(settings: executor.settings, environment: ProcessInfo.processInfo.environment),
+      configuration: RemindConfiguration(settings: executor.settings, environment: ProcessEnvironment.variables()),
       log: { Output.error($0) },
       output: { _ = Output.write($0) }
     )

@@ -31,6 +31,27 @@ import Testing
     }
   }
 
+  @Test("a window asks whether any series reaches its days before it reads the series", arguments: StoreKind.allCases)
+  func anySeriesOnTheWindowsDays(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      func any(_ day: Date) async throws -> Bool {
+        let from = day.millisecondsSince1970
+        return try await dao.database.read { connection throws(StoreError) in
+          try SeriesWeeks.anySeries(from: from, to: from + 86_400_000, connection: connection)
+        }
+      }
+      #expect(try await !any(december(7)))
+      _ = try await dao.saveAppointment(yearly(from: december(7, 9)))
+      let nextYear = december(7).addingTimeInterval(365 * 86400)
+      #expect(try await any(nextYear))
+      #expect(try await titles(dao, on: nextYear) == ["Yearly"])
+      // Two weeks later, no instance is near (the margin is hours): none, and nothing listed.
+      let between = december(21)
+      #expect(try await !any(between))
+      #expect(try await titles(dao, on: between).isEmpty)
+    }
+  }
+
   @Test("an edit that moves a series moves its weeks", arguments: StoreKind.allCases)
   func editMovesTheWeeks(kind: StoreKind) async throws {
     try await withStore(kind) { dao in
