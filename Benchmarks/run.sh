@@ -90,11 +90,13 @@ ms() { echo $(($(date -u -d "$1" +%s) * 1000)); }
 # (it prints a series once, appt expands it into its occurrences; appt also narrows the series
 # to those `series_week` lists for the window's days, which this leaves out): the one-offs with the
 # columns a text line shows (`Appointment.lineColumns`) in start order (appt sorts rows that
-# share a start itself), the rest with every column a row is read from
-# (`Appointment.table.readColumns`), the series in start order (`SeriesSlices.query`: each slice
-# sorts what it expands).
-# Kept equal to Appointment.lineColumns and Appointment.table.readColumns by hand.
+# share a start itself), the series with those a line of a series and its expansion need
+# (`Appointment.seriesLineColumns`) in start order (`SeriesSlices.query`: each slice sorts what
+# it expands), the overrides with every column a row is read from (`Appointment.table.readColumns`).
+# Kept equal to Appointment.lineColumns, seriesLineColumns and table.readColumns by hand.
 LINE_COLUMNS_SQL="id, title, start_ms, end_ms, status, all_day, series_id, recurrence_ms, range_future"
+# A series' (Appointment.seriesLineColumns), read from appointment_series alone.
+SERIES_LINE_COLUMNS_SQL="id, title, start_ms, end_ms, status, all_day, time_zone, recurrence, exceptions, rdates, series_end_ms"
 COLUMNS_SQL="id, title, start_ms, end_ms, note, status, created_ms, updated_ms, time_zone, all_day, recurrence, \
 exceptions, series_end_ms, uid, revision, location, rdates, sequence, series_id, recurrence_ms, range_future, extras, \
 calendar_id"
@@ -110,7 +112,7 @@ window_query() {
     "AND (series_id IS NULL OR NOT EXISTS (SELECT 1 FROM appointment AS master" \
     "WHERE master.id = appointment.series_id AND master.status = 'cancelled'))" \
     "ORDER BY start_ms;" \
-    "SELECT $COLUMNS_SQL FROM appointment WHERE (recurrence IS NOT NULL OR rdates <> '') AND start_ms < $to" \
+    "SELECT $SERIES_LINE_COLUMNS_SQL FROM appointment WHERE (recurrence IS NOT NULL OR rdates <> '') AND start_ms < $to" \
     "AND (series_end_ms IS NULL OR series_end_ms > $from) AND status = 'scheduled' ORDER BY start_ms;" \
     "SELECT $COLUMNS_SQL FROM appointment WHERE range_future = 1 AND series_id IS NOT NULL AND recurrence_ms < $to" \
     "ORDER BY recurrence_ms, id;" \
