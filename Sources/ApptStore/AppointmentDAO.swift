@@ -899,17 +899,9 @@ extension Appointment: Persistable {
   /// prints is read, the rest is left empty (note, location, zone, uid, extras, calendar;
   /// created and updated are its start). A third of the columns, and no String for most.
   init(lineRow row: Row) throws(StoreError) {
-    let (id, status) = try Self.identity(row, id: 0, status: 4)
-    self.init(
-      id: id,
-      title: row.string(at: 1),
-      start: row.date(at: 2),
-      end: row.date(at: 3),
-      status: status,
-      created: row.date(at: 2),
-      isAllDay: row.int64(at: 5) != 0,
-      override: try Self.override(row, seriesID: 6, recurrenceID: 7, thisAndFuture: 8),
-      calendarID: ""
+    try self.init(
+      lineHead: row,
+      override: try Self.override(row, seriesID: 6, recurrenceID: 7, thisAndFuture: 8)
     )
   }
 
@@ -927,6 +919,23 @@ extension Appointment: Persistable {
   /// lines print and what expanding them takes; the rest is left empty (note, location, uid,
   /// extras, calendar; created and updated are its start), as `init(lineRow:)` leaves it.
   init(seriesLineRow row: Row) throws(StoreError) {
+    try self.init(
+      lineHead: row,
+      timeZone: row.string(at: 6),
+      recurrence: try Self.recurrence(row, rules: 7, dates: 9),
+      exceptions: Self.exceptions(row, at: 8)
+    )
+  }
+
+  /// A line's appointment from the six columns both line reads start with (id, title,
+  /// start_ms, end_ms, status, all_day) and what the caller read after them.
+  private init(
+    lineHead row: Row,
+    timeZone: String = "",
+    recurrence: Recurrence? = nil,
+    exceptions: [Date] = [],
+    override: Override? = nil
+  ) throws(StoreError) {
     let (id, status) = try Self.identity(row, id: 0, status: 4)
     self.init(
       id: id,
@@ -935,10 +944,11 @@ extension Appointment: Persistable {
       end: row.date(at: 3),
       status: status,
       created: row.date(at: 2),
-      timeZone: row.string(at: 6),
+      timeZone: timeZone,
       isAllDay: row.int64(at: 5) != 0,
-      recurrence: try Self.recurrence(row, rules: 7, dates: 9),
-      exceptions: Self.exceptions(row, at: 8),
+      recurrence: recurrence,
+      exceptions: exceptions,
+      override: override,
       calendarID: ""
     )
   }

@@ -16,6 +16,37 @@ import Testing
     .replacingOccurrences(of: "start_ms < ?", with: "start_ms < 1781049600000")
     .replacingOccurrences(of: "series_end_ms > ?", with: "series_end_ms > 1780444800000")
 
+  /// SQLite's `plan` reads `index` alone (it holds every column the query names), in the
+  /// index's order (no sort).
+  static func expectReadAlone(from index: String, _ plan: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(
+      plan.contains("SEARCH appointment USING COVERING INDEX \(index)"),
+      "\(plan)",
+      sourceLocation: sourceLocation
+    )
+    #expect(!plan.contains("TEMP B-TREE"), "\(plan)", sourceLocation: sourceLocation)
+  }
+
+  /// `SeriesSlices.query` for the week of 3 June 2026, its scheduled series.
+  @DatabaseActor
+  static func weeksSeriesQuery() -> DatabaseQuery<Appointment> {
+    SeriesSlices.query(
+      range: DateInterval(start: Date(millisecondsSince1970: 1_780_444_800_000), duration: 7 * 86_400),
+      bounds: (1_780_444_800_000 - 86_400_000, 1_781_049_600_000),
+      conditions: ["status = 'scheduled'"],
+      bindings: []
+    )
+  }
+
+  /// `sql` with its integer bindings written in place of its `?`s, in order.
+  static func inlined(_ sql: String, _ bindings: [SQLValue]) -> String {
+    var sql = sql
+    for case .integer(let value) in bindings {
+      sql = sql.replacingOccurrences(of: "?", with: String(value), options: [], range: sql.range(of: "?"))
+    }
+    return sql
+  }
+
   static func plan(_ sql: String, on dao: AppointmentDAO, kind: StoreKind) async throws -> String {
     try await dao.database.read { connection throws(StoreError) in
       var lines: [String] = []
@@ -50,15 +81,7 @@ import Testing
   func seriesWeeksQueryUsesTheSeriesIndex() async throws {
     try await withStore(.file) { dao in
       let weeks = SeriesWeeks.condition(from: 1_780_444_800_000, to: 1_781_049_600_000)
-      var condition = weeks.sql
-      for case .integer(let value) in weeks.bindings {
-        condition = condition.replacingOccurrences(
-          of: "?",
-          with: String(value),
-          options: [],
-          range: condition.range(of: "?")
-        )
-      }
+      let condition = Self.inlined(weeks.sql, weeks.bindings)
       let plan = try await Self.plan(
         "SELECT \(Appointment.table.columnList) FROM appointment WHERE \(Self.condition) AND \(condition)",
         on: dao,
@@ -72,13 +95,7 @@ import Testing
   @Test("the series a window reads come in the index's order: SQLite sorts none of their rows")
   func seriesRowsAreNotSorted() async throws {
     try await withStore(.file) { dao in
-      let week = DateInterval(start: Date(millisecondsSince1970: 1_780_444_800_000), duration: 7 * 86_400)
-      let query = await SeriesSlices.query(
-        range: week,
-        bounds: (1_780_444_800_000 - 86_400_000, 1_781_049_600_000),
-        conditions: ["status = 'scheduled'"],
-        bindings: []
-      )
+      let query = await Self.weeksSeriesQuery()
       let plan = try await dao.database.read { connection throws(StoreError) in
         var lines: [String] = []
         try connection.query("EXPLAIN QUERY PLAN " + query.sql, query.bindings) { row throws(StoreError) in
@@ -110,11 +127,7 @@ import Testing
       lineOnly: lineOnly,
       fromWindowIndex: fromWindowIndex
     )
-    var sql = query.sql
-    for case .integer(let value) in query.bindings {
-      sql = sql.replacingOccurrences(of: "?", with: String(value), options: [], range: sql.range(of: "?"))
-    }
-    return try await plan(sql, on: dao, kind: kind)
+    return try await plan(inlined(query.sql, query.bindings), on: dao, kind: kind)
   }
 
   @Test("a list's one-offs are read from appointment_window alone, not a row each", arguments: StoreKind.allCases)
@@ -132,10 +145,8 @@ import Testing
         // Without the title (a btree entry is limited to about 2.7 KB): read from the row.
         #expect(lines.contains("Index Scan using appointment_window"), "\(lines)")
       } else {
-        // Every column the query names is in the index (a column added to `lineColumns`
-        // must be added to it too), and the start order needs no sort.
-        #expect(lines.contains("SEARCH appointment USING COVERING INDEX appointment_window"), "\(lines)")
-        #expect(!lines.contains("TEMP B-TREE"), "\(lines)")
+        // A column added to `lineColumns` must be added to the index too.
+        Self.expectReadAlone(from: "appointment_window", lines)
         // Whole rows, and lines whose conditions name other columns (a search), come through
         // the narrower start index, with a row read for each entry either way.
         let rows = try await Self.oneOffsPlan(
@@ -221,28 +232,16 @@ import Testing
   @Test("a list's series are read from appointment_series alone, not a row each", arguments: StoreKind.allCases)
   func seriesLinesComeFromTheSeriesIndex(kind: StoreKind) async throws {
     try await withStore(kind) { dao in
-      let week = DateInterval(start: Date(millisecondsSince1970: 1_780_444_800_000), duration: 7 * 86_400)
-      let query = await SeriesSlices.query(
-        range: week,
-        bounds: (1_780_444_800_000 - 86_400_000, 1_781_049_600_000),
-        conditions: ["status = 'scheduled'"],
-        bindings: []
-      )
-      var sql = query.sql(selecting: Appointment.seriesLineColumns)
-      for value in query.bindings {
-        guard case .integer(let number) = value else { continue }
-        sql = sql.replacingOccurrences(of: "?", with: String(number), options: [], range: sql.range(of: "?"))
-      }
+      let query = await Self.weeksSeriesQuery()
+      let sql = Self.inlined(query.sql(selecting: Appointment.seriesLineColumns), query.bindings)
       let lines = try await Self.plan(sql, on: dao, kind: kind)
       if kind == .postgres {
         // The index keeps only its key there (a title or EXDATEs may pass a btree entry's
         // 2.7 KB): the row is read.
         #expect(lines.contains("appointment_series"), "\(lines)")
       } else {
-        // Every column a series' line needs is in the index (a column added to
-        // `seriesLineColumns` must be added to it too), and the start order needs no sort.
-        #expect(lines.contains("SEARCH appointment USING COVERING INDEX appointment_series"), "\(lines)")
-        #expect(!lines.contains("TEMP B-TREE"), "\(lines)")
+        // A column added to `seriesLineColumns` must be added to the index too.
+        Self.expectReadAlone(from: "appointment_series", lines)
         // Whole rows come through the same index, with a row read for each entry.
         let rows = try await Self.plan(
           sql.replacingOccurrences(of: Appointment.seriesLineColumns, with: Appointment.table.columnList),
