@@ -657,9 +657,10 @@ func reportCommand(_ arguments: Arguments) {
     line()
     let order = loadJSON("\(raw)/link-order.json")
     if let listed = number(order, "listed"), let absent = number(order, "absent") {
+      let stale = absent > 0 ? " (many: a stale list, `make link-order` writes it anew)" : ""
       line(
         "The release link's order (Resources/link-order.txt, Package.swift) names \(Int(listed)) functions; "
-          + "\(Int(absent)) of them are not in this binary (many: a stale list, `make link-order` writes it anew)."
+          + "\(Int(absent)) of them are not in this binary\(stale)."
       )
       line()
     }
