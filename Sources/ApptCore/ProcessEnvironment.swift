@@ -8,8 +8,9 @@ public enum ProcessEnvironment {
   public static func variables() -> [String: String] { variables(in: environ) }
 
   /// Every `NAME=value` entry of a NULL-terminated list such as `environ`, by name. A name
-  /// given twice keeps its first value, as `getenv` reads it; an entry without `=` is not a
-  /// variable. Bytes that are not UTF-8 are replaced (U+FFFD), as Foundation does.
+  /// given twice keeps its first value, as `getenv` (and so every C library appt uses) reads
+  /// it; Foundation's kept the last. An entry without `=` is not a variable. Bytes that are not
+  /// UTF-8 are replaced (U+FFFD), as Foundation does. No lock: appt never sets a variable.
   public static func variables(in entries: UnsafePointer<UnsafeMutablePointer<CChar>?>) -> [String: String] {
     var variables: [String: String] = [:]
     var entry = entries

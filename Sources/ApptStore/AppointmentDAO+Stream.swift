@@ -348,7 +348,7 @@ struct SeriesSlices {
     self.sliceSize = sliceSize
     expanded = range.start
     let bounds = try AppointmentDAO.overrideBounds(for: range, longest: longest, connection: connection)
-    // No series in the window: no override can matter, so the plain ones are not read.
+    // No series on the window's days: neither the series nor their overrides are read.
     guard try SeriesWeeks.anySeries(from: bounds.lower, to: bounds.upper, connection: connection) else {
       expanded = range.end
       return
@@ -368,7 +368,8 @@ struct SeriesSlices {
       let value = lineOnly ? try Appointment(seriesLineRow: row) : try Appointment(row: row)
       rows.append((value, row.isNull(at: column) ? nil : row.date(at: column)))
     }
-    // No series in the window: no override can matter, so the plain ones are not read.
+    // None of the window's series matches its conditions (status, calendars, a search): no
+    // override can matter, so the plain ones are not read.
     guard !rows.isEmpty else {
       expanded = range.end
       return

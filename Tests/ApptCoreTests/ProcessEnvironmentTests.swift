@@ -2,7 +2,8 @@ import ApptCore
 import Foundation
 import Testing
 
-/// `ProcessEnvironment` reads `environ` as Foundation's `ProcessInfo` and `getenv` do.
+/// `ProcessEnvironment` reads `environ` as Foundation's `ProcessInfo` does, but for a name
+/// given twice, whose first value it keeps, as `getenv` does.
 @Suite struct ProcessEnvironmentTests {
   @Test func thisProcessHasFoundationsVariables() {
     let variables = ProcessEnvironment.variables()

@@ -281,6 +281,8 @@ struct StreamTests {
         #expect(!narrow.contains { $0.recurrence == nil && $0.occurrence == nil && !$0.calendarID.isEmpty })
         #expect(whole.contains { $0.occurrence != nil && $0.note == "agenda attached" })
         #expect(!narrow.contains { $0.occurrence != nil && (!$0.note.isEmpty || !$0.calendarID.isEmpty) })
+        // The zone is read (here it is the clock's own, so the lines alone would not tell).
+        #expect(narrow.contains { $0.occurrence != nil && $0.timeZone == "Europe/Paris" })
         for title in ["Extra", "Extra, later", "Market day"] {
           #expect(full.contains { $0.contains(title) }, "\(title) in \(full)")
         }
@@ -291,6 +293,38 @@ struct StreamTests {
         #expect(full.contains { $0.contains("[cancelled]") } == includeCancelled)
         #expect(full.filter { $0.contains("Dentist") }.count == 2)
       }
+    }
+  }
+
+  @Test("a window whose days no series reaches does not read the series", arguments: StoreKind.allCases)
+  func noSeriesReadWithoutSeries(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      _ = try await dao.saveAppointment(
+        Appointment(
+          title: "Weekly",
+          start: december(2, 12),
+          end: december(2, 13),
+          created: TestClock.now,
+          recurrence: Recurrence(frequency: .weekly, count: 3)
+        )
+      )
+      try await dao.saveAppointment(appointment("Dentist", from: december(20, 9), to: december(20, 10)))
+      @DatabaseActor
+      func seriesQueries(_ range: DateInterval) throws -> (titles: [String], series: Int) {
+        try dao.database.read { connection throws(StoreError) in
+          let counting = CountingConnection(connection)
+          var titles: [String] = []
+          try dao.stream(AppointmentQuery(range: range), chunkSize: 10, in: counting) { chunk throws(StoreError) in
+            titles += chunk.map(\.title)
+            return .more
+          }
+          return (titles, counting.queried.filter { $0.contains(AppointmentDAO.seriesReaching) }.count)
+        }
+      }
+      let withSeries = try await seriesQueries(window(december(9), december(10)))
+      #expect(withSeries.titles == ["Weekly"] && withSeries.series == 1)
+      let without = try await seriesQueries(window(december(20), december(21)))
+      #expect(without.titles == ["Dentist"] && without.series == 0)
     }
   }
 
@@ -311,10 +345,12 @@ final class Shared<Value: Sendable>: Sendable {
   func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&$0) } }
 }
 
-/// A connection that counts the rows its `stream` cursors have handed out.
+/// A connection that counts the rows its `stream` cursors have handed out, and keeps the SQL
+/// of each `query`.
 final class CountingConnection: Connection {
   let base: any Connection
   private(set) var rowsRead = 0
+  private(set) var queried: [String] = []
 
   init(_ base: any Connection) { self.base = base }
 
@@ -322,6 +358,7 @@ final class CountingConnection: Connection {
   var isInTransaction: Bool { base.isInTransaction }
   func execute(_ sql: String) throws(StoreError) { try base.execute(sql) }
   func query(_ sql: String, _ bindings: [SQLValue], row: (Row) throws(StoreError) -> Void) throws(StoreError) {
+    queried.append(sql)
     try base.query(sql, bindings, row: row)
   }
   func run(_ sql: String, _ bindings: [SQLValue]) throws(StoreError) -> Int { try base.run(sql, bindings) }
