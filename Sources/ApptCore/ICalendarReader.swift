@@ -31,8 +31,11 @@ extension ICalendar {
   /// Turns a file into appointments: structure first (components), then each VEVENT.
   struct Reader {
     let clock: Clock
-    private var problems: [Problem] = []
+    var problems: [Problem] = []
     private var notices: [Problem] = []
+    /// Reading a REPLY or a CANCEL (`ICalendar.readMessage`): its events go here, as the
+    /// stored events they name, instead of becoming appointments.
+    var messageItems: [ITIP.Item]?
     /// The VTIMEZONEs of the file by TZID as written.
     private var zoneDefinitions: [String: Component] = [:]
     /// What each TZID met resolved to (nil: nothing; read as floating).
@@ -156,7 +159,11 @@ extension ICalendar {
         switch child.name {
         case "VEVENT":
           eventCount += 1
-          if let appointment = map(child) { keep(appointment, line: child.line) }
+          if messageItems != nil {
+            if let item = messageItem(child) { messageItems?.append(item) }
+          } else if let appointment = map(child) {
+            keep(appointment, line: child.line)
+          }
         case "VTIMEZONE":
           continue
         case "VCALENDAR":
@@ -829,7 +836,7 @@ extension ICalendar {
 
     /// Reads a date or date-time property: VALUE=DATE (or 8 digits) is a date, midnight in
     /// the floating zone; `Z` is UTC; TZID names the zone; otherwise floating.
-    private mutating func moment(_ property: ContentLine, note: (String) -> Void) -> Result<Moment, Problem.Text> {
+    mutating func moment(_ property: ContentLine, note: (String) -> Void) -> Result<Moment, Problem.Text> {
       let raw = property.value.trimmingBlanks
       let valueType = property.parameter("VALUE")?.uppercased()
       guard valueType == nil || valueType == "DATE" || valueType == "DATE-TIME" else {

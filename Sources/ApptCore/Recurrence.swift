@@ -193,7 +193,7 @@ public struct Recurrence: Hashable, Sendable {
     self.init(rules: rules)
   }
 
-  static func utcStamp(_ date: Date) -> String {
+  public static func utcStamp(_ date: Date) -> String {
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = .gmt
     let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)

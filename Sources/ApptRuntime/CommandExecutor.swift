@@ -413,7 +413,24 @@ public struct CommandExecutor: Sendable {
     // regular file is read a piece at a time, anything else whole.
     let imported: CalendarImport
     let errors = Self.readErrors(path, command: "import", limit: Self.importSizeLimit)
-    if let file = try FileChunks(path: path, limit: Self.importSizeLimit, errors: errors) {
+    let file = try FileChunks(path: path, limit: Self.importSizeLimit, errors: errors)
+    // A pipe is read whole here; a regular file only its head, for its METHOD.
+    let piped = file == nil ? try Self.readFile(path, command: "import") : nil
+    let head = try file?.head(ITIP.headSize) ?? Array(piped?.prefix(ITIP.headSize) ?? [])
+    switch ITIP.Method(ITIP.method(inHead: head)) {
+    case .events:
+      break
+    case .unsupported(let name):
+      throw .invalidRequest(
+        message: "import: \(shown): METHOD:\(TextSafety.escapingControls(name)) is not something appt applies"
+          + " (it reads PUBLISH, REQUEST, REPLY and CANCEL); nothing imported"
+      )
+    case let method:
+      var bytes = piped ?? []
+      if piped == nil { bytes = try Self.readFile(path, command: "import") }
+      return try await applyMessage(ICalendar.readMessage(bytes: bytes, method: method, clock: clock), from: path)
+    }
+    if let file {
       imported = try await dao.importCalendar(
         chunks: { () throws(StoreError) in try file.next() },
         whole: { () throws(StoreError) in try Self.readFile(path, command: "import") },
@@ -423,7 +440,7 @@ public struct CommandExecutor: Sendable {
       )
     } else {
       imported = try await dao.importCalendar(
-        bytes: try Self.readFile(path, command: "import"),
+        bytes: piped ?? [],
         clock: clock,
         calendar: calendar,
         partial: partial

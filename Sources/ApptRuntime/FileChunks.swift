@@ -37,6 +37,25 @@ final class FileChunks: Sendable {
 
   deinit { Glibc.close(fd) }
 
+  /// The file's first `count` bytes (fewer when it is shorter), read without moving on:
+  /// `next()` still starts at the beginning.
+  func head(_ count: Int) throws(StoreError) -> [UInt8] {
+    var error: Int32 = 0
+    let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, filled in
+      filled = 0
+      guard let base = buffer.baseAddress else { return }
+      while filled < count {
+        let got = Glibc.pread(fd, base + filled, count - filled, off_t(filled))
+        if got < 0, errno == EINTR { continue }
+        if got < 0 { error = errno }
+        if got <= 0 { return }
+        filled += got
+      }
+    }
+    guard error == 0 else { throw failure(String(cString: strerror(error))) }
+    return bytes
+  }
+
   /// The next piece of the file, nil at its end.
   func next() throws(StoreError) -> [UInt8]? {
     var error: Int32 = 0

@@ -11,7 +11,7 @@ echo "e2e: testing $APPT at ${APPT_NOW:-the real time} in TZ=$E2E_TZ"
 total_pass=0
 total_fail=0
 worst=0
-for suite in script_mode.sh tui.sh durability.sh interop.sh hostile.sh files.sh faults.sh postgres.sh config.sh calendars.sh conflicts.sh streaming.sh install.sh sync.sh remind.sh; do
+for suite in script_mode.sh tui.sh durability.sh interop.sh hostile.sh files.sh faults.sh postgres.sh config.sh calendars.sh conflicts.sh invitations.sh streaming.sh install.sh sync.sh remind.sh; do
     out=$(mktemp "${TMPDIR:-/tmp}/appt-e2e-run.XXXXXX")
     bash "$here/$suite" "$APPT" | tee "$out"
     rc=${PIPESTATUS[0]}

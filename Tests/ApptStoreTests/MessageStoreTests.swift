@@ -1,0 +1,174 @@
+import ApptCore
+import ApptTestSupport
+import Foundation
+import Testing
+
+@testable import ApptStore
+
+/// iTIP REPLY and CANCEL applied to the store (`AppointmentDAO.apply`): a reply changes one
+/// attendee's PARTSTAT and nothing else, never creates or replaces an event; a cancel cancels
+/// the event or one occurrence; older messages change nothing; all or nothing.
+@Suite struct MessageStoreTests {
+  static let uid = "040000008200E00074C5B7101A82E008"
+
+  /// An invitation as an organizer's server sends it: two attendees, a location, an alarm.
+  static let invitation = [
+    "BEGIN:VCALENDAR", "VERSION:2.0", "METHOD:REQUEST",
+    "BEGIN:VEVENT", "UID:\(uid)", "SEQUENCE:1", "DTSTAMP:20261201T100000Z",
+    "SUMMARY:Planning", "LOCATION:Room 1",
+    "DTSTART;TZID=Europe/Paris:20261207T090000", "DTEND;TZID=Europe/Paris:20261207T100000",
+    "RRULE:FREQ=DAILY;COUNT=5",
+    "ORGANIZER;CN=Bob:mailto:bob@example.com",
+    "ATTENDEE;ROLE=REQ-PARTICIPANT;PARTSTAT=NEEDS-ACTION;RSVP=TRUE;CN=Ada:mailto:ada@example.com",
+    "ATTENDEE;ROLE=OPT-PARTICIPANT;PARTSTAT=NEEDS-ACTION;RSVP=TRUE;CN=Cy:mailto:cy@example.com",
+    "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Reminder", "TRIGGER:-PT15M", "END:VALARM",
+    "END:VEVENT", "END:VCALENDAR",
+  ]
+
+  func stored(_ dao: AppointmentDAO) async throws -> Appointment {
+    let read = ICalendar.read(Self.invitation.joined(separator: "\r\n") + "\r\n", clock: TestClock.clock)
+    #expect(read.problems == [])
+    _ = try await dao.importAppointments(read.appointments)
+    return try #require(try await dao.getAllAppointments().first { $0.uid == Self.uid })
+  }
+
+  func message(_ method: ITIP.Method, _ events: [[String]]) -> ITIP.Message {
+    let lines =
+      ["BEGIN:VCALENDAR", "VERSION:2.0"] + events.flatMap { ["BEGIN:VEVENT"] + $0 + ["END:VEVENT"] } + ["END:VCALENDAR"]
+    return ICalendar.readMessage(
+      bytes: Array((lines.joined(separator: "\r\n") + "\r\n").utf8),
+      method: method,
+      clock: TestClock.clock
+    )
+  }
+
+  func attendees(_ appointment: Appointment) -> [String] {
+    appointment.extras.lines.filter { $0.hasPrefix("ATTENDEE") }
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func aReplyChangesOnlyTheAnsweringAttendeesStatus(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let before = try await stored(dao)
+      // Google's reply: no SUMMARY, no DTEND, one attendee (its address in other case).
+      let reply = message(
+        .reply,
+        [
+          [
+            "UID:\(Self.uid)", "SEQUENCE:1", "DTSTART:20261207T080000Z", "DTSTAMP:20261202T100000Z",
+            "ORGANIZER;CN=Bob:mailto:bob@example.com",
+            "ATTENDEE;CUTYPE=INDIVIDUAL;ROLE=REQ-PARTICIPANT;PARTSTAT=ACCEPTED;CN=Ada;X-NUM-GUESTS=0:mailto:ADA@example.com",
+          ]
+        ]
+      )
+      let outcome = try await dao.apply(reply)
+      #expect(outcome.changed.map(\.id) == [before.id])
+      let after = try await dao.getAppointment(id: before.id)
+      #expect(
+        attendees(after) == [
+          "ATTENDEE;ROLE=REQ-PARTICIPANT;PARTSTAT=ACCEPTED;RSVP=TRUE;CN=Ada:mailto:ada@example.com",
+          "ATTENDEE;ROLE=OPT-PARTICIPANT;PARTSTAT=NEEDS-ACTION;RSVP=TRUE;CN=Cy:mailto:cy@example.com",
+        ]
+      )
+      // Everything else as it was: title, times, location, rule, alarm, SEQUENCE.
+      var expected = before
+      expected.extras = after.extras
+      expected.revision = after.revision
+      expected.updated = after.updated
+      #expect(after == expected)
+      #expect(after.revision == before.revision + 1)
+      #expect(after.sequence == before.sequence)
+      #expect(
+        after.extras.lines.filter { !$0.hasPrefix("ATTENDEE") }
+          == before.extras.lines.filter { !$0.hasPrefix("ATTENDEE") }
+      )
+      // The same reply again changes nothing.
+      let again = try await dao.apply(reply)
+      #expect(again.changed.isEmpty)
+      #expect(again.unchanged.count == 1)
+      #expect(try await dao.getAppointment(id: before.id).revision == after.revision)
+    }
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func aReplyForAnEventNotStoredIsRefusedAndChangesNothing(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let before = try await stored(dao)
+      let reply = message(
+        .reply,
+        [
+          ["UID:\(Self.uid)", "SEQUENCE:1", "ATTENDEE;PARTSTAT=DECLINED:mailto:cy@example.com"],
+          ["UID:someone-else@example.com", "ATTENDEE;PARTSTAT=ACCEPTED:mailto:ada@example.com"],
+        ]
+      )
+      await #expect(throws: StoreError.self) { try await dao.apply(reply) }
+      // All or nothing: the first event's answer was not kept either, and nothing was created.
+      #expect(try await dao.getAllAppointments() == [before])
+    }
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func aReplyToAnOlderVersionChangesNothing(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let before = try await stored(dao)
+      let outcome = try await dao.apply(
+        message(.reply, [["UID:\(Self.uid)", "SEQUENCE:0", "ATTENDEE;PARTSTAT=DECLINED:mailto:ada@example.com"]])
+      )
+      #expect(outcome.changed.isEmpty)
+      #expect(outcome.unchanged.first?.contains("older version") == true)
+      #expect(try await dao.getAppointment(id: before.id) == before)
+    }
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func anUninvitedAttendeesReplyIsAdded(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let before = try await stored(dao)
+      let answer = "ATTENDEE;PARTSTAT=TENTATIVE;CN=Dee:mailto:dee@example.com"
+      _ = try await dao.apply(message(.reply, [["UID:\(Self.uid)", "SEQUENCE:1", answer]]))
+      #expect(attendees(try await dao.getAppointment(id: before.id)) == attendees(before) + [answer])
+    }
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func aCancelCancelsTheEvent(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let before = try await stored(dao)
+      let outcome = try await dao.apply(message(.cancel, [["UID:\(Self.uid)", "SEQUENCE:2", "STATUS:CANCELLED"]]))
+      #expect(outcome.changed.map(\.id) == [before.id])
+      let after = try await dao.getAppointment(id: before.id)
+      #expect(after.status == .cancelled)
+      #expect(after.title == "Planning")
+      #expect(after.location == "Room 1")
+    }
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func aCancelOfOneOccurrenceExcludesIt(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let before = try await stored(dao)
+      let second = december(8, 9)
+      _ = try await dao.apply(
+        message(.cancel, [["UID:\(Self.uid)", "SEQUENCE:1", "RECURRENCE-ID;TZID=Europe/Paris:20261208T090000"]])
+      )
+      let after = try await dao.getAppointment(id: before.id)
+      #expect(after.status == .scheduled)
+      #expect(after.exceptions == [second])
+      let shown = try await dao.appointments(matching: AppointmentQuery(range: window(december(7), december(13))))
+      #expect(shown.map(\.start) == [december(7, 9), december(9, 9), december(10, 9), december(11, 9)])
+    }
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func anOlderCancelAndOneForAnUnknownEventChangeNothing(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let before = try await stored(dao)
+      let outcome = try await dao.apply(
+        message(.cancel, [["UID:\(Self.uid)", "SEQUENCE:0"], ["UID:never-stored@example.com", "SEQUENCE:4"]])
+      )
+      #expect(outcome.changed.isEmpty)
+      #expect(outcome.unchanged.count == 2)
+      #expect(try await dao.getAllAppointments() == [before])
+    }
+  }
+}
