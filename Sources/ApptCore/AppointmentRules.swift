@@ -62,15 +62,33 @@ public enum AppointmentRules {
 
   // MARK: - The whole appointment
 
-  /// Checks every rule; the first broken one is thrown.
-  public static func validate(_ a: Appointment) throws(Violation) {
-    try checkTitle(a.title)
-    try checkNote(a.note)
+  /// Which rules apply. The length limits (title, note, 366 days) guard what a person types
+  /// or imports by hand; what a calendar server holds is the user's already, and is kept
+  /// whole (a long Teams invitation, a conference of a year and a half).
+  public enum Limits: Sendable, Equatable {
+    /// Everything: `add`, `edit`, the form, `import`.
+    case input
+    /// What no layer can carry (NUL, times out of range, an end not after the start, a UID
+    /// or zone name that is not one), not the lengths.
+    case server
+  }
+
+  /// Checks every rule of `limits`; the first broken one is thrown. With `stored` (the row
+  /// an edit changes), a length that is as stored is not checked again: an event the server
+  /// sent whole stays editable in its other fields.
+  public static func validate(_ a: Appointment, limits: Limits = .input, stored: Appointment? = nil)
+    throws(Violation)
+  {
+    let lengths = limits == .input
+    guard !a.title.allSatisfy({ $0.isWhitespace }) else { throw Violation(.title, "the title is empty") }
+    try checkText(a.title, .title, "title", maximum: lengths && a.title != stored?.title ? maximumTitleLength : nil)
+    try checkText(a.note, .note, "note", maximum: lengths && a.note != stored?.note ? maximumNoteLength : nil)
     if let uid = a.uid { try checkUID(uid) }
     if a.timeZone.unicodeScalars.contains(where: TextSafety.isControl) || a.timeZone.count > 64 {
       throw Violation(.timeZone, "the time zone \(WhenParser.quoted(a.timeZone)) is not a zone name")
     }
-    try checkTimes(start: a.start, end: a.end)
+    let sameLength = stored.map { a.end.timeIntervalSince(a.start) == $0.end.timeIntervalSince($0.start) } ?? false
+    try checkTimes(start: a.start, end: a.end, longest: lengths && !sameLength)
     if let outside = a.exceptions.first(where: { !supportedTimes.contains($0) }) {
       throw Violation(.exceptions, "a cancelled occurrence at \(utcText(outside)) is \(rangeText)")
     }
@@ -97,7 +115,18 @@ public enum AppointmentRules {
     }
   }
 
-  private static func checkText(_ text: String, _ field: Violation.Field, _ name: String, maximum: Int)
+  /// `maximum` nil: no length limit (NUL is still refused).
+  private static func checkText(_ text: String, _ field: Violation.Field, _ name: String, maximum: Int?)
+    throws(Violation)
+  {
+    if let maximum { try checkLength(text, field, name, maximum: maximum) }
+    if let nul = text.unicodeScalars.firstIndex(of: "\u{0}") {
+      let column = text.unicodeScalars.distance(from: text.unicodeScalars.startIndex, to: nul) + 1
+      throw Violation(field, "the \(name) holds a NUL byte at character \(column)")
+    }
+  }
+
+  private static func checkLength(_ text: String, _ field: Violation.Field, _ name: String, maximum: Int)
     throws(Violation)
   {
     // Bytes first: counting characters is linear too, but bounded bytes keep it cheap.
@@ -110,22 +139,19 @@ public enum AppointmentRules {
       let count = text.count
       if count > maximum { throw Violation(field, "the \(name) is \(count) characters long; at most \(maximum)") }
     }
-    if let nul = text.unicodeScalars.firstIndex(of: "\u{0}") {
-      let column = text.unicodeScalars.distance(from: text.unicodeScalars.startIndex, to: nul) + 1
-      throw Violation(field, "the \(name) holds a NUL byte at character \(column)")
-    }
   }
 
   // MARK: - Times
 
-  /// Start and end in `supportedTimes`, the end after the start, at most 366 days later.
-  public static func checkTimes(start: Date, end: Date) throws(Violation) {
+  /// Start and end in `supportedTimes`, the end after the start, and (`longest`) at most 366
+  /// days later.
+  public static func checkTimes(start: Date, end: Date, longest: Bool = true) throws(Violation) {
     try checkInstant(start, .start)
     try checkInstant(end, .end)
     guard end > start else {
       throw Violation(.end, "the end \(utcText(end)) is not after the start \(utcText(start))")
     }
-    guard end.timeIntervalSince(start) <= DurationParser.maximum else {
+    guard !longest || end.timeIntervalSince(start) <= DurationParser.maximum else {
       throw Violation(.end, "an appointment cannot last more than 366 days")
     }
   }

@@ -204,9 +204,12 @@ public enum ICalendar {
     return reader.read(consume bytes)
   }
 
-  /// Reads calendar text (see `read(bytes:clock:)`).
-  public static func read(_ text: String, clock: Clock) -> ReadResult {
-    read(bytes: Array(text.utf8), clock: clock)
+  /// Reads calendar text (see `read(bytes:clock:)`). `limits` `.server`: what a calendar
+  /// server holds, kept whole (no length limits, an empty RRULE kept as it came).
+  public static func read(_ text: String, clock: Clock, limits: AppointmentRules.Limits = .input) -> ReadResult {
+    var reader = Reader(clock: clock)
+    reader.limits = limits
+    return reader.read(Array(text.utf8))
   }
 
   /// Writes `appointments` (series as stored, not expanded) as one VCALENDAR. An appointment

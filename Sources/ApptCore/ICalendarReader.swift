@@ -36,6 +36,8 @@ extension ICalendar {
     /// Reading a REPLY or a CANCEL (`ICalendar.readMessage`): its events go here, as the
     /// stored events they name, instead of becoming appointments.
     var messageItems: [ITIP.Item]?
+    /// The rules events are held to: a server's are kept whole (`AppointmentRules.Limits`).
+    var limits = AppointmentRules.Limits.input
     /// The VTIMEZONEs of the file by TZID as written.
     private var zoneDefinitions: [String: Component] = [:]
     /// What each TZID met resolved to (nil: nothing; read as floating).
@@ -559,12 +561,12 @@ extension ICalendar {
       }
       if let endInstant = end {
         let endAt = single["DTEND"]?.line ?? single["DURATION"]?.line ?? startLine.line
-        if endInstant.timeIntervalSince(start.instant) > DurationParser.maximum {
+        if limits == .input, endInstant.timeIntervalSince(start.instant) > DurationParser.maximum {
           fail(endAt, "the event lasts more than 366 days, which appt does not allow")
           end = nil
         } else {
           do throws(AppointmentRules.Violation) {
-            try AppointmentRules.checkTimes(start: start.instant, end: endInstant)
+            try AppointmentRules.checkTimes(start: start.instant, end: endInstant, longest: limits == .input)
           } catch {
             fail(error.field == .start ? startLine.line : endAt, error.message)
             end = nil
@@ -575,6 +577,12 @@ extension ICalendar {
       // Recurrence: every RRULE, every RDATE.
       var rules: [RecurrenceRule] = []
       for line in ruleLines {
+        if limits == .server, line.value.trimmingBlanks.isEmpty {
+          // A server's empty RRULE repeats nothing: kept, and written back, as it came.
+          notes.append(Problem(line: line.line, message: "an empty RRULE adds no occurrence; kept as it came"))
+          extraLines.append(line.raw)
+          continue
+        }
         do throws(RecurrenceRuleError) {
           let rule = try RecurrenceRule(parsing: line.value)
           rules.append(rule)
@@ -750,7 +758,7 @@ extension ICalendar {
       )
       // The rules every way in applies (`add`'s limits, no NUL...), reported at the property.
       do throws(AppointmentRules.Violation) {
-        try AppointmentRules.validate(appointment)
+        try AppointmentRules.validate(appointment, limits: limits)
       } catch {
         let property: ContentLine?
         switch error.field {

@@ -93,9 +93,12 @@ extension AppointmentDAO {
     return try database.write { connection throws(StoreError) in
       var series = try Self.findForChange(id: id, expected: ifRevision, in: connection)
       var override: Appointment
+      // What the change starts from: lengths kept from it are not checked again.
+      let before: Appointment
       switch try Self.occurrence(of: series, on: day, clock: clock, in: connection) {
       case .override(let row):
         override = row
+        before = row
         change(&override)
         override.revision = row.revision + 1
         override.sequence = row.sequence + 1
@@ -113,11 +116,12 @@ extension AppointmentDAO {
           series.exceptions.removeAll { $0 == slot }
           override.status = .cancelled
         }
+        before = override
         change(&override)
         override.revision = 1
       }
       override.updated = now
-      try Self.checkRules(override)
+      try Self.checkRules(override, stored: before)
       series.updated = now
       series.revision += 1
       override.calendarID = series.calendarID  // an override is in its series' calendar
@@ -146,6 +150,7 @@ extension AppointmentDAO {
     let clock = self.clock
     return try database.write { connection throws(StoreError) in
       var series = try Self.findForChange(id: id, expected: ifRevision, in: connection)
+      let before = series
       let split = try Self.occurrence(of: series, on: day, clock: clock, in: connection).recurrenceID
       guard let recurrence = series.recurrence else {
         throw .invalidRequest(message: "\"\(series.title)\" does not repeat; leave out --occurrence")
@@ -153,7 +158,7 @@ extension AppointmentDAO {
       if split <= series.start {
         change(&series)
         if let status { series.status = status }
-        try Self.checkRules(series)
+        try Self.checkRules(series, stored: before)
         series.updated = now
         series.revision += 1
         series.sequence += 1
@@ -177,13 +182,13 @@ extension AppointmentDAO {
       rest.revision = 1
       change(&rest)
       if let status { rest.status = status }
-      try Self.checkRules(rest)
+      try Self.checkRules(rest, stored: before)
       series.recurrence = head
       series.exceptions = series.exceptions.filter { $0 < split }
       series.updated = now
       series.revision += 1
       series.sequence += 1
-      try Self.checkRules(series)
+      try Self.checkRules(series, stored: before)
       try Self.place(&rest, in: connection)
       try Appointment.upsert(series, in: connection)
       try Appointment.upsert(rest, in: connection)

@@ -309,7 +309,7 @@ extension AppointmentDAO {
         try connection.scalar("SELECT calendar_id FROM sync_conflict WHERE id = ?", [.text(conflict.id.description)])?
         .string ?? ""
       if keep == .local {
-        let read = ICalendar.read(conflict.localICS, clock: clock)
+        let read = ICalendar.read(conflict.localICS, clock: clock, limits: .server)
         guard !read.appointments.isEmpty else {
           throw .corrupt(path: "sync_conflict table", reason: "conflict \(conflict.id): unreadable local version")
         }
@@ -474,7 +474,14 @@ extension AppointmentDAO {
     var changed = false
     var existed = before != nil
     for incoming in ordered {
-      let (stored, upshot) = try merge(incoming, into: calendarID, olderSequenceLoses: false, at: now, in: connection)
+      let (stored, upshot) = try merge(
+        incoming,
+        into: calendarID,
+        olderSequenceLoses: false,
+        limits: .server,
+        at: now,
+        in: connection
+      )
       matched.insert(stored.id)
       if upshot != .unchanged { changed = true }
       if upshot != .added { existed = true }

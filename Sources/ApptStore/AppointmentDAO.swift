@@ -157,12 +157,11 @@ extension AppointmentDAO {
   public func saveAppointment(_ appointment: Appointment) throws(StoreError) -> Appointment {
     let now = clock.now
     return try database.write { connection throws(StoreError) in
-      try Self.checkRules(appointment)
+      let stored = try DatabaseService.find(Appointment.self, id: appointment.id, in: connection)
+      try Self.checkRules(appointment, stored: stored)
       var saved = appointment
       saved.occurrence = nil
-      if let stored = try DatabaseService.find(Appointment.self, id: appointment.id, in: connection) {
-        try Self.check(stored, expected: appointment.revision)
-      }
+      if let stored { try Self.check(stored, expected: appointment.revision) }
       saved.revision = appointment.revision + 1
       try Self.place(&saved, in: connection)
       try Appointment.upsert(saved, in: connection)
@@ -251,7 +250,7 @@ extension AppointmentDAO {
       let stored = try Self.findForChange(id: id, expected: expected, in: connection)
       var appointment = stored
       change(&appointment)
-      try Self.checkRules(appointment)
+      try Self.checkRules(appointment, stored: stored)
       appointment.id = stored.id
       appointment.occurrence = nil
       appointment.updated = now
@@ -280,9 +279,15 @@ extension AppointmentDAO {
   }
 
   /// The last gate of every write: `AppointmentRules`, whatever the caller checked before.
-  static func checkRules(_ appointment: Appointment) throws(StoreError) {
+  /// `limits` `.server` for what a calendar server sent; `stored`, the row a change starts
+  /// from (a length it keeps is not checked again).
+  static func checkRules(
+    _ appointment: Appointment,
+    limits: AppointmentRules.Limits = .input,
+    stored: Appointment? = nil
+  ) throws(StoreError) {
     do throws(AppointmentRules.Violation) {
-      try AppointmentRules.validate(appointment)
+      try AppointmentRules.validate(appointment, limits: limits, stored: stored)
     } catch {
       let title = TextSafety.escapingControls(String(appointment.title.prefix(40)))
       throw .invalidRequest(message: "\"\(title)\": \(error.message)")
@@ -359,12 +364,13 @@ extension AppointmentDAO {
     _ appointment: Appointment,
     into target: String?,
     olderSequenceLoses: Bool,
+    limits: AppointmentRules.Limits = .input,
     at now: Date,
     hints: MergeHints = MergeHints(),
     in connection: any Connection
   ) throws(StoreError) -> (stored: Appointment, upshot: MergeUpshot) {
     var incoming = appointment
-    try checkRules(incoming)
+    try checkRules(incoming, limits: limits)
     incoming.calendarID = target ?? ""
     incoming.occurrence = nil
     let existing: Appointment?

@@ -214,6 +214,8 @@ struct CalendarRun {
   /// Failures of single items (a 4xx on a PUT); the others went on.
   var itemErrors: [String] = []
   var itemsUnavailable = false
+  /// Server objects appt could not read in this sync (each one of `itemErrors`).
+  var unreadable = 0
   /// The store's sync items while the pull runs, kept up to date as it records them (read
   /// once: a first sync of 10,000 events must not read them 10,000 times).
   var known = KnownItems()
@@ -259,8 +261,12 @@ struct CalendarRun {
           throw .server(error)
         }
         try await apply(changed: changes.changed, removed: changes.removed)
-        try await run { () async throws(StoreError) in
-          try await store.setSyncToken(calendarID: calendarID, token: changes.token, syncedAt: engine.clock.now)
+        // An object appt could not read is asked for again next time: the token stays where
+        // it was before it (the later pages are read all the same).
+        if unreadable == 0 {
+          try await run { () async throws(StoreError) in
+            try await store.setSyncToken(calendarID: calendarID, token: changes.token, syncedAt: engine.clock.now)
+          }
         }
         if !changes.truncated || changes.token == token { return }
         token = changes.token
@@ -271,6 +277,7 @@ struct CalendarRun {
     try await loadKnown()
     let removed = known.byUID.values.filter { !listed.contains(Self.key($0.href)) }.map(\.href).sorted()
     try await apply(changed: listing, removed: removed)
+    guard unreadable == 0 else { return }
     // The token of discovery (taken before the listing): a change after it shows next time.
     try await run { () async throws(StoreError) in
       try await store.setSyncToken(calendarID: calendarID, token: remote.syncToken, syncedAt: engine.clock.now)
@@ -395,23 +402,30 @@ struct CalendarRun {
     }
   }
 
-  /// The object's UID and appointments, or nil (reported) when appt cannot read it.
-  func read(_ object: RemoteObject) -> (String, [Appointment])? {
-    let result = ICalendar.read(object.ics, clock: engine.clock)
+  /// The object's UID and appointments, or nil when appt cannot read it: an item error (the
+  /// sync fails, naming it, and the rest goes on), and the pull keeps its token so that the
+  /// next sync reads it again.
+  mutating func read(_ object: RemoteObject) -> (String, [Appointment])? {
+    let result = ICalendar.read(object.ics, clock: engine.clock, limits: .server)
     let where_ = "\(local.name): \(TextSafety.escapingControls(object.href))"
     if let problem = result.problems.first {
-      engine.report(
-        .note("\(where_): \(problem.line): \(TextSafety.escapingControls(problem.message)); left on the server")
-      )
+      cannotRead("\(where_): \(problem.line): \(TextSafety.escapingControls(problem.message))")
       return nil
     }
     let uids = Set(result.appointments.compactMap(\.uid))
     guard uids.count == 1, let uid = uids.first else {
       let why = uids.isEmpty ? "it holds no event" : "it holds \(uids.count) UIDs, a CalDAV object holds one"
-      engine.report(.note("\(where_): 1: \(why); left on the server"))
+      cannotRead("\(where_): 1: \(why)")
       return nil
     }
     return (uid, result.appointments)
+  }
+
+  mutating func cannotRead(_ what: String) {
+    let message = "\(what); appt cannot read it, left on the server"
+    engine.report(.note(message))
+    itemErrors.append(message)
+    unreadable += 1
   }
 
   /// Whether the server's object is `text` (as appt wrote it, or as appt would write what it

@@ -492,7 +492,7 @@ struct EngineTests {
     )
   }
 
-  @Test("an object appt cannot read is reported and left on the server", arguments: kinds)
+  @Test("an object appt cannot read fails the sync, naming it, until it can be read", arguments: kinds)
   func unreadableObject(kind: StoreKind) async throws {
     let notes = Notes()
     let server = FakeServer()
@@ -506,11 +506,23 @@ struct EngineTests {
     await server.clientPut("work", "a.ics", event("a", "Alpha"))
     let client = CalDAVClient(baseURL: FakeServer.base, credentials: nil, transport: server)
     let summaries = try await engine.sync(account: "acct", client: client)
-    #expect(summaries.first?.error == nil && summaries.first?.new == 1)
-    let lines = notes.lines
-    #expect(lines.count == 1 && lines.first?.hasPrefix("acct/Work: /cal/u/work/bad.ics: ") == true, "\(lines)")
-    #expect(lines.first?.hasSuffix("; left on the server") == true)
+    // The rest came in; the calendar's sync failed, naming the object.
+    #expect(summaries.first?.new == 1)
+    let error = try #require(summaries.first?.error)
+    #expect(error.hasPrefix("acct/Work: /cal/u/work/bad.ics: "), "\(error)")
+    #expect(error.hasSuffix("; appt cannot read it, left on the server"))
+    #expect(summaries.first?.unavailable == false)
+    #expect(summaries.first?.synced == nil)
+    #expect(notes.lines == [error])
     #expect(await server.objects("work").count == 2)
+    // Asked for again next time (the token stayed), and read once the server's copy is fixed.
+    let again = try await engine.sync(account: "acct", client: client)
+    #expect(again.first?.error == error)
+    await server.clientPut("work", "bad.ics", event("x", "Fixed"))
+    let fixed = try await engine.sync(account: "acct", client: client)
+    #expect(fixed.first?.error == nil)
+    #expect(fixed.first?.new == 1)
+    #expect(try await local.titles(Harness.calendar) == ["a": "Alpha", "x": "Fixed"])
   }
 
   @Test("the engine's href for a UID is percent-encoded under the calendar", arguments: kinds)

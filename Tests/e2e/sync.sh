@@ -425,6 +425,57 @@ peer_events_arrive() {
     check_no_change_requests "$mark" 2
 }
 
+# What another client put on the server is stored whole, whatever appt's input limits: a long
+# meeting invitation (a DESCRIPTION over 10,000 characters), a SUMMARY over 500, an event of a
+# year and a half. Each is listed; a sync after changes nothing; the server making a known
+# event long updates it, and a local edit of it goes out (it used to be refused on every sync).
+server_events_kept_whole() {
+    setup "$1" "$2" || return
+    local note title
+    note=$(python3 -c 'print("Join by phone: +1 555 0100 then ID 123 456 789#. " * 300)')
+    title=$(python3 -c 'print("Quarterly planning and " * 40 + "the rest")')
+    server_event long-note "Teams call" "DTSTART:20261210T100000Z" "DTEND:20261210T110000Z" "DESCRIPTION:$note" >"$T/note.ics"
+    server_event long-title "$title" "DTSTART:20261211T100000Z" "DTEND:20261211T110000Z" >"$T/title.ics"
+    server_event long-days Sabbatical "DTSTART;VALUE=DATE:20261212" "DTEND;VALUE=DATE:20280601" >"$T/days.ics"
+    server_event plain Standup "DTSTART:20261214T090000Z" "DTEND:20261214T091500Z" >"$T/plain.ics"
+    local name
+    for name in note title days plain; do peer put "$CAL" "$name.ics" "$T/$name.ics" >/dev/null || fail "peer put $name"; done
+    sync_ok "the first sync"
+    check_summary 4 0 0 0 0
+    a list --from 2026-12-10 --days 7 -c "$ACCOUNT/Work"
+    check_contains "$OUT" "Teams call" "the long invitation is listed"
+    check_contains "$OUT" "Quarterly planning and Quarterly" "the long title is listed"
+    check_contains "$OUT" "Sabbatical" "the year and a half is listed"
+    a --json list --from 2026-12-10 --days 1 -c "$ACCOUNT/Work"
+    check_eq "${#note}" "$(python3 -c 'import json,sys; print(len(json.loads(sys.stdin.readline())["note"]))' <<<"$OUT")" \
+        "the whole DESCRIPTION is stored"
+    sync_ok "the second sync"
+    check_summary 0 0 0 0 0
+    # The server makes a known event long; a local edit of it goes out.
+    peer edit "$CAL" plain DESCRIPTION="$note" || fail "peer edit"
+    sync_ok "the sync after the server's change"
+    check_summary 0 1 0 0 0
+    a --json list --from 2026-12-14 --days 1 -c "$ACCOUNT/Work" --search Standup
+    local id
+    id=$(json_id)
+    a edit "${id:0:8}" --title "Standup, moved"
+    check_status 0 "a local edit of the long event"
+    sync_ok "the sync that sends the edit"
+    check_summary 0 0 0 1 0
+    check_eq "plain	-	CONFIRMED	Standup, moved" "$(server_list | grep '^plain')" "the server has the edit"
+    check_same_sets
+}
+
+# server_event UID SUMMARY LINE...: one event as another client writes it, unfolded.
+server_event() {
+    local uid=$1 summary=$2
+    shift 2
+    printf 'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//tests//peer//EN\r\nBEGIN:VEVENT\r\n'
+    printf 'UID:%s\r\nDTSTAMP:20261201T120000Z\r\nSUMMARY:%s\r\n' "$uid" "$summary"
+    printf '%s\r\n' "$@"
+    printf 'END:VEVENT\r\nEND:VCALENDAR\r\n'
+}
+
 # Events made in appt (a one-off with location and note, a series with a changed occurrence,
 # a whole-day one) go to the server, created with If-None-Match: *.
 appt_events_arrive() {
@@ -1258,9 +1309,9 @@ run() { # SCENARIO SERVER ENGINE
 
 ALL=(peer_events_arrive appt_events_arrive edits_both_ways conflict_both_edited same_change_twice delete_against_edit
     server_killed_pull kill_nine_points interrupted_push_then_change precondition_failed server_errors unauthorized malformed_bodies
-    silent_server offline_changes_wait command_line reminders_round_trip)
+    silent_server offline_changes_wait command_line reminders_round_trip server_events_kept_whole)
 PG_SUBSET=(peer_events_arrive edits_both_ways conflict_both_edited kill_nine_points interrupted_push_then_change server_errors
-    reminders_round_trip)
+    reminders_round_trip server_events_kept_whole)
 
 for server in radicale xandikos; do
     for s in "${ALL[@]}"; do run "$s" "$server" sqlite; done
