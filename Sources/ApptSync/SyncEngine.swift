@@ -46,7 +46,7 @@ public struct CalendarSummary: Sendable, Equatable {
 public enum SyncEvent: Sendable, Equatable {
   /// `fetched` of `total` objects of the calendar read so far.
   case progress(calendar: String, fetched: Int, total: Int)
-  /// A warning for stderr (an object the reader refuses, left on the server).
+  /// A warning for stderr (a calendar the server no longer has).
   case note(String)
 }
 
@@ -407,7 +407,8 @@ struct CalendarRun {
   /// next sync reads it again.
   mutating func read(_ object: RemoteObject) -> (String, [Appointment])? {
     let result = ICalendar.read(object.ics, clock: engine.clock, limits: .server)
-    let where_ = "\(local.name): \(TextSafety.escapingControls(object.href))"
+    // The calendar's name is the failure's own prefix (appt-sync says it first).
+    let where_ = TextSafety.escapingControls(object.href)
     if let problem = result.problems.first {
       cannotRead("\(where_): \(problem.line): \(TextSafety.escapingControls(problem.message))")
       return nil
@@ -422,9 +423,7 @@ struct CalendarRun {
   }
 
   mutating func cannotRead(_ what: String) {
-    let message = "\(what); appt cannot read it, left on the server"
-    engine.report(.note(message))
-    itemErrors.append(message)
+    itemErrors.append("\(what); appt cannot read it, left on the server")
     unreadable += 1
   }
 
