@@ -98,6 +98,28 @@ public enum ITIP {
     return text.lowercased()
   }
 
+  /// `lines` (an event's kept lines) with each of `answers` (a reply's ATTENDEE lines)
+  /// applied: the event's own ATTENDEE line for that address (not an email alarm's) gets the
+  /// answer's PARTSTAT; an attendee the event does not list is added as the reply gives it.
+  public static func answered(_ lines: [String], by answers: [String]) -> [String] {
+    var lines = lines
+    var byAddress: [String: [Int]] = [:]
+    for (index, name) in ICalendar.Writer.topLevelNames(lines).enumerated() where name == "ATTENDEE" {
+      if let who = address(ofLine: lines[index]) { byAddress[who, default: []].append(index) }
+    }
+    for answer in answers {
+      guard let who = address(ofLine: answer) else { continue }
+      guard let found = byAddress[who] else {
+        byAddress[who] = [lines.count]
+        lines.append(answer)
+        continue
+      }
+      let status = participation(ofLine: answer)
+      for index in found { lines[index] = settingParameter("PARTSTAT", to: status, in: lines[index]) }
+    }
+    return lines
+  }
+
   /// The PARTSTAT an ATTENDEE line gives (upper-cased), NEEDS-ACTION when it gives none
   /// (RFC 5545's default).
   public static func participation(ofLine raw: String) -> String {

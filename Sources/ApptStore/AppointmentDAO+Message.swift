@@ -15,8 +15,8 @@ extension AppointmentDAO {
   /// nothing. A REPLY sets only the answering attendees' PARTSTAT on the event it names (an
   /// attendee not invited is added, as RFC 5546 lets an organizer do); a reply to an older
   /// SEQUENCE changes nothing; a reply for an event not stored is refused. A CANCEL cancels
-  /// the event, or the occurrence its RECURRENCE-ID names; one for an event not stored, or
-  /// older than the stored one, changes nothing. Neither counts SEQUENCE up: the organizer's
+  /// the event, or the occurrence its RECURRENCE-ID names, whatever its SEQUENCE (an edit in
+  /// appt counts the stored one up too); one for an event not stored changes nothing. Neither counts SEQUENCE up: the organizer's
   /// SEQUENCE is the organizer's, and a reply does not change the meeting.
   public func apply(_ message: ITIP.Message) throws(StoreError) -> MessageOutcome {
     let now = clock.now
@@ -62,7 +62,7 @@ extension AppointmentDAO {
       return
     }
     var extras = target.extras
-    extras.lines = answered(extras.lines, by: item.attendees)
+    extras.lines = ITIP.answered(extras.lines, by: item.attendees)
     guard extras != target.extras else {
       outcome.unchanged.append("\(named): the reply's answer is stored already")
       return
@@ -70,26 +70,6 @@ extension AppointmentDAO {
     target.extras = extras
     try write(&target, at: now, in: connection)
     outcome.changed.append(target)
-  }
-
-  /// `lines` (an event's kept lines) with each of `answers` (a reply's ATTENDEE lines) applied:
-  /// the attendee's stored line gets the answer's PARTSTAT; an attendee the event does not
-  /// list is added as the reply gives it.
-  nonisolated static func answered(_ lines: [String], by answers: [String]) -> [String] {
-    var lines = lines
-    for answer in answers {
-      guard let who = ITIP.address(ofLine: answer) else { continue }
-      let status = ITIP.participation(ofLine: answer)
-      let found = lines.indices.filter { index in
-        lines[index].uppercased().hasPrefix("ATTENDEE") && ITIP.address(ofLine: lines[index]) == who
-      }
-      if found.isEmpty {
-        lines.append(answer)
-      } else {
-        for index in found { lines[index] = ITIP.settingParameter("PARTSTAT", to: status, in: lines[index]) }
-      }
-    }
-    return lines
   }
 
   private static func applyCancel(
@@ -101,13 +81,6 @@ extension AppointmentDAO {
     let named = describe(item)
     guard var master = try messageMaster(uid: item.uid, in: connection) else {
       outcome.unchanged.append("\(named) is in none of your calendars: nothing to cancel")
-      return
-    }
-    guard item.sequence >= master.sequence else {
-      outcome.unchanged.append(
-        "\(named): a cancellation older than the stored event (SEQUENCE \(item.sequence), stored \(master.sequence)):"
-          + " nothing changed"
-      )
       return
     }
     guard let recurrenceID = item.recurrenceID else {
@@ -146,13 +119,20 @@ extension AppointmentDAO {
     try touchSeries(of: row, at: now, in: connection)
   }
 
+  /// The series or one-off a message names: by UID, or for "<id>@appt" (what appt sends for
+  /// an event made in appt, which keeps no UID of its own) by that id.
   private static func messageMaster(uid: String, in connection: any Connection) throws(StoreError) -> Appointment? {
-    try DatabaseQuery<Appointment>(
+    let byUID = try DatabaseQuery<Appointment>(
       where: "uid = ? AND recurrence_ms IS NULL",
       bindings: [.text(uid)],
       order: "id",
       limit: 1
     ).fetch(connection).first
+    guard byUID == nil, uid.hasSuffix("@appt"), let id = AppointmentID(string: String(uid.dropLast(5))) else {
+      return byUID
+    }
+    let row = try DatabaseService.find(Appointment.self, id: id, in: connection)
+    return row.flatMap { $0.uid == nil && $0.override == nil ? $0 : nil }
   }
 
   private static func messageOverride(of master: Appointment, at recurrenceID: Date, in connection: any Connection)

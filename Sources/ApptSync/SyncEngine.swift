@@ -414,9 +414,14 @@ struct CalendarRun {
       return nil
     }
     let uids = Set(result.appointments.compactMap(\.uid))
+    if uids.isEmpty {
+      // A task or a journal entry in a calendar that also holds events: not an event, not
+      // a failure (appt keeps events only).
+      engine.report(.note("\(local.name): \(where_): 1: it holds no event; left on the server"))
+      return nil
+    }
     guard uids.count == 1, let uid = uids.first else {
-      let why = uids.isEmpty ? "it holds no event" : "it holds \(uids.count) UIDs, a CalDAV object holds one"
-      cannotRead("\(where_): 1: \(why)")
+      cannotRead("\(where_): 1: it holds \(uids.count) UIDs, a CalDAV object holds one")
       return nil
     }
     return (uid, result.appointments)

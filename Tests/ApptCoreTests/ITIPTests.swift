@@ -114,4 +114,19 @@ struct ITIPTests {
     #expect(message.problems.map(\.line) == [3, 8, 12])
     #expect(message.problems.first?.message.contains("without a UID") == true)
   }
+
+  @Test func anAnswerChangesTheEventsOwnAttendeeOnly() {
+    let lines = [
+      "ATTENDEE;PARTSTAT=NEEDS-ACTION;CN=Ada:mailto:ada@example.com",
+      "ATTENDEE-X;PARTSTAT=NEEDS-ACTION:mailto:ada@example.com",
+      "BEGIN:VALARM", "ACTION:EMAIL", "ATTENDEE:mailto:ada@example.com", "TRIGGER:-PT15M", "END:VALARM",
+    ]
+    let answered = ITIP.answered(lines, by: ["ATTENDEE;PARTSTAT=DECLINED:MAILTO:ADA@example.com"])
+    var expected = lines
+    expected[0] = "ATTENDEE;PARTSTAT=DECLINED;CN=Ada:mailto:ada@example.com"
+    #expect(answered == expected)
+    // Someone the event does not list is added after everything else.
+    let added = ITIP.answered(lines, by: ["ATTENDEE;PARTSTAT=TENTATIVE:mailto:dee@example.com"])
+    #expect(added == lines + ["ATTENDEE;PARTSTAT=TENTATIVE:mailto:dee@example.com"])
+  }
 }

@@ -525,6 +525,26 @@ struct EngineTests {
     #expect(try await local.titles(Harness.calendar) == ["a": "Alpha", "x": "Fixed"])
   }
 
+  @Test("a task in a calendar of events is a note, not a failure", arguments: kinds)
+  func taskIsNotAFailure(kind: StoreKind) async throws {
+    let notes = Notes()
+    let server = FakeServer()
+    let local = try kind.make()
+    let engine = SyncEngine(store: local.store, clock: testClock) { notes.add($0) }
+    await server.clientPut(
+      "work",
+      "task.ics",
+      "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VTODO\r\nUID:t\r\nSUMMARY:Buy milk\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
+    )
+    await server.clientPut("work", "a.ics", event("a", "Alpha"))
+    let client = CalDAVClient(baseURL: FakeServer.base, credentials: nil, transport: server)
+    let summaries = try await engine.sync(account: "acct", client: client)
+    #expect(summaries.first?.error == nil)
+    #expect(summaries.first?.new == 1)
+    #expect(notes.lines == ["acct/Work: /cal/u/work/task.ics: 1: it holds no event; left on the server"])
+    #expect(try await engine.sync(account: "acct", client: client).first?.error == nil)
+  }
+
   @Test("the engine's href for a UID is percent-encoded under the calendar", arguments: kinds)
   func hrefOfNewItems(kind: StoreKind) async throws {
     let h = try Harness(kind)
