@@ -161,7 +161,10 @@ extension AppointmentDAO {
       try Self.checkRules(appointment, stored: stored)
       var saved = appointment
       saved.occurrence = nil
-      if let stored { try Self.check(stored, expected: appointment.revision) }
+      if let stored {
+        try Self.check(stored, expected: appointment.revision)
+        try Self.moveOccurrences(of: &saved, from: stored, fallbackZone: clock.timeZone, at: now, in: connection)
+      }
       saved.revision = appointment.revision + 1
       try Self.place(&saved, in: connection)
       try Appointment.upsert(saved, in: connection)
@@ -256,6 +259,7 @@ extension AppointmentDAO {
       appointment.updated = now
       appointment.revision = stored.revision + 1
       appointment.sequence = stored.sequence + 1
+      try Self.moveOccurrences(of: &appointment, from: stored, fallbackZone: clock.timeZone, at: now, in: connection)
       try Self.place(&appointment, in: connection)
       try Appointment.upsert(appointment, in: connection)
       try Self.moveOverrides(of: appointment, in: connection)
