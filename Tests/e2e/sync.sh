@@ -466,6 +466,56 @@ server_events_kept_whole() {
     check_same_sets
 }
 
+# A series the phone made (weekly, six times, the fourth cancelled, the third moved two hours
+# later) is moved an hour later in appt: the server's copy keeps five occurrences, its
+# RECURRENCE-ID and EXDATE an hour later, read by Python's icalendar and dateutil as the
+# independent reader (it listed seven before).
+series_moved_keeps_its_exceptions() {
+    setup "$1" "$2" || return
+    peer create "$CAL" weekly-1 --kind series --summary Standup >/dev/null || fail "peer create"
+    sync_ok "the first sync"
+    a --json list --from 2026-12-07 --days 1 -c "$ACCOUNT/Work" --search Standup
+    local id
+    id=$(json_id)
+    TZ=Europe/Berlin a edit "${id:0:8}" --at "2026-12-07 11:00"
+    check_status 0 "the series moved an hour later"
+    sync_ok "the sync that sends it"
+    check_summary 0 0 0 1 0
+    peer get "$CAL" weekly-1 >"$T/server.ics" || fail "peer get"
+    check_eq "EXDATE;TZID=Europe/Berlin:20261228T110000
+RECURRENCE-ID;TZID=Europe/Berlin:20261221T110000" "$(tr -d '\r' <"$T/server.ics" | grep -E '^(EXDATE|RECURRENCE-ID)' | sort)" \
+        "the server's exceptions moved with the series"
+    check_eq "2026-12-07T11:00:00+01:00 Standup
+2026-12-14T11:00:00+01:00 Standup
+2026-12-21T12:00:00+01:00 Standup (moved)
+2027-01-04T11:00:00+01:00 Standup
+2027-01-11T11:00:00+01:00 Standup" "$(occurrences_of "$T/server.ics")" "the server's series, as dateutil expands it"
+    check_same_sets
+}
+
+# occurrences_of FILE: each occurrence of FILE's one series (RRULE, EXDATE, overrides) as
+# Python's icalendar and dateutil read it: "START SUMMARY", in order.
+occurrences_of() {
+    python3 - "$1" <<'PY'
+import sys
+from dateutil.rrule import rrulestr
+from icalendar import Calendar
+events = Calendar.from_ical(open(sys.argv[1], "rb").read()).walk("VEVENT")
+master = next(e for e in events if "RECURRENCE-ID" not in e)
+start = master.decoded("DTSTART")
+rules = rrulestr(master["RRULE"].to_ical().decode(), dtstart=start, forceset=True)
+exdates = master.get("EXDATE", [])
+for group in exdates if isinstance(exdates, list) else [exdates]:
+    for when in group.dts:
+        rules.exdate(when.dt)
+moved = {e.decoded("RECURRENCE-ID"): e for e in events if "RECURRENCE-ID" in e}
+for when in rules:
+    event = moved.get(when, master)
+    begin = event.decoded("DTSTART") if event is not master else when
+    print(begin.isoformat(), event["SUMMARY"])
+PY
+}
+
 # server_event UID SUMMARY LINE...: one event as another client writes it, unfolded.
 server_event() {
     local uid=$1 summary=$2
@@ -1309,9 +1359,10 @@ run() { # SCENARIO SERVER ENGINE
 
 ALL=(peer_events_arrive appt_events_arrive edits_both_ways conflict_both_edited same_change_twice delete_against_edit
     server_killed_pull kill_nine_points interrupted_push_then_change precondition_failed server_errors unauthorized malformed_bodies
-    silent_server offline_changes_wait command_line reminders_round_trip server_events_kept_whole)
+    silent_server offline_changes_wait command_line reminders_round_trip server_events_kept_whole
+    series_moved_keeps_its_exceptions)
 PG_SUBSET=(peer_events_arrive edits_both_ways conflict_both_edited kill_nine_points interrupted_push_then_change server_errors
-    reminders_round_trip server_events_kept_whole)
+    reminders_round_trip server_events_kept_whole series_moved_keeps_its_exceptions)
 
 for server in radicale xandikos; do
     for s in "${ALL[@]}"; do run "$s" "$server" sqlite; done
