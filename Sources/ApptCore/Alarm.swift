@@ -14,6 +14,12 @@ public struct Alarm: Hashable, Sendable {
     case relative(TimeInterval, toEnd: Bool)
     /// One instant, whatever the occurrence (on a series: once).
     case absolute(Date)
+    /// A wall-clock time (minutes after midnight) on the day each occurrence starts, in the
+    /// appointment's zone (`at 08:00`): 08:00 on a day the clocks change too, and a time in
+    /// the spring gap as RFC 5545 reads one (02:30 is 03:30). iCalendar has no such trigger:
+    /// it is written as `fallback` (seconds from the start it was set on) for other clients,
+    /// with `X-APPT-TIME-OF-DAY` beside it for appt (see `timeOfDayLine`).
+    case timeOfDay(minutes: Int, fallback: TimeInterval)
   }
 
   public var trigger: Trigger
@@ -31,7 +37,7 @@ public struct Alarm: Hashable, Sendable {
   /// A DISPLAY alarm with generated lines.
   public static func display(_ trigger: Trigger, description: String = "Reminder") -> Alarm {
     var lines = ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:" + ICalendar.escape(description)]
-    lines.append(triggerLine(trigger))
+    lines += triggerLines(trigger)
     lines.append("END:VALARM")
     return Alarm(
       trigger: trigger,
@@ -50,6 +56,7 @@ public struct Alarm: Hashable, Sendable {
     switch trigger {
     case .relative(let offset, let toEnd): key = (toEnd ? "E" : "S") + String(Int64(offset.rounded()))
     case .absolute(let date): key = "A" + String(milliseconds(date))
+    case .timeOfDay(let minutes, _): key = "T" + String(minutes)
     }
     if repeatCount > 0 { key += "R\(repeatCount)x\(Int64(repeatInterval.rounded()))" }
     return key + "/" + action
@@ -65,6 +72,9 @@ public struct Alarm: Hashable, Sendable {
     switch trigger {
     case .absolute(let date): first = date
     case .relative(let offset, let toEnd): first = Self.shift(toEnd ? end : start, by: offset, in: zone)
+    case .timeOfDay(let minutes, _):
+      first = CivilDateTime(date: CivilDateTime(start, in: zone).date, hour: minutes / 60, minute: minutes % 60)
+        .instant(in: zone)
     }
     guard repeatCount > 0, repeatInterval > 0 else { return [first] }
     return (0...repeatCount).map { first.addingTimeInterval(Double($0) * repeatInterval) }
@@ -91,6 +101,8 @@ public struct Alarm: Hashable, Sendable {
     switch trigger {
     case .absolute(let date):
       text = "at " + AppointmentFormatter(clock: clock).dayAndTime(date)
+    case .timeOfDay(let minutes, _):
+      text = "at " + Self.clockText(minutes) + " on its day"
     case .relative(let offset, let toEnd):
       let edge = toEnd ? "the end" : "the start"
       if offset == 0 {
@@ -125,10 +137,16 @@ public struct Alarm: Hashable, Sendable {
   public var spec: String {
     switch trigger {
     case .absolute(let date): return "@" + Recurrence.utcStamp(date)
+    case .timeOfDay(let minutes, _): return "at " + Self.clockText(minutes)
     case .relative(let offset, let toEnd):
       let amount = offset == 0 ? "0" : (offset > 0 ? "+" : "") + Self.compact(abs(offset))
       return toEnd ? amount + " end" : amount
     }
+  }
+
+  /// `08:00`.
+  static func clockText(_ minutes: Int) -> String {
+    (minutes / 60 < 10 ? "0" : "") + "\(minutes / 60):" + (minutes % 60 < 10 ? "0" : "") + "\(minutes % 60)"
   }
 
   /// `1d 2h30m`, `45s`: DurationParser's spelling, seconds when there are any.
@@ -144,8 +162,8 @@ public struct Alarm: Hashable, Sendable {
   /// - `15m`, `1h30m`, `1d`, `2w`, `-15m`: that long before the start;
   /// - `+10m`: after the start; `0`: at the start;
   /// - any of these followed by `end`: from the end instead;
-  /// - `at 08:00` (or `at 8am`): that wall time on the day the occurrence starts, in `zone`
-  ///   (kept as an offset from the start, so every occurrence of a series gets it);
+  /// - `at 08:00` (or `at 8am`): that wall time on the day each occurrence starts, in the
+  ///   appointment's zone (`zone` gives the offset written for other clients);
   /// - `@20261203T080000Z` (or `@2026-12-03T08:00:00Z`): at that UTC instant, once.
   public static func parse(_ text: String, start: Date, zone: TimeZone) throws(CommandError) -> Alarm {
     let body = text.trimmingCharacters(in: .whitespaces).lowercased()
@@ -166,11 +184,8 @@ public struct Alarm: Hashable, Sendable {
           "invalid reminder \(WhenParser.quoted(text)): \(WhenParser.quoted(word)) is not a time (\(hint))"
         )
       }
-      var calendar = Calendar(identifier: .gregorian)
-      calendar.timeZone = zone
-      let day = calendar.startOfDay(for: start)
-      let wall = calendar.date(bySettingHour: minutes / 60, minute: minutes % 60, second: 0, of: day) ?? day
-      return .display(.relative(wall.timeIntervalSince(start), toEnd: false))
+      let wall = CivilDateTime(date: CivilDateTime(start, in: zone).date, hour: minutes / 60, minute: minutes % 60)
+      return .display(.timeOfDay(minutes: minutes, fallback: wall.instant(in: zone).timeIntervalSince(start)))
     }
     var amount = Substring(body)
     var toEnd = false
@@ -217,6 +232,8 @@ public struct Alarm: Hashable, Sendable {
     var description = ""
     var repeatCount = 0
     var repeatInterval: TimeInterval = 0
+    var triggerValue = ""
+    var timeOfDay: ICalendar.ContentLine?
     var depth = 0
     for text in lines {
       guard let line = ICalendar.contentLine(text, line: 0) else { continue }
@@ -230,7 +247,10 @@ public struct Alarm: Hashable, Sendable {
       }
       guard depth == 1 else { continue }  // a sub-component's properties are not the alarm's
       switch line.name {
-      case "TRIGGER": trigger = readTrigger(line)
+      case "TRIGGER":
+        trigger = readTrigger(line)
+        triggerValue = line.value.trimmingCharacters(in: .whitespaces)
+      case "X-APPT-TIME-OF-DAY": timeOfDay = line
       case "ACTION": action = line.value.uppercased()
       case "DESCRIPTION": description = ICalendar.unescape(line.value)
       case "REPEAT": repeatCount = max(0, Int(line.value.trimmingCharacters(in: .whitespaces)) ?? 0)
@@ -238,7 +258,14 @@ public struct Alarm: Hashable, Sendable {
       default: break
       }
     }
-    guard let trigger else { return nil }
+    guard var trigger else { return nil }
+    // appt's wall-clock time, while the TRIGGER is the one written with it (another client
+    // that changed the TRIGGER meant that one).
+    if let timeOfDay, case .relative(let fallback, false) = trigger,
+      timeOfDay.parameter("X-TRIGGER") == triggerValue, let minutes = Self.minutes(timeOfDay.value)
+    {
+      trigger = .timeOfDay(minutes: minutes, fallback: fallback)
+    }
     return Alarm(
       trigger: trigger,
       action: action,
@@ -273,14 +300,26 @@ public struct Alarm: Hashable, Sendable {
     return sign * (Double(value.days) * 86_400 + Double(value.seconds))
   }
 
-  /// TRIGGER as appt writes it.
-  static func triggerLine(_ trigger: Trigger) -> String {
+  /// TRIGGER as appt writes it (and for a time of day, the line that says so after it).
+  static func triggerLines(_ trigger: Trigger) -> [String] {
     switch trigger {
     case .absolute(let date):
-      return "TRIGGER;VALUE=DATE-TIME:" + Recurrence.utcStamp(date)
+      return ["TRIGGER;VALUE=DATE-TIME:" + Recurrence.utcStamp(date)]
     case .relative(let offset, let toEnd):
-      return "TRIGGER" + (toEnd ? ";RELATED=END" : "") + ":" + durationText(offset)
+      return ["TRIGGER" + (toEnd ? ";RELATED=END" : "") + ":" + durationText(offset)]
+    case .timeOfDay(let minutes, let fallback):
+      let value = durationText(fallback)
+      return ["TRIGGER:" + value, "X-APPT-TIME-OF-DAY;X-TRIGGER=\(value):" + clockText(minutes)]
     }
+  }
+
+  /// `08:00` as minutes after midnight; nil for anything else.
+  static func minutes(_ text: String) -> Int? {
+    let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":")
+    guard parts.count == 2, parts.allSatisfy({ $0.count == 2 }), let hour = Int(parts[0]), let minute = Int(parts[1]),
+      (0..<24).contains(hour), (0..<60).contains(minute)
+    else { return nil }
+    return hour * 60 + minute
   }
 
   /// `-PT15M`, `P1D`, `-P1DT2H`, `PT0S`.

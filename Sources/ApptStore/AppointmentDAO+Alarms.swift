@@ -107,6 +107,12 @@ extension AppointmentDAO {
     var earliest: TimeInterval = 0
     var latest: TimeInterval = 0
     for alarm in alarms {
+      if case .timeOfDay = alarm.trigger {
+        // On the occurrence's own day: within a day (and an hour) of its start either way.
+        earliest = min(earliest, -90_000)
+        latest = max(latest, 90_000 + Double(alarm.repeatCount) * alarm.repeatInterval)
+        continue
+      }
       guard case .relative(let offset, let toEnd) = alarm.trigger else { continue }
       // Whole days may be 23 or 25 hours: an hour of slack either way.
       let fromStart = offset + (toEnd ? duration : 0)

@@ -111,7 +111,7 @@ struct AlarmTests {
     ])
     let fires = a.alarms.flatMap { $0.triggers(start: a.start, end: a.end, zone: paris) }
     #expect(fires == [date(2026, 12, 24, 8), date(2026, 12, 23, 18)])
-    #expect(a.alarms[0].summary(clock: clock) == "8 hours after the start")
+    #expect(a.alarms[0].summary(clock: clock) == "at 08:00 on its day")
   }
 
   @Test(
@@ -130,12 +130,51 @@ struct AlarmTests {
     #expect(try Alarm.parse(alarm.spec, start: date(2026, 12, 3, 9), zone: paris) == alarm)
   }
 
-  @Test("at HH:MM is that wall time on the occurrence's day, kept as an offset")
+  @Test("at HH:MM is that wall time on the occurrence's day, written as an offset for others")
   func atTime() throws {
     let start = date(2026, 12, 3, 14)
     let alarm = try Alarm.parse("at 08:00", start: start, zone: paris)
-    #expect(alarm.trigger == .relative(-6 * 3600, toEnd: false))
+    #expect(alarm.trigger == .timeOfDay(minutes: 480, fallback: -6 * 3600))
     #expect(try Alarm.parse("at 8am", start: start, zone: paris) == alarm)
+    #expect(
+      alarm.lines == [
+        "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Reminder", "TRIGGER:-PT6H",
+        "X-APPT-TIME-OF-DAY;X-TRIGGER=-PT6H:08:00", "END:VALARM",
+      ]
+    )
+    #expect(alarm.spec == "at 08:00")
+    #expect(try Alarm.parse(alarm.spec, start: start, zone: paris) == alarm)
+    #expect(Alarm.read(block: alarm.lines) == alarm)
+  }
+
+  /// The night the clocks go forward (Paris, 28 March 2027): `at 08:00` of a whole day is
+  /// 08:00 (it was 8 hours after midnight: 09:00), and `at 02:30`, in the gap, is 03:30 as
+  /// RFC 5545 reads a time that does not exist (it was 03:00).
+  @Test("at HH:MM stays on the wall clock the day the clocks change")
+  func atTimeOnAClockChange() throws {
+    let midnight = date(2027, 3, 27)
+    var a = event(midnight, minutes: 24 * 60, alarms: [])
+    a.isAllDay = true
+    a.recurrence = Recurrence(frequency: .daily, count: 3)
+    a.setAlarms([
+      try Alarm.parse("at 08:00", start: midnight, zone: paris),
+      try Alarm.parse("at 02:30", start: midnight, zone: paris),
+    ])
+    let sunday = date(2027, 3, 28)
+    let fires = a.alarms.flatMap { $0.triggers(start: sunday, end: sunday.addingTimeInterval(23 * 3600), zone: paris) }
+    #expect(fires == [Fixture.instant("2027-03-28T08:00:00+02:00"), Fixture.instant("2027-03-28T03:30:00+02:00")])
+  }
+
+  /// Another client that changes the TRIGGER meant its own: the time of day gives way.
+  @Test("a TRIGGER changed by another client wins over appt's time of day")
+  func atTimeChangedElsewhere() {
+    let lines = [
+      "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT30M", "X-APPT-TIME-OF-DAY;X-TRIGGER=-PT6H:08:00", "END:VALARM",
+    ]
+    #expect(Alarm.read(block: lines)?.trigger == .relative(-1800, toEnd: false))
+    var kept = lines
+    kept[2] = "TRIGGER:-PT6H"
+    #expect(Alarm.read(block: kept)?.trigger == .timeOfDay(minutes: 480, fallback: -6 * 3600))
   }
 
   @Test("a reminder that cannot be read says what to type", arguments: ["", "soon", "at lunch", "@tomorrow", "15x"])

@@ -130,4 +130,30 @@ import Testing
       #expect(try await fires(dao, december(14), december(15)) == ["Weekly 14 10:05"])
     }
   }
+
+  /// `at 08:00` on a whole-day series is 08:00 on each day, the day the clocks go forward
+  /// too (it was 09:00 there), and found by a window of that day alone.
+  @Test(arguments: StoreKind.allCases)
+  func atATimeOfDayFiresOnTheWallClock(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      var days = Appointment(
+        title: "Spring",
+        start: TestClock.date(2027, 3, 27),
+        end: TestClock.date(2027, 3, 28),
+        created: TestClock.now,
+        timeZone: "Europe/Paris",
+        isAllDay: true,
+        recurrence: Recurrence(frequency: .daily, count: 3)
+      )
+      days = try withAlarms(days, "at 08:00", "at 02:30")
+      _ = try await dao.saveAppointment(days)
+      let sunday = try await dao.alarmInstances(in: window(TestClock.date(2027, 3, 28), TestClock.date(2027, 3, 29)))
+      #expect(
+        sunday.map(\.fireAt) == [
+          TestClock.date(2027, 3, 28, 3, 30), TestClock.date(2027, 3, 28, 8),
+        ]
+      )
+      #expect(TestClock.date(2027, 3, 28, 8) == Date(timeIntervalSince1970: 1_806_213_600))
+    }
+  }
 }

@@ -1317,7 +1317,8 @@ VALARM.1/DESCRIPTION:Reminder
 VALARM.1/TRIGGER:-PT15M
 VALARM.2/ACTION:DISPLAY
 VALARM.2/DESCRIPTION:Reminder
-VALARM.2/TRIGGER:-PT1H" "$alarms" "appt's two alarms on the server"
+VALARM.2/TRIGGER:-PT1H
+VALARM.2/X-APPT-TIME-OF-DAY;X-TRIGGER=-PT1H:08:00" "$alarms" "appt's two alarms on the server (at 08:00: an hour before for others)"
     local id
     id=$(local_id Dentist) || return
     a show "$id"
@@ -1328,7 +1329,7 @@ VALARM.2/TRIGGER:-PT1H" "$alarms" "appt's two alarms on the server"
     a reminders --from 2026-12-06 --to 2026-12-08 -c "$ACCOUNT/Work"
     check_eq 4 "$(grep -c . <<<"$OUT")" "four reminders due: $OUT"
     check_contains "$(tr -s ' ' <<<"$OUT")" "2026-12-07 08:45 15 minutes before 09:00 Dentist" "the peer's alarm, 15 minutes before 10:00 Berlin (09:00 UTC, the zone here)"
-    check_contains "$(tr -s ' ' <<<"$OUT")" "2026-12-08 08:00 1 hour before 09:00 Standup" "appt's at 08:00"
+    check_contains "$(tr -s ' ' <<<"$OUT")" "2026-12-08 08:00 at 08:00 on its day 09:00 Standup" "appt's at 08:00"
     a edit "$id" --remind 15m
     check_status 0 "edit --remind keeps one of the peer's alarms"
     sync_ok "the sync that pushes the edit"
