@@ -437,6 +437,12 @@ public final class RenderLoop {
     andFollowing: Bool = false
   ) {
     runStoreCall(status == .cancelled ? .cancel : .restore) { dao throws(StoreError) in
+      // The series as it was, for an undo that joins a split again.
+      var series: Appointment?
+      if status == .cancelled, andFollowing, day != nil {
+        series = try await dao.getAppointment(id: appointment.id)
+        series?.revision = appointment.revision
+      }
       let changed = try await dao.setStatus(
         status,
         id: appointment.id,
@@ -444,6 +450,7 @@ public final class RenderLoop {
         andFollowing: andFollowing,
         ifRevision: appointment.revision
       )
+      if let series, changed.id != series.id { return .followingCancelled(series: series, split: changed) }
       return status == .cancelled ? .appointmentCancelled(changed) : .appointmentRestored(changed)
     }
   }

@@ -123,7 +123,8 @@ extension Message {
   /// be out of date then, even where the snapshot on screen did not change.
   var reportsAStoreChange: Bool {
     switch self {
-    case .appointmentAdded, .appointmentUpdated, .appointmentCancelled, .appointmentRestored, .appointmentDeleted,
+    case .appointmentAdded, .appointmentUpdated, .appointmentCancelled, .followingCancelled, .appointmentRestored,
+      .appointmentDeleted,
       .undone, .calendarShown, .commandFinished, .syncFinished:
       true
     default: false

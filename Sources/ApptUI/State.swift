@@ -331,6 +331,9 @@ public enum Message: Sendable, Equatable {
   case appointmentAdded(Appointment)
   case appointmentUpdated(old: Appointment, new: Appointment)
   case appointmentCancelled(Appointment)
+  /// "Cancel this and following" split `series` (as it was before) at `split`, the part
+  /// cancelled: undo joins them again.
+  case followingCancelled(series: Appointment, split: Appointment)
   case appointmentRestored(Appointment)
   case appointmentDeleted(Appointment)
   /// An undo step was carried out; the text says what was undone.

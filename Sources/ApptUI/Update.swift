@@ -103,6 +103,11 @@ public enum UI {
       state.report("Cancelled \"\(appointment.title)\" (u undoes)")
       return syncSoon(state)
 
+    case .followingCancelled(let series, let split):
+      state.recordUndo(.unsplit(series: series, split: split))
+      state.report("Cancelled \"\(split.title)\" from this occurrence on (u undoes)")
+      return syncSoon(state)
+
     case .appointmentRestored(let appointment):
       state.recordUndo(.setStatus(appointment, .cancelled))
       state.report("Restored \"\(appointment.title)\"")

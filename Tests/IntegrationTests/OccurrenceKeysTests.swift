@@ -49,7 +49,7 @@ import Testing
     #expect(try await freshDAO().getAppointment(id: series.id).exceptions.isEmpty)
   }
 
-  @Test func cancellingThisAndFollowingSplitsTheSeriesAndUndoRestoresTheRest() async throws {
+  @Test func cancellingThisAndFollowingSplitsTheSeriesAndUndoJoinsItAgain() async throws {
     let (pilot, series) = try await startedOnASeries()
     pilot.press("c", "f")
     await pilot.settle()
@@ -66,7 +66,14 @@ import Testing
     #expect(shown.map(\.start) == [TestClock.date(2026, 11, 28, 9)], "only the one before today is left")
     pilot.press("u")
     await pilot.settle()
-    #expect(try await freshDAO().getAppointment(id: rest.id).status == .scheduled)
+    #expect(pilot.shows("Undid: changes to \"Standup\" and the occurrences after it"))
+    // One series again, as it was: its five occurrences, its rule, no part split off.
+    let after = try await freshDAO().getAllAppointments()
+    #expect(after.map(\.id) == [series.id])
+    #expect(after.first?.recurrence == series.recurrence)
+    #expect(after.first?.status == .scheduled)
+    let again = try await freshDAO().appointments(matching: AppointmentQuery(range: window))
+    #expect(again.map(\.start) == (0..<5).map { TestClock.date(2026, 11, 28 + $0, 9) })
   }
 
   @Test func cancellingTheWholeSeriesFromAnOccurrence() async throws {
