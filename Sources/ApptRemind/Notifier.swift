@@ -55,7 +55,9 @@ public final class Notifier {
   public let timeout: TimeInterval
   private let log: @Sendable (String) -> Void
   private let output: @Sendable (String) -> Void
-  private var running: [pid_t: (deadline: ContinuousClock.Instant, label: String)] = [:]
+  /// Each child: when it is overdue (after a kill: when to kill it again), its label, and
+  /// whether its timeout was logged.
+  private var running: [pid_t: (deadline: ContinuousClock.Instant, label: String, killed: Bool)] = [:]
 
   /// The method the settings ask for: `notify_command`, else notify-send on `PATH`, else stdout.
   public static func method(command: String?, environment: [String: String]) -> Method {
@@ -129,9 +131,14 @@ public final class Notifier {
   public func killOverdue() {
     let now = ContinuousClock.now
     for (pid, child) in running where child.deadline <= now {
-      kill(-pid, SIGKILL)
-      log("notify_command timed out after \(String(format: "%gs", timeout)) for \(child.label); killed")
-      running[pid]?.deadline = now + .seconds(3600)  // logged once; reaped when it is gone
+      // The group, else the child itself (a group that could not be signalled must not leave
+      // it running); again a second later while it is not reaped, so no lost kill leaves a
+      // command running for good.
+      if kill(-pid, SIGKILL) != 0 { kill(pid, SIGKILL) }
+      if !child.killed {
+        log("notify_command timed out after \(String(format: "%gs", timeout)) for \(child.label); killed")
+      }
+      running[pid] = (now + .seconds(1), child.label, true)
     }
   }
 
@@ -181,7 +188,7 @@ public final class Notifier {
       log("cannot run \(path) for \(notification.label): \(String(cString: strerror(result)))")
       return
     }
-    running[pid] = (ContinuousClock.now + .milliseconds(Int64(timeout * 1000)), notification.label)
+    running[pid] = (ContinuousClock.now + .milliseconds(Int64(timeout * 1000)), notification.label, false)
     // The JSON is small (one alarm); a command that does not read it must not block us, so
     // the pipe is non-blocking and whatever does not fit is dropped.
     _ = fcntl(writeEnd, F_SETFL, O_NONBLOCK)
