@@ -35,6 +35,8 @@ public enum Command: Equatable, Sendable {
   case sync(accounts: [String])
   /// Lists the local versions a sync kept when the server's won (`conflicts`).
   case conflicts
+  /// One of them in full, local against the server's (`conflicts show ID`).
+  case conflictShow(id: String)
   /// Resolves one of them (`resolve ID --keep local|server`).
   case resolve(id: String, keep: ConflictChoice)
   /// Runs the reminder daemon in the foreground (`remind`), or with `once` fires what is due

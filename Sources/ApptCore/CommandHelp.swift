@@ -160,12 +160,13 @@ public enum CommandHelp {
       ]
     ),
     (
-      "conflicts", "conflicts",
+      "conflicts", "conflicts [show ID]",
       [
         "Lists the conflicts a sync found: an appointment changed here and on the server",
         "since the last sync. The server's version is the one stored and shown; yours is",
-        "kept aside until 'resolve'. One line each: ID, calendar, title, when it was",
-        "found (--json: one object per conflict).",
+        "kept aside until 'resolve', each losing version apart. One line each: ID,",
+        "calendar, title, when it was found (--json: one object per conflict).",
+        "'show ID' prints one in full: your version against the server's, as a diff.",
       ]
     ),
     (

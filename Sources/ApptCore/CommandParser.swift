@@ -876,8 +876,13 @@ public struct CommandParser: Sendable {
   private func parseConflicts(_ words: [String]) throws(CommandError) -> Command {
     let scan = try scanOptions("conflicts", [:], words)
     if scan.help { return .help(topic: "conflicts") }
-    if let extra = scan.positional.first { throw .usage("conflicts: unexpected argument \(WhenParser.quoted(extra))") }
-    return .conflicts
+    guard let first = scan.positional.first else { return .conflicts }
+    guard first == "show" else { throw .usage("conflicts: unexpected argument \(WhenParser.quoted(first))") }
+    guard scan.positional.count > 1 else { throw .usage("conflicts show: missing ID ('appt conflicts' lists them)") }
+    guard scan.positional.count == 2 else {
+      throw .usage("conflicts show: unexpected argument \(WhenParser.quoted(scan.positional[2]))")
+    }
+    return .conflictShow(id: scan.positional[1])
   }
 
   private func parseResolve(_ words: [String]) throws(CommandError) -> Command {

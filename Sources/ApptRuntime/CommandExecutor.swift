@@ -39,7 +39,7 @@ public struct CommandExecutor: Sendable {
   public let json: Bool
   /// The settings file's values: `add`'s default duration, 12-hour times, `config`.
   public let settings: Settings
-  private let formatter: AppointmentFormatter
+  let formatter: AppointmentFormatter
   private let parser: CommandParser
 
   public init(dao: AppointmentDAO, clock: Clock, json: Bool, settings: Settings = Settings()) {
@@ -311,6 +311,10 @@ public struct CommandExecutor: Sendable {
 
       case .conflicts:
         return conflictList(try await dao.conflicts())
+
+      case .conflictShow(let prefix):
+        let (conflict, now) = try await dao.conflict(id: prefix)
+        return conflictShown(conflict, now: now)
 
       case .resolve(let prefix, let keep):
         return resolved(try await dao.resolveConflict(id: prefix, keep: keep), keep: keep)
@@ -768,12 +772,13 @@ public struct CommandExecutor: Sendable {
   }
 
   /// `conflicts`: `SHORTID  CALENDAR  TITLE  found WHEN` a line, in columns, oldest first
-  /// ("no conflicts" when there is none); --json: `{"id","calendar","uid","title","found"}`
-  /// a line.
+  /// ("no conflicts" when there is none); --json: `{"id","appointment","calendar","uid",
+  /// "title","found"}` a line (`appointment`: the event's id).
   private func conflictList(_ conflicts: [SyncConflict]) -> String {
     if json {
       return conflicts.map { conflict in
         "{\"id\":\(AppointmentFormatter.jsonString(conflict.id.description))"
+          + ",\"appointment\":\(AppointmentFormatter.jsonString(conflict.appointment.description))"
           + ",\"calendar\":\(AppointmentFormatter.jsonString(conflict.calendar))"
           + ",\"uid\":\(AppointmentFormatter.jsonString(conflict.uid))"
           + ",\"title\":\(AppointmentFormatter.jsonString(conflict.title))"

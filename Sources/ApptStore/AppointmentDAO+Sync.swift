@@ -60,8 +60,12 @@ public enum ApplyOutcome: Sendable, Equatable {
 
 /// A local version of an item that lost to the server's during a sync, kept until resolved.
 public struct SyncConflict: Sendable, Equatable {
-  /// The local master's appointment id (what `resolve ID` takes).
+  /// The conflict's own id (what `resolve ID` and `conflicts show ID` take): each local
+  /// version that lost is kept apart, a second conflict on the same event beside the first.
+  /// Conflicts kept before schema 13 have their event's id.
   public var id: AppointmentID
+  /// The local master's appointment id: the event in conflict.
+  public var appointment: AppointmentID
   /// The calendar's name.
   public var calendar: String
   public var uid: String
@@ -72,8 +76,17 @@ public struct SyncConflict: Sendable, Equatable {
   /// When the sync found it.
   public var found: Date
 
-  public init(id: AppointmentID, calendar: String, uid: String, title: String, localICS: String, found: Date) {
+  public init(
+    id: AppointmentID,
+    appointment: AppointmentID? = nil,
+    calendar: String,
+    uid: String,
+    title: String,
+    localICS: String,
+    found: Date
+  ) {
     self.id = id
+    self.appointment = appointment ?? id
     self.calendar = calendar
     self.uid = uid
     self.title = title
@@ -283,6 +296,39 @@ extension AppointmentDAO {
 
   // MARK: - Conflicts
 
+  /// The conflict whose id starts with `prefix`, and the item as stored now (the server's
+  /// version, or what was made of it since; nil when the event is gone).
+  public func conflict(id prefix: String) throws(StoreError) -> (conflict: SyncConflict, now: LocalItem?) {
+    let clock = self.clock
+    return try database.read { connection throws(StoreError) in
+      let (conflict, calendarID) = try Self.conflict(prefix: prefix.lowercased(), in: connection)
+      let now = try Self.localItem(
+        calendarID: calendarID,
+        uid: conflict.uid,
+        fallbackZone: clock.timeZone,
+        in: connection
+      )
+      return (conflict, now)
+    }
+  }
+
+  /// The one conflict whose id starts with `key` (lower-cased), and its calendar's id.
+  static func conflict(prefix key: String, in connection: any Connection) throws(StoreError)
+    -> (SyncConflict, String)
+  {
+    let found = try conflicts(where: "c.id >= ? AND c.id < ?", [.text(key), .text(key + "~")], in: connection)
+    guard let conflict = found.first else {
+      throw .invalidRequest(
+        message: "no conflict with id \(TextSafety.escapingControls(key)) ('appt conflicts' lists them)"
+      )
+    }
+    guard found.count == 1 else { throw .ambiguousID(prefix: key, candidates: found.map(\.id.description)) }
+    let calendarID =
+      try connection.scalar("SELECT calendar_id FROM sync_conflict WHERE id = ?", [.text(conflict.id.description)])?
+      .string ?? ""
+    return (conflict, calendarID)
+  }
+
   /// Every unresolved conflict, oldest first.
   public func conflicts() throws(StoreError) -> [SyncConflict] {
     try database.read { connection throws(StoreError) in try Self.conflicts(where: "TRUE", [], in: connection) }
@@ -298,16 +344,7 @@ extension AppointmentDAO {
     let clock = self.clock
     let key = prefix.lowercased()
     return try database.write { connection throws(StoreError) in
-      let found = try Self.conflicts(where: "c.id >= ? AND c.id < ?", [.text(key), .text(key + "~")], in: connection)
-      guard let conflict = found.first else {
-        throw .invalidRequest(
-          message: "no conflict with id \(TextSafety.escapingControls(prefix)) ('appt conflicts' lists them)"
-        )
-      }
-      guard found.count == 1 else { throw .ambiguousID(prefix: key, candidates: found.map(\.id.description)) }
-      let calendarID =
-        try connection.scalar("SELECT calendar_id FROM sync_conflict WHERE id = ?", [.text(conflict.id.description)])?
-        .string ?? ""
+      let (conflict, calendarID) = try Self.conflict(prefix: key, in: connection)
       if keep == .local {
         let read = ICalendar.read(conflict.localICS, clock: clock, limits: .server)
         guard !read.appointments.isEmpty else {
@@ -581,21 +618,21 @@ extension AppointmentDAO {
     }
   }
 
-  /// Keeps `item`, the local version that lost, as the conflict of its master (its first
-  /// row when it has none); a conflict kept before for it is replaced by this newer one.
+  /// Keeps `item`, the local version that lost, as a conflict of its master (its first row)
+  /// with an id of its own: a conflict kept before for the same event stays beside it, so no
+  /// losing version is thrown away before the user settles it.
   static func saveConflict(_ item: LocalItem, calendarID: String, at now: Date, in connection: any Connection)
     throws(StoreError)
   {
     guard let first = item.rows.first else { return }
     try connection.run(
       """
-      INSERT INTO sync_conflict (id, calendar_id, uid, title, local_ics, found_ms) VALUES (?, ?, ?, ?, ?, ?)
-      ON CONFLICT (id) DO UPDATE SET calendar_id = excluded.calendar_id, uid = excluded.uid, title = excluded.title,
-        local_ics = excluded.local_ics, found_ms = excluded.found_ms
+      INSERT INTO sync_conflict (id, appointment_id, calendar_id, uid, title, local_ics, found_ms)
+      VALUES (?, ?, ?, ?, ?, ?, ?)
       """,
       [
-        .text(first.id.description), .text(calendarID), .text(item.uid), .text(first.title), .text(item.ics),
-        .integer(now.millisecondsSince1970),
+        .text(AppointmentID().description), .text(first.id.description), .text(calendarID), .text(item.uid),
+        .text(first.title), .text(item.ics), .integer(now.millisecondsSince1970),
       ]
     )
   }
@@ -606,18 +643,19 @@ extension AppointmentDAO {
     var found: [SyncConflict] = []
     try connection.query(
       """
-      SELECT c.id, coalesce(k.name, ''), c.uid, c.title, c.local_ics, c.found_ms
+      SELECT c.id, coalesce(k.name, ''), c.uid, c.title, c.local_ics, c.found_ms, coalesce(c.appointment_id, c.id)
       FROM sync_conflict AS c LEFT JOIN calendar AS k ON k.id = c.calendar_id
       WHERE \(condition) ORDER BY c.found_ms, c.id LIMIT 1000
       """,
       bindings
     ) { row throws(StoreError) in
-      guard let id = StoredID.parse(row.string(at: 0)) else {
+      guard let id = StoredID.parse(row.string(at: 0)), let appointment = StoredID.parse(row.string(at: 6)) else {
         throw .corrupt(path: "sync_conflict table", reason: "unreadable id \(row.string(at: 0))")
       }
       found.append(
         SyncConflict(
           id: id,
+          appointment: appointment,
           calendar: row.string(at: 1),
           uid: row.string(at: 2),
           title: row.string(at: 3),

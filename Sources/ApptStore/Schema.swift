@@ -216,5 +216,21 @@ public enum Schema {
         """
       )
     },
+    // Conflict history: each local version a sync kept is a row of its own (its own id), the
+    // event it belongs to in `appointment_id`; a second conflict on one event no longer
+    // replaces the first. The conflicts kept before keep their id, their event's.
+    Migration(
+      name: "conflict history",
+      sqlite: """
+        ALTER TABLE sync_conflict ADD COLUMN appointment_id TEXT;
+        UPDATE sync_conflict SET appointment_id = id;
+        CREATE INDEX sync_conflict_by_appointment ON sync_conflict (appointment_id);
+        """,
+      postgres: """
+        ALTER TABLE sync_conflict ADD COLUMN appointment_id text COLLATE "C";
+        UPDATE sync_conflict SET appointment_id = id;
+        CREATE INDEX sync_conflict_by_appointment ON sync_conflict (appointment_id);
+        """
+    ),
   ]
 }

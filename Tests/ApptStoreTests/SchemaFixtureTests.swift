@@ -28,12 +28,12 @@ import Testing
 /// minutes; then `appt remind --once` at 17:45:05 UTC recorded the first as fired and the
 /// three AUDIO instances as missed), from v10 on series days (v9's file opened by v10), from
 /// v11 on the window index (v10's file opened by v11), from v12 on the series window index
-/// (v11's file opened by v12).
+/// (v11's file opened by v12), from v13 on conflict history (v12's file opened by v13).
 @Suite struct SchemaFixtureTests {
   static let fixtures: [Int: String] = [
     1: "schema-v1", 2: "schema-v2", 3: "schema-v3", 4: "schema-v4", 5: "schema-v5", 6: "schema-v6",
     7: "schema-v7", 8: "schema-v8", 9: "schema-v9", 10: "schema-v10", 11: "schema-v11",
-    12: "schema-v12",
+    12: "schema-v12", 13: "schema-v13",
   ]
 
   @Test(arguments: fixtures.keys.sorted())
@@ -163,6 +163,8 @@ import Testing
       #expect(swim.rows.map(\.title) == ["Swim (pool closed)"])
       let conflicts = try await dao.conflicts()
       #expect(conflicts.map(\.title) == ["Swim, lane 3"] && conflicts.map(\.id) == [swim.rows[0].id])
+      // A conflict kept before its own ids is its event's, under both names.
+      #expect(conflicts.map(\.appointment) == [swim.rows[0].id])
       #expect(conflicts.first?.localICS.contains("SUMMARY:Swim\\, lane 3") == true)
       #expect(try await dao.pendingChanges(calendarID: home.id) == 0)
     } else {

@@ -344,7 +344,8 @@ struct SyncStateTests {
       #expect(
         conflicts == [
           SyncConflict(
-            id: series.id,
+            id: try #require(conflicts.first?.id),
+            appointment: series.id,
             calendar: "acct/Home",
             uid: "s@peer",
             title: "Mine again",
@@ -354,6 +355,38 @@ struct SyncStateTests {
         ]
       )
       #expect(try await dao.getAppointment(id: series.id).title == "Theirs", "the server's version is stored")
+    }
+  }
+
+  /// A second conflict on the same event keeps the first: every losing version stays until
+  /// the user settles it, each with an id of its own; `conflict(id:)` gives one with the
+  /// event as stored now; keeping one puts it back and leaves the other listed.
+  @Test("a second conflict on one event keeps the first beside it", arguments: StoreKind.allCases)
+  func conflictHistory(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let home = try await Self.calendar(dao)
+      try await Self.apply(dao, home, Self.object(uid: "s@peer", title: "Sync"), uid: "s@peer")
+      let series = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer")?.rows.first)
+      try await dao.editAppointment(EditRequest(id: series.id.description, title: "Mine, first"))
+      let first = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer"))
+      let theirs = Self.object(uid: "s@peer", title: "Theirs", sequence: 3)
+      try await Self.apply(dao, home, theirs, uid: "s@peer", etag: "\"2\"", conflict: true)
+      try await dao.editAppointment(EditRequest(id: series.id.description, title: "Mine, second"))
+      let second = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer"))
+      let theirsAgain = Self.object(uid: "s@peer", title: "Theirs again", sequence: 5)
+      try await Self.apply(dao, home, theirsAgain, uid: "s@peer", etag: "\"3\"", conflict: true)
+      // Found at the same (test) moment: in no particular order between them.
+      let conflicts = try await dao.conflicts().sorted { $0.title < $1.title }
+      #expect(conflicts.map(\.title) == ["Mine, first", "Mine, second"])
+      #expect(conflicts.map(\.localICS) == [first.ics, second.ics])
+      #expect(conflicts.map(\.appointment) == [series.id, series.id])
+      #expect(Set(conflicts.map(\.id)).count == 2 && !conflicts.map(\.id).contains(series.id))
+      let shown = try await dao.conflict(id: String(conflicts[0].id.description.prefix(8)))
+      #expect(shown.conflict == conflicts[0])
+      #expect(shown.now?.rows.first?.title == "Theirs again")
+      try await dao.resolveConflict(id: conflicts[0].id.description, keep: .local)
+      #expect(try await dao.getAppointment(id: series.id).title == "Mine, first")
+      #expect(try await dao.conflicts().map(\.title) == ["Mine, second"])
     }
   }
 
@@ -542,21 +575,24 @@ struct SyncStateTests {
         uid: "o@peer",
         conflict: true
       )
-      #expect(try await dao.conflicts().map(\.title).sorted() == ["Mine", "Other"])
+      let found = try await dao.conflicts()
+      #expect(found.map(\.title).sorted() == ["Mine", "Other"])
       #expect(try await dao.pendingChanges(calendarID: home.id) == 0)
+      let otherConflict = try #require(found.first { $0.appointment == other.rows[0].id }?.id)
+      let seriesConflict = try #require(found.first { $0.appointment == series.rows[0].id }?.id)
 
       await #expect(
         throws: StoreError.invalidRequest(message: "no conflict with id 0000dead ('appt conflicts' lists them)")
       ) {
         try await dao.resolveConflict(id: "0000dead", keep: .local)
       }
-      let server = try await dao.resolveConflict(id: String(other.rows[0].id.description.prefix(8)), keep: .server)
+      let server = try await dao.resolveConflict(id: String(otherConflict.description.prefix(8)), keep: .server)
       #expect(server.title == "Other")
       #expect(try await dao.localItem(calendarID: home.id, uid: "o@peer")?.rows.first?.title == "Other theirs")
 
       let theirs = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer"))
-      let local = try await dao.resolveConflict(id: series.rows[0].id.description.uppercased(), keep: .local)
-      #expect(local.id == series.rows[0].id)
+      let local = try await dao.resolveConflict(id: seriesConflict.description.uppercased(), keep: .local)
+      #expect(local.id == seriesConflict && local.appointment == series.rows[0].id)
       #expect(try await dao.conflicts().isEmpty)
       let kept = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer"))
       #expect(kept.rows.map(\.id) == mine.rows.map(\.id))
@@ -568,7 +604,7 @@ struct SyncStateTests {
     }
   }
 
-  @Test("a conflict found again for the same item replaces the older one")
+  @Test("a conflict found again for the same item is kept beside the older one")
   func conflictAgain() async throws {
     try await withStore(.memory) { dao in
       let home = try await Self.calendar(dao)
@@ -584,7 +620,7 @@ struct SyncStateTests {
           conflict: true
         )
       }
-      #expect(try await dao.conflicts().map(\.title) == ["second"])
+      #expect(try await dao.conflicts().map(\.title) == ["first", "second"])
     }
   }
 }

@@ -77,13 +77,23 @@ import Testing
     let dao = freshDAO()
     #expect(try await run("conflicts", on: dao) == "no conflicts\n")
     #expect(try await run("conflicts", json: true, on: dao) == "")
-    let id = try await seedConflict(dao)
+    let event = try await seedConflict(dao)
+    let id = try #require(try await dao.conflicts().first?.id)
     #expect(try await run("conflicts", on: dao) == "\(id.short)  acct/Home  Swim, lane 3  found Sun 2026-11-29 15:00\n")
     #expect(
       try await run("conflicts", json: true, on: dao)
-        == "{\"id\":\"\(id)\",\"calendar\":\"acct/Home\",\"uid\":\"swim@example.com\",\"title\":\"Swim, lane 3\","
-        + "\"found\":\"2026-11-29T15:00:00+01:00\"}\n"
+        == "{\"id\":\"\(id)\",\"appointment\":\"\(event)\",\"calendar\":\"acct/Home\",\"uid\":\"swim@example.com\","
+        + "\"title\":\"Swim, lane 3\",\"found\":\"2026-11-29T15:00:00+01:00\"}\n"
     )
+    // In full: yours against the server's, as a diff.
+    let shown = try await run("conflicts show \(id.short)", on: dao)
+    #expect(shown.hasPrefix("conflict \(id.short)  acct/Home  \"Swim, lane 3\"  found Sun 2026-11-29 15:00\n"))
+    #expect(shown.contains("\n-SUMMARY:Swim\\, lane 3\n+SUMMARY:Swim (pool closed)\n"), "\(shown)")
+    #expect(shown.hasSuffix("'appt resolve \(id.short) --keep local' puts yours back; '--keep server' drops it\n"))
+    let json = try await run("conflicts show \(id.short)", json: true, on: dao)
+    #expect(json.contains("\"diff\":[\"-SUMMARY:Swim\\\\, lane 3\",\"+SUMMARY:Swim (pool closed)\""), "\(json)")
+    #expect(await failure("conflicts show", on: dao)?.kind == .usage)
+    #expect(await failure("conflicts show 0000", on: dao)?.kind == .invalid)
     let unknown = await failure("resolve 0000 --keep local", on: dao)
     #expect(unknown?.kind == .invalid)
     #expect(unknown?.message == "no conflict with id 0000 ('appt conflicts' lists them)")
@@ -92,20 +102,22 @@ import Testing
       try await run("resolve \(id.short) --keep local", on: dao)
         == "resolved \(id.short): kept the local version; it goes to the server on the next sync\n"
     )
-    #expect(try await freshDAO().getAppointment(id: id).title == "Swim, lane 3")
+    #expect(try await freshDAO().getAppointment(id: event).title == "Swim, lane 3")
     #expect(try await run("conflicts", on: dao) == "no conflicts\n")
     _ = try await seedConflict(dao)
+    let again = try #require(try await dao.conflicts().first?.id)
     #expect(
-      try await run("resolve \(id.short) --keep server", json: true, on: dao)
-        == "{\"id\":\"\(id)\",\"calendar\":\"acct/Home\",\"uid\":\"swim@example.com\",\"title\":\"Swim, lane 3\","
+      try await run("resolve \(again.short) --keep server", json: true, on: dao)
+        == "{\"id\":\"\(again)\",\"calendar\":\"acct/Home\",\"uid\":\"swim@example.com\",\"title\":\"Swim, lane 3\","
         + "\"kept\":\"server\"}\n"
     )
-    #expect(try await freshDAO().getAppointment(id: id).title == "Swim (pool closed)")
+    #expect(try await freshDAO().getAppointment(id: event).title == "Swim (pool closed)")
   }
 
   @Test func theCommandLineListsAndResolvesConflicts() async throws {
     let dao = freshDAO()
-    let id = try await seedConflict(dao)
+    _ = try await seedConflict(dao)
+    let id = try #require(try await dao.conflicts().first?.id)
     let pilot = Pilot(dao: dao)
     await pilot.start()
     #expect(pilot.shows("Swim (pool closed)"))

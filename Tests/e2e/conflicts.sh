@@ -74,7 +74,14 @@ commands_list_and_resolve() {
     check_status 0 "conflicts"
     check_contains "$OUT" "$short  personal  Swim, lane 3  found " "one line per conflict"
     a --json conflicts
-    check_contains "$OUT" "{\"id\":\"$id\",\"calendar\":\"personal\",\"uid\":\"$id@appt\",\"title\":\"Swim, lane 3\",\"found\":\"" "JSON"
+    # Seeded as a store before conflict history kept it: the conflict's id is its event's.
+    check_contains "$OUT" "{\"id\":\"$id\",\"appointment\":\"$id\",\"calendar\":\"personal\",\"uid\":\"$id@appt\",\"title\":\"Swim, lane 3\",\"found\":\"" "JSON"
+    a conflicts show "$short"
+    check_status 0 "conflicts show"
+    check_contains "$OUT" "-SUMMARY:Swim, lane 3
++SUMMARY:Swim" "conflicts show: yours against the server's"
+    a --json conflicts show "$short"
+    check_contains "$OUT" '"diff":["-SUMMARY:Swim, lane 3","+SUMMARY:Swim"]' "conflicts show --json"
     a resolve 0000 --keep local
     check_status 1 "an unknown id"
     check_contains "$ERR" "no conflict with id 0000" "says which"

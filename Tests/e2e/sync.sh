@@ -493,6 +493,44 @@ RECURRENCE-ID;TZID=Europe/Berlin:20261221T110000" "$(tr -d '\r' <"$T/server.ics"
     check_same_sets
 }
 
+# The same event in conflict twice (the phone and the laptop each edit it, twice): both of
+# the laptop's losing versions are kept, each under its own id, `conflicts show` gives each in
+# full against the server's, and keeping the first sends it to the server.
+conflict_twice_keeps_both() {
+    setup "$1" "$2" || return
+    peer create "$CAL" twice-1 --summary "Review" >/dev/null || fail "peer create"
+    sync_ok "the first sync"
+    local id round
+    id=$(local_id Review) || return
+    for round in first second; do
+        peer edit "$CAL" twice-1 SUMMARY="Review (phone, $round)"
+        a edit "${id:0:8}" --title "Review (laptop, $round)"
+        sync_ok "the sync that finds the $round conflict"
+        check_eq "$ACCOUNT/Work: ↓ 0 new, 1 changed, 0 deleted; ↑ 0; 1 conflict" "$(summary_line)" "the $round conflict"
+    done
+    a --json conflicts
+    local listed
+    listed=$(python3 -c '
+import json, sys
+for o in sorted(map(json.loads, sys.stdin), key=lambda o: o["title"]):
+    print(o["title"], o["appointment"][:8], o["id"])' <<<"$OUT")
+    check_eq "Review (laptop, first) ${id:0:8}
+Review (laptop, second) ${id:0:8}" "$(cut -d' ' -f1-4 <<<"$listed")" "both losing versions, of one event"
+    local first
+    first=$(awk 'NR == 1 { print $5 }' <<<"$listed")
+    a conflicts show "${first:0:8}"
+    check_status 0 "conflicts show"
+    check_contains "$OUT" "-SUMMARY:Review (laptop\, first)" "yours in the diff"
+    check_contains "$OUT" "+SUMMARY:Review (phone\, second)" "the server's in the diff"
+    a resolve "${first:0:8}" --keep local
+    check_status 0 "keep the first"
+    sync_ok "the sync that sends it"
+    check_summary 0 0 0 1 0
+    check_eq "Review (laptop, first)" "$(server_list | titles_of)" "the kept version is on the server"
+    a conflicts
+    check_contains "$OUT" "Review (laptop, second)" "the other stays until settled"
+}
+
 # occurrences_of FILE: each occurrence of FILE's one series (RRULE, EXDATE, overrides) as
 # Python's icalendar and dateutil read it: "START SUMMARY", in order.
 occurrences_of() {
@@ -1361,9 +1399,9 @@ run() { # SCENARIO SERVER ENGINE
 ALL=(peer_events_arrive appt_events_arrive edits_both_ways conflict_both_edited same_change_twice delete_against_edit
     server_killed_pull kill_nine_points interrupted_push_then_change precondition_failed server_errors unauthorized malformed_bodies
     silent_server offline_changes_wait command_line reminders_round_trip server_events_kept_whole
-    series_moved_keeps_its_exceptions)
+    series_moved_keeps_its_exceptions conflict_twice_keeps_both)
 PG_SUBSET=(peer_events_arrive edits_both_ways conflict_both_edited kill_nine_points interrupted_push_then_change server_errors
-    reminders_round_trip server_events_kept_whole series_moved_keeps_its_exceptions)
+    reminders_round_trip server_events_kept_whole series_moved_keeps_its_exceptions conflict_twice_keeps_both)
 
 for server in radicale xandikos; do
     for s in "${ALL[@]}"; do run "$s" "$server" sqlite; done
