@@ -10,6 +10,20 @@ public enum LineDiff {
   }
 
   public static func compare(_ old: [String], _ new: [String]) -> [(mark: Mark, line: String)] {
+    // The lines both start and end with are the same whatever lies between: only the middle
+    // is compared (the table is its lines' product, and most of two versions is the same).
+    var head = 0
+    while head < old.count, head < new.count, old[head] == new[head] { head += 1 }
+    var tail = 0
+    while tail < old.count - head, tail < new.count - head, old[old.count - 1 - tail] == new[new.count - 1 - tail] {
+      tail += 1
+    }
+    let same = { (lines: ArraySlice<String>) in lines.map { (mark: Mark.same, line: $0) } }
+    return same(old[..<head]) + middle(Array(old[head..<(old.count - tail)]), Array(new[head..<(new.count - tail)]))
+      + same(old[(old.count - tail)...])
+  }
+
+  private static func middle(_ old: [String], _ new: [String]) -> [(mark: Mark, line: String)] {
     let (n, m) = (old.count, new.count)
     // common[i][j]: the longest common subsequence of old[i...] and new[j...].
     var common = [[Int]](repeating: [Int](repeating: 0, count: m + 1), count: n + 1)

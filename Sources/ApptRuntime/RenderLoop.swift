@@ -369,6 +369,22 @@ public final class RenderLoop {
     }
   }
 
+  /// After a `:sync`: the status line's report of it, with the store's changes still waiting
+  /// and its conflicts (as after a background sync).
+  private func reportSync(failure: CommandExecutor.Failure?) async {
+    guard state.sync != nil else { return }
+    let outcome: SyncReport.Outcome
+    switch failure?.kind {
+    case nil: outcome = .synced
+    case .unavailable?: outcome = .offline
+    default: outcome = .failed(failure?.message.split(separator: "\n").first.map(String.init) ?? "sync failed")
+    }
+    let status: Int32 = failure == nil ? 0 : (failure?.kind == .unavailable ? 3 : 1)
+    var report = await Self.syncReport((status, "", ""), dao: dao, at: environment.clock.now)
+    report.outcome = outcome
+    send(.syncReported(report))
+  }
+
   /// What a run of the sync program said, with the store's conflicts.
   static func syncReport(
     _ result: (status: Int32, stdout: String, stderr: String),
@@ -504,11 +520,19 @@ public final class RenderLoop {
           self?.inFlight -= 1
           return
         }
-        let output = try await executor.run(command)
-        // A DST note (which instant a typed time became) is what the status line shows: the
-        // result itself is on screen in the agenda.
-        let notes = executor.notices(for: command).map { $0 + "\n" }.joined()
-        message = .commandFinished(output: notes + output, isError: false)
+        do throws(CommandExecutor.Failure) {
+          let output = try await executor.run(command)
+          // A DST note (which instant a typed time became) is what the status line shows: the
+          // result itself is on screen in the agenda.
+          let notes = executor.notices(for: command).map { $0 + "\n" }.joined()
+          message = .commandFinished(output: notes + output, isError: false)
+        } catch {
+          // A `:sync` says how it went on the status line's right end at once, as the
+          // background sync does (it said the last background one's until the next).
+          if case .sync = command { await self?.reportSync(failure: error) }
+          throw error
+        }
+        if case .sync = command { await self?.reportSync(failure: nil) }
       } catch {
         message = .commandFinished(output: error.message, isError: true)
       }

@@ -181,7 +181,6 @@ extension AppointmentDAO {
       rest.updated = now
       rest.sequence = 0
       rest.revision = 1
-      let unchanged = rest
       change(&rest)
       if let status { rest.status = status }
       try Self.checkRules(rest, stored: before)
@@ -206,11 +205,6 @@ extension AppointmentDAO {
         override.updated = now
         override.revision += 1
         try Appointment.upsert(override, in: connection)
-      }
-      // The new part's changed and cancelled occurrences follow a change of its time.
-      if SeriesShift(from: unchanged, to: rest, fallbackZone: clock.timeZone) != nil {
-        try Self.moveOccurrences(of: &rest, from: unchanged, fallbackZone: clock.timeZone, at: now, in: connection)
-        try Appointment.upsert(rest, in: connection)
       }
       return rest
     }

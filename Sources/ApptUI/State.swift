@@ -355,6 +355,9 @@ public enum Message: Sendable, Equatable {
   case syncDue
   /// A background sync (`.runSync`) ended.
   case syncFinished(SyncReport)
+  /// A sync run from the `:` line ended: how it went, for the status line (the background
+  /// sync's own schedule is left as it is).
+  case syncReported(SyncReport)
   /// An alarm of an appointment came due (or back from a snooze): the runtime's alarm timer.
   case alarmDue(AlarmInstance)
 }

@@ -157,6 +157,10 @@ public enum UI {
     case .syncFinished(let report):
       return syncFinished(report, state: &state)
 
+    case .syncReported(let report):
+      state.sync?.last = report
+      return []
+
     case .alarmDue(let instance):
       return alarmDue(instance, state: &state, environment: environment)
 

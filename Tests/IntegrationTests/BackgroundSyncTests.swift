@@ -124,4 +124,27 @@ import Testing
     #expect(loggedCalls().count == 2)
     #expect(pilot.rows[23].hasSuffix("offline: 2 changes waiting"))
   }
+
+  /// A `:sync` says how it went on the status line at once: here the background sync went
+  /// well, then `:sync` (the real appt-sync, next to the test binary) finds no password for
+  /// the account (exit 3): the status line says offline, not the background sync's "synced"
+  /// until the next one.
+  @Test func aSyncFromTheCommandLineIsOnTheStatusLineAtOnce() async throws {
+    try "[account acct]\nurl = http://127.0.0.1:9/\nusername = ann\npassword_env = APPT_TEST_NO_SUCH_PASSWORD\n"
+      .write(to: directory.file("config"), atomically: true, encoding: .utf8)
+    let pilot = pilot(program: try fakeSync())
+    await pilot.start()
+    await waitUntil(pilot, "the first sync's result") { pilot.loop.syncsFinished == 1 }
+    await pilot.settle()
+    #expect(pilot.rows[23].hasSuffix("synced 15:00"))
+    pilot.press(":")
+    pilot.type("sync")
+    pilot.press("enter")
+    await waitUntil(pilot, "the :sync's report") { pilot.state.sync?.last?.outcome != .synced }
+    await pilot.settle()
+    #expect(pilot.state.sync?.last?.outcome == .offline, "\(String(describing: pilot.state.sync?.last))")
+    // The line's left holds the command's own message (which account, why) meanwhile.
+    #expect(pilot.rows[23].contains("password_env names APPT_TEST_NO_SUCH_PASSWORD"))
+    #expect(pilot.state.sync?.statusText(AppointmentFormatter(clock: TestClock.clock)) == "offline")
+  }
 }
