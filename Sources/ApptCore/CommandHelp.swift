@@ -86,6 +86,9 @@ public enum CommandHelp {
         "imported before (same UID) is updated, not added again. --calendar (-c) NAME",
         "imports into that calendar, which must exist (calendar add makes one); without",
         "it new events go into personal and updated ones stay where they are.",
+        "An invitation's reply (METHOD:REPLY) only records the attendee's answer on the",
+        "event it names, and a METHOD:CANCEL cancels it (or the occurrence it names);",
+        "COUNTER and other METHODs are refused.",
       ]
     ),
     (
