@@ -137,7 +137,9 @@ add Own --at '2026-12-01 13:00' -c work --remind 5m --remind 'at 12:00'" --db "$
     check_contains "$(sed -n 2p <<<"$OUT")" '"reminders":[]' "--no-remind"
     check_contains "$(sed -n 3p <<<"$OUT")" '"reminders":[{"trigger":"5m","summary":"5 minutes before"' "--remind wins"
     run_appt --db "$DB" reminders --from 2026-12-01 --to 2026-12-01 -c work
-    check_eq "2026-12-01 10:50  10 minutes before  11:00 Review" "$(sed -n 1p <<<"$OUT" | sed 's/ ([0-9a-f]*)$//')" "reminders lists them"
+    # Own's "at 12:00 on its day" sets the column's width.
+    check_eq "2026-12-01 10:50  10 minutes before    11:00 Review" "$(sed -n 1p <<<"$OUT" | sed 's/ ([0-9a-f]*)$//')" "reminders lists them"
+    check_contains "$OUT" "2026-12-01 12:00  at 12:00 on its day  13:00 Own" "Own's time of day"
     check_eq 3 "$(grep -c . <<<"$OUT")" "10m before Review, 5m and at 12:00 before Own (1d before Review is the day before)"
     run_appt config
     check_contains "$OUT" "calendar.Work.default_remind = 10m, 1d" "config reports the calendar's"
