@@ -1,6 +1,5 @@
 import ApptCore
 import ApptStore
-import ApptTestSupport
 import Foundation
 import Testing
 
