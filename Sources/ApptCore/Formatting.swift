@@ -261,22 +261,22 @@ public struct AppointmentFormatter: Sendable {
     out += ",\"status\":" + Self.jsonString(a.status.rawValue)
     out += ",\"created\":" + Self.jsonString(iso8601(a.created))
     out += ",\"updated\":" + Self.jsonString(iso8601(a.updated))
-    // Beyond DESIGN.md's eight keys (which keep their order): whole days and series.
+    // Beyond the first eight keys (which keep their order): whole days and series.
     out += ",\"all_day\":" + (a.isAllDay ? "true" : "false")
     out += ",\"repeat\":" + (a.recurrence.map { Self.jsonString($0.rrule) } ?? "null")
     out += ",\"occurrence\":" + (a.occurrence.map { Self.jsonString(iso8601($0)) } ?? "null")
     out += ",\"time_zone\":" + Self.jsonString(a.timeZone)
     // Revisions (a later addition): what `--if-revision` compares with.
     out += ",\"revision\":" + String(a.revision)
-    // The calendar model (issue 13): where, and which occurrence of which series it changes.
+    // The calendar model: where, and which occurrence of which series it changes.
     out += ",\"location\":" + Self.jsonString(a.location)
     if let override = a.override {
       out += ",\"series\":" + (override.seriesID.map { Self.jsonString($0.description) } ?? "null")
       out += ",\"recurrence_id\":" + Self.jsonString(iso8601(override.recurrenceID))
     }
-    // Calendars (issue 14): the name of the calendar it is in.
+    // Calendars: the name of the calendar it is in.
     if let calendar { out += ",\"calendar\":" + Self.jsonString(calendar) }
-    // Reminders (issue 15): its alarms, [] when none.
+    // Reminders: its alarms, [] when none.
     out += ",\"reminders\":[" + a.alarms.map(jsonObject).joined(separator: ",") + "]"
     out += "}"
     return out

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A local time a user typed that a daylight-saving change makes ambiguous, and the instant
-/// appt chose for it: never taken silently (DESIGN.md "The calendar model"). A value, shown
+/// appt chose for it: never taken silently (README, "Time zones"). A value, shown
 /// by whoever took the input: `appt: note: ...` on stderr for a one-shot command,
 /// `line N: note: ...` in a script, the "what appt understood" line under the form.
 public struct LocalTimeNotice: Equatable, Sendable {

@@ -46,7 +46,7 @@ public struct SettingsDiagnostic: Sendable, Equatable, CustomStringConvertible {
   public var description: String { "\(path):\(line): \(message)" }
 }
 
-/// Reads the settings file (DESIGN.md "Settings and views"): INI-like, `[section]` and
+/// Reads the settings file (README, "Settings file"; the man page's FILES): INI-like, `[section]` and
 /// `key = value` lines, `#` or `;` starting a comment line, blank lines skipped, whitespace
 /// around names and values trimmed, a value in double quotes kept as written (`\"` and `\\`
 /// inside). A `#` later in a line is part of the value (colours are `#rrggbb`). Section and

@@ -29,7 +29,7 @@ public struct When: Equatable, Sendable {
   }
 }
 
-/// Parses WHEN values (DESIGN.md "Command line and script mode") against an injected clock.
+/// Parses WHEN values (the forms `appt help add` and the man page list) against an injected clock.
 ///
 /// Accepted, case-insensitively, each date optionally followed by a time (after a space, or
 /// after `T` for an ISO date):

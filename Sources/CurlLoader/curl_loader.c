@@ -1,7 +1,7 @@
 // libcurl, loaded when a CalDAV request is first made instead of when a process starts: like
 // libpq (LibPQLoader), linking it would map OpenSSL, Kerberos, LDAP and more into every process.
 // And CURLOPT_CAINFO is the only way to trust a private CA (an account's ca_file): Foundation's
-// URLSession on Linux offers no hook for it (PLATFORM.md "HTTP, XML and CalDAV servers").
+// URLSession on Linux offers no hook for it.
 
 #include "curl_loader.h"
 
