@@ -258,6 +258,19 @@ extension AppointmentDAO {
         guard target.id != calendar.id else {
           throw .invalidRequest(message: "--move-to \(Self.quoted(other)) is the calendar being deleted")
         }
+        if let uid = try connection.scalar(
+          """
+          SELECT a.uid FROM appointment a JOIN appointment b
+            ON b.uid = a.uid AND coalesce(b.recurrence_ms, -1) = coalesce(a.recurrence_ms, -1)
+          WHERE a.calendar_id = ? AND b.calendar_id = ? LIMIT 1
+          """,
+          [.text(calendar.id), .text(target.id)]
+        )?.string {
+          throw .invalidRequest(
+            message: "\(Self.quoted(calendar.name)) and \(Self.quoted(target.name)) both hold the event with UID"
+              + " \(TextSafety.escapingControls(uid)); delete one copy first: nothing changed"
+          )
+        }
         // Each moved row is written at its next revision: a sync sends it to its new place.
         _ = try connection.run(
           "UPDATE appointment SET calendar_id = ?, revision = revision + 1, updated_ms = ? WHERE calendar_id = ?",

@@ -23,9 +23,19 @@ extension AppointmentDAO {
     return try database.write { connection throws(StoreError) in
       var outcome = MessageOutcome()
       for item in message.items {
+        let named = Self.describe(item)
+        let masters = try Self.messageMasters(uid: item.uid, in: connection)
+        // The same UID in several calendars (an invitation to two addresses) is one meeting:
+        // each copy takes the answer.
         switch message.method {
-        case .reply: try Self.applyReply(item, at: now, into: &outcome, in: connection)
-        case .cancel: try Self.applyCancel(item, at: now, into: &outcome, in: connection)
+        case .reply:
+          guard !masters.isEmpty else {
+            throw .invalidRequest(message: "a reply for \(named), which is in none of your calendars: nothing changed")
+          }
+          for master in masters { try Self.applyReply(item, to: master, at: now, into: &outcome, in: connection) }
+        case .cancel:
+          if masters.isEmpty { outcome.unchanged.append("\(named) is in none of your calendars: nothing to cancel") }
+          for master in masters { try Self.applyCancel(item, to: master, at: now, into: &outcome, in: connection) }
         case .events, .unsupported:
           throw .invalidRequest(message: "not a REPLY or a CANCEL: nothing to apply")
         }
@@ -36,14 +46,12 @@ extension AppointmentDAO {
 
   private static func applyReply(
     _ item: ITIP.Item,
+    to master: Appointment,
     at now: Date,
     into outcome: inout MessageOutcome,
     in connection: any Connection
   ) throws(StoreError) {
     let named = describe(item)
-    guard let master = try messageMaster(uid: item.uid, in: connection) else {
-      throw .invalidRequest(message: "a reply for \(named), which is in none of your calendars: nothing changed")
-    }
     var target = master
     if let recurrenceID = item.recurrenceID {
       guard let override = try messageOverride(of: master, at: recurrenceID, in: connection) else {
@@ -74,15 +82,13 @@ extension AppointmentDAO {
 
   private static func applyCancel(
     _ item: ITIP.Item,
+    to master: Appointment,
     at now: Date,
     into outcome: inout MessageOutcome,
     in connection: any Connection
   ) throws(StoreError) {
     let named = describe(item)
-    guard var master = try messageMaster(uid: item.uid, in: connection) else {
-      outcome.unchanged.append("\(named) is in none of your calendars: nothing to cancel")
-      return
-    }
+    var master = master
     guard let recurrenceID = item.recurrenceID else {
       guard master.status != .cancelled else {
         outcome.unchanged.append("\(named) is cancelled already")
@@ -119,20 +125,20 @@ extension AppointmentDAO {
     try touchSeries(of: row, at: now, in: connection)
   }
 
-  /// The series or one-off a message names: by UID, or for "<id>@appt" (what appt sends for
-  /// an event made in appt, which keeps no UID of its own) by that id.
-  private static func messageMaster(uid: String, in connection: any Connection) throws(StoreError) -> Appointment? {
+  /// The series or one-offs a message names, one per calendar that holds it: by UID, or for
+  /// "<id>@appt" (what appt sends for an event made in appt, which keeps no UID of its own)
+  /// by that id.
+  private static func messageMasters(uid: String, in connection: any Connection) throws(StoreError) -> [Appointment] {
     let byUID = try DatabaseQuery<Appointment>(
       where: "uid = ? AND recurrence_ms IS NULL",
       bindings: [.text(uid)],
-      order: "id",
-      limit: 1
-    ).fetch(connection).first
-    guard byUID == nil, uid.hasSuffix("@appt"), let id = AppointmentID(string: String(uid.dropLast(5))) else {
+      order: "calendar_id, id"
+    ).fetch(connection)
+    guard byUID.isEmpty, uid.hasSuffix("@appt"), let id = AppointmentID(string: String(uid.dropLast(5))) else {
       return byUID
     }
     let row = try DatabaseService.find(Appointment.self, id: id, in: connection)
-    return row.flatMap { $0.uid == nil && $0.override == nil ? $0 : nil }
+    return row.flatMap { $0.uid == nil && $0.override == nil ? [$0] : nil } ?? []
   }
 
   private static func messageOverride(of master: Appointment, at recurrenceID: Date, in connection: any Connection)

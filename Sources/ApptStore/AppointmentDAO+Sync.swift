@@ -216,7 +216,7 @@ extension AppointmentDAO {
   /// kept by uid + RECURRENCE-ID or "<id>@appt", `created` kept, a row rewritten at its next
   /// revision only where a field differs) except that the server's copy wins whatever its
   /// SEQUENCE; a local row of the item that is not in `appointments` is deleted; an item
-  /// stored under `uid` in another calendar moves here. With `conflictIfChanged`, when local
+  /// with the same uid in another calendar is another event and stays. With `conflictIfChanged`, when local
   /// rows existed and differed (the outcome is not `.unchanged`), the local version is first
   /// kept as a `SyncConflict`. Then `sync_item(uid)` = (href, etag, base: the new rows' ics).
   /// `.unchanged` means the rows are field for field what they were: `localItem(...).ics` is
@@ -262,6 +262,63 @@ extension AppointmentDAO {
         for row in item.rows { try Self.deleteRow(row, in: connection) }
       }
       try Self.forget(calendarID: calendarID, uid: uid, in: connection)
+    }
+  }
+
+  /// The server moved item `uid` from calendar `from` to `to` (another client did: a PUT
+  /// there and a DELETE here, seen by one sync as a removal and an arrival). In ONE
+  /// transaction the server's version that arrived in `to` (`applyServerItem` stored it, as
+  /// new rows) takes the ids of the local rows of `from`, which go: the appointment keeps
+  /// its id, its alarm records and what scripts know of it, and holds exactly what the
+  /// server holds. With `conflictIfChanged` the local version (an edit not yet sent) is
+  /// first kept as a conflict of the moved event, as when both sides change one event.
+  /// `from`'s sync item goes; `to`'s base is the moved rows' text. Returns whether there was
+  /// a local item to move (without, the arrival stays as it is and `from`'s sync item goes).
+  @discardableResult
+  public func moveServerItem(uid: String, from: String, to: String, conflictIfChanged: Bool) throws(StoreError) -> Bool
+  {
+    let zone = clock.timeZone
+    return try database.write { connection throws(StoreError) in
+      guard let before = try Self.localItem(calendarID: from, uid: uid, fallbackZone: zone, in: connection),
+        let arrived = try Self.localItem(calendarID: to, uid: uid, fallbackZone: zone, in: connection),
+        let synced = try Self.syncItems(calendarID: to, in: connection).first(where: { $0.uid == uid })
+      else {
+        try Self.forget(calendarID: from, uid: uid, in: connection)
+        return false
+      }
+      for row in arrived.rows + before.rows { try Self.deleteRow(row, in: connection) }
+      for row in Self.moved(arrived.rows, keeping: before.rows) { try Appointment.upsert(row, in: connection) }
+      guard let after = try Self.localItem(calendarID: to, uid: uid, fallbackZone: zone, in: connection) else {
+        throw .invalidRequest(message: "the moved item \(TextSafety.escapingControls(uid)) is not found after the move")
+      }
+      if conflictIfChanged, after.ics != before.ics {
+        try Self.saveConflict(before, calendarID: to, at: clock.now, in: connection)
+      }
+      try Self.forget(calendarID: from, uid: uid, in: connection)
+      try Self.record(
+        SyncItem(calendarID: to, uid: uid, href: synced.href, etag: synced.etag, base: after.ics),
+        in: connection
+      )
+      return true
+    }
+  }
+
+  /// The server's rows of a moved item with the ids of the local rows they replace: the
+  /// master's, and each override's of the same RECURRENCE-ID (a revision above both); an
+  /// event appt made keeps no uid, as before the move.
+  nonisolated static func moved(_ arrived: [Appointment], keeping local: [Appointment]) -> [Appointment] {
+    guard let master = local.first(where: { $0.override == nil }) else { return arrived }
+    return arrived.map { row in
+      var row = row
+      let previous =
+        row.override == nil ? master : local.first { $0.override?.recurrenceID == row.override?.recurrenceID }
+      if let previous {
+        row.id = previous.id
+        row.revision = max(row.revision, previous.revision) + 1
+      }
+      if row.override != nil { row.override?.seriesID = master.id }
+      if master.uid == nil, row.uid == "\(master.id)@appt" { row.uid = nil }
+      return row
     }
   }
 

@@ -167,6 +167,7 @@ extension AppointmentDAO {
       }
       saved.revision = appointment.revision + 1
       try Self.place(&saved, in: connection)
+      if saved.calendarID != stored?.calendarID { try Self.checkNoCopy(of: saved, in: connection) }
       try Appointment.upsert(saved, in: connection)
       try Self.moveOverrides(of: saved, in: connection)
       try Self.touchSeries(of: saved, at: now, in: connection)
@@ -261,6 +262,7 @@ extension AppointmentDAO {
       appointment.sequence = stored.sequence + 1
       try Self.moveOccurrences(of: &appointment, from: stored, fallbackZone: clock.timeZone, at: now, in: connection)
       try Self.place(&appointment, in: connection)
+      if appointment.calendarID != stored.calendarID { try Self.checkNoCopy(of: appointment, in: connection) }
       try Appointment.upsert(appointment, in: connection)
       try Self.moveOverrides(of: appointment, in: connection)
       try Self.touchSeries(of: appointment, at: now, in: connection)
@@ -298,6 +300,27 @@ extension AppointmentDAO {
     }
   }
 
+  /// Refuses to put `appointment` into a calendar that holds another copy of its event (its
+  /// uid and RECURRENCE-ID): a calendar holds an event once.
+  static func checkNoCopy(of appointment: Appointment, in connection: any Connection) throws(StoreError) {
+    guard let uid = appointment.uid else { return }
+    let copy = try connection.scalar(
+      """
+      SELECT id FROM appointment WHERE uid = ? AND coalesce(recurrence_ms, -1) = ? AND calendar_id = ? AND id <> ?
+      """,
+      [
+        .text(uid), .integer(appointment.override?.recurrenceID.millisecondsSince1970 ?? -1),
+        .text(appointment.calendarID), .text(appointment.id.description),
+      ]
+    )
+    guard let copy = copy?.string else { return }
+    let name = try connection.scalar("SELECT name FROM calendar WHERE id = ?", [.text(appointment.calendarID)])?.string
+    throw .invalidRequest(
+      message: "calendar \(quoted(name ?? appointment.calendarID)) holds this event already (UID"
+        + " \(TextSafety.escapingControls(uid)), appointment \(copy.prefix(8))): delete one copy first"
+    )
+  }
+
   static func check(_ stored: Appointment, expected: Int) throws(StoreError) {
     guard stored.revision == expected else { throw .staleRevision(current: stored) }
   }
@@ -322,9 +345,10 @@ extension AppointmentDAO {
   /// (a lower one is an older copy: kept as stored, counted unchanged). An override is linked
   /// to the series with its UID, in the file or stored; one stored before its series (an
   /// invitation to one occurrence) is linked when the series arrives. Returns how many were
-  /// added, updated and found unchanged. With `calendar` (a name), they go into that
-  /// calendar (one stored elsewhere moves there); without, a new one goes into the default
-  /// calendar and a stored one stays where it is. An override is in its series' calendar.
+  /// added, updated and found unchanged. With `calendar` (a name), they are that calendar's
+  /// events (a copy of one in another calendar is another event: an event is its calendar,
+  /// uid and RECURRENCE-ID); without, a new one goes into the default calendar and a stored
+  /// one, in any calendar, is updated where it is. An override is in its series' calendar.
   public func importAppointments(
     _ appointments: [Appointment],
     calendar name: String? = nil
@@ -356,8 +380,11 @@ extension AppointmentDAO {
 
   /// Matches one incoming appointment (from a file or a server; series and one-offs before
   /// overrides) with the stored one it is a copy of, and writes it: the matching of
-  /// `importAppointments`, shared with the sync's `applyServerItem`. A stored match (by uid
-  /// and RECURRENCE-ID, or "<id>@appt" for a row appt wrote without a uid) keeps its id,
+  /// `importAppointments`, shared with the sync's `applyServerItem`. An event is (calendar,
+  /// uid, RECURRENCE-ID): with a `target` only that calendar's rows match (the same UID in
+  /// another calendar is another event); without, a stored copy in any calendar does. A
+  /// stored match (by uid and RECURRENCE-ID, or "<id>@appt" for a row appt wrote without a
+  /// uid) keeps its id,
   /// `created` and revision, and is rewritten (at its next revision, `updated` now) only if a
   /// field differs; with `olderSequenceLoses`, not when the incoming SEQUENCE is lower than
   /// the stored one's (an import's older copy). `target` is the calendar id it goes to (a
@@ -379,7 +406,7 @@ extension AppointmentDAO {
     incoming.occurrence = nil
     let existing: Appointment?
     if var override = incoming.override {
-      let series = try importedSeries(uid: incoming.uid, in: connection)
+      let series = try importedSeries(uid: incoming.uid, calendar: target, in: connection)
       override.seriesID = series?.id
       incoming.override = override
       // appt's own export of a series without a uid: its overrides stay without one.
@@ -388,6 +415,7 @@ extension AppointmentDAO {
         uid: incoming.uid,
         seriesID: series?.id,
         recurrenceID: override.recurrenceID,
+        calendar: target,
         in: connection
       )
       if existing == nil, try DatabaseService.find(Appointment.self, id: incoming.id, in: connection) != nil {
@@ -396,7 +424,7 @@ extension AppointmentDAO {
     } else if hints.isNew {
       existing = nil
     } else {
-      existing = try storedMaster(of: &incoming, in: connection)
+      existing = try storedMaster(of: &incoming, calendar: target, in: connection)
     }
     let upshot: MergeUpshot
     if let existing {
@@ -433,7 +461,7 @@ extension AppointmentDAO {
     }
     try moveOverrides(of: incoming, in: connection)
     if incoming.override == nil, incoming.recurrence != nil, let uid = incoming.uid {
-      try linkOrphans(uid: uid, to: incoming.id, at: now, in: connection)
+      try linkOrphans(uid: uid, to: incoming.id, calendar: incoming.calendarID, at: now, in: connection)
     }
     return (incoming, upshot)
   }
@@ -447,16 +475,17 @@ extension AppointmentDAO {
     var isNew = false
   }
 
-  /// The stored series or one-off an imported one (not an override) replaces: by uid (a row
-  /// without RECURRENCE-ID), else by id when that row has no uid or the same one; an id taken
-  /// by another is given up for a new one.
-  private static func storedMaster(of incoming: inout Appointment, in connection: any Connection)
+  /// The stored series or one-off an imported one (not an override) replaces, in `calendar`
+  /// (nil: any): by uid (a row without RECURRENCE-ID), else by id when that row has no uid
+  /// or the same one; an id taken by another is given up for a new one.
+  private static func storedMaster(of incoming: inout Appointment, calendar: String?, in connection: any Connection)
     throws(StoreError) -> Appointment?
   {
+    let (inCalendar, calendarBinding) = scope(calendar)
     if let uid = incoming.uid,
       let found = try DatabaseQuery<Appointment>(
-        where: "uid = ? AND recurrence_ms IS NULL",
-        bindings: [.text(uid)],
+        where: "uid = ? AND recurrence_ms IS NULL" + inCalendar,
+        bindings: [.text(uid)] + calendarBinding,
         order: "id",
         limit: 1
       ).fetch(connection).first
@@ -464,30 +493,42 @@ extension AppointmentDAO {
       return found
     }
     if let sameID = try DatabaseService.find(Appointment.self, id: incoming.id, in: connection) {
-      if sameID.override == nil, sameID.uid == nil || sameID.uid == incoming.uid { return sameID }
+      if sameID.override == nil, sameID.uid == nil || sameID.uid == incoming.uid,
+        calendar == nil || sameID.calendarID == calendar
+      {
+        return sameID
+      }
       incoming.id = AppointmentID()
     }
     return nil
   }
 
-  /// The stored series an imported override with `uid` belongs to: the series with that uid,
-  /// or for "<id>@appt" (appt's export of a series without a uid) the series with that id.
-  private static func importedSeries(uid: String?, in connection: any Connection) throws(StoreError)
-    -> Appointment?
+  /// The stored series an imported override with `uid` belongs to, in `calendar` (nil: any):
+  /// the series with that uid, or for "<id>@appt" (appt's export of a series without a uid)
+  /// the series with that id.
+  private static func importedSeries(uid: String?, calendar: String?, in connection: any Connection)
+    throws(StoreError) -> Appointment?
   {
     guard let uid else { return nil }
+    let (inCalendar, calendarBinding) = scope(calendar)
     let byUID = try DatabaseQuery<Appointment>(
-      where: "uid = ? AND recurrence_ms IS NULL AND \(Schema.isSeries)",
-      bindings: [.text(uid)],
+      where: "uid = ? AND recurrence_ms IS NULL AND \(Schema.isSeries)" + inCalendar,
+      bindings: [.text(uid)] + calendarBinding,
       order: "id",
       limit: 1
     ).fetch(connection).first
     if let byUID { return byUID }
     guard uid.hasSuffix("@appt"), let id = AppointmentID(string: String(uid.dropLast(5))),
       let series = try DatabaseService.find(Appointment.self, id: id, in: connection),
-      series.uid == nil, series.recurrence != nil
+      series.uid == nil, series.recurrence != nil, calendar == nil || series.calendarID == calendar
     else { return nil }
     return series
+  }
+
+  /// The SQL term and binding that limit a uid lookup to `calendar` (nil: none).
+  static func scope(_ calendar: String?) -> (term: String, bindings: [SQLValue]) {
+    guard let calendar else { return ("", []) }
+    return (" AND calendar_id = ?", [.text(calendar)])
   }
 
   /// The stored override of (series or uid, RECURRENCE-ID).
@@ -495,6 +536,7 @@ extension AppointmentDAO {
     uid: String?,
     seriesID: AppointmentID?,
     recurrenceID: Date,
+    calendar: String?,
     in connection: any Connection
   ) throws(StoreError) -> Appointment? {
     let instant = SQLValue.integer(recurrenceID.millisecondsSince1970)
@@ -508,22 +550,27 @@ extension AppointmentDAO {
       if let found { return found }
     }
     guard let uid else { return nil }
+    let (inCalendar, calendarBinding) = scope(calendar)
     return try DatabaseQuery<Appointment>(
-      where: "uid = ? AND recurrence_ms = ?",
-      bindings: [.text(uid), instant],
+      where: "uid = ? AND recurrence_ms = ?" + inCalendar,
+      bindings: [.text(uid), instant] + calendarBinding,
       order: "id",
       limit: 1
     ).fetch(connection).first
   }
 
-  /// Links the stored overrides with `uid` that have no series (they came before it) to the
-  /// series `seriesID`, each written at its next revision.
-  private static func linkOrphans(uid: String, to seriesID: AppointmentID, at now: Date, in connection: any Connection)
-    throws(StoreError)
-  {
+  /// Links the stored overrides with `uid` in `calendar` that have no series (they came
+  /// before it) to the series `seriesID`, each written at its next revision.
+  private static func linkOrphans(
+    uid: String,
+    to seriesID: AppointmentID,
+    calendar: String,
+    at now: Date,
+    in connection: any Connection
+  ) throws(StoreError) {
     let orphans = try DatabaseQuery<Appointment>(
-      where: "uid = ? AND recurrence_ms IS NOT NULL AND series_id IS NULL",
-      bindings: [.text(uid)],
+      where: "uid = ? AND recurrence_ms IS NOT NULL AND series_id IS NULL AND calendar_id = ?",
+      bindings: [.text(uid), .text(calendar)],
       order: "id"
     ).fetch(connection)
     for var orphan in orphans {

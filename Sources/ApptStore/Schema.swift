@@ -232,5 +232,22 @@ public enum Schema {
         CREATE INDEX sync_conflict_by_appointment ON sync_conflict (appointment_id);
         """
     ),
+    // Identity as CalDAV has it: an event is (calendar, UID, RECURRENCE-ID), so the same UID
+    // may live in several calendars (an invitation sent to two addresses, a copy), each
+    // synced on its own. The uid stays first: an import without a calendar finds a UID in
+    // any of them through the same index.
+    Migration(
+      name: "identity per calendar",
+      sqlite: """
+        DROP INDEX appointment_by_uid;
+        CREATE UNIQUE INDEX appointment_by_uid ON appointment (uid, coalesce(recurrence_ms, -1), calendar_id)
+          WHERE uid IS NOT NULL;
+        """,
+      postgres: """
+        DROP INDEX appointment_by_uid;
+        CREATE UNIQUE INDEX appointment_by_uid ON appointment (uid, coalesce(recurrence_ms, -1), calendar_id)
+          WHERE uid IS NOT NULL;
+        """
+    ),
   ]
 }

@@ -57,6 +57,12 @@ public struct DAOSyncStore: SyncStore {
     )
   }
 
+  public func moveServerItem(uid: String, from: String, to: String, conflictIfChanged: Bool) async throws(StoreError)
+    -> Bool
+  {
+    try await dao.moveServerItem(uid: uid, from: from, to: to, conflictIfChanged: conflictIfChanged)
+  }
+
   public func removeServerItem(calendarID: String, uid: String) async throws(StoreError) {
     try await dao.removeServerItem(calendarID: calendarID, uid: uid)
   }

@@ -73,7 +73,6 @@ public struct SyncEngine: Sendable {
     } catch {
       return try await accountFailed(account, url: displayURL(client.baseURL), error: error)
     }
-    var summaries: [CalendarSummary] = []
     var stop: CalDAVError?
     let found = Set(discovery.calendars.map(\.url.absoluteString))
     for gone in try await store.remoteCalendars(account: account) where !found.contains(gone.remoteURL ?? "") {
@@ -84,6 +83,10 @@ public struct SyncEngine: Sendable {
         )
       )
     }
+    // Every calendar is pulled before any is pushed: an event another client moved between
+    // two of them is then seen whole (gone from one, arrived in the other) and moves, rather
+    // than being deleted in one and created anew in the other.
+    var runs: [CalendarRun] = []
     for remote in discovery.calendars {
       let local = try await store.remoteCalendar(
         account: account,
@@ -91,42 +94,49 @@ public struct SyncEngine: Sendable {
         displayName: remote.name,
         color: remote.colorHex
       )
-      var summary = CalendarSummary(account: account, calendar: local.name, url: displayURL(remote.url))
-      var unsent: Int?
-      if let stop {
-        // The server went away: the other calendars are not tried (each would wait for it).
-        fail(&summary, stop)
-      } else {
-        var run = CalendarRun(engine: self, client: client, remote: remote, local: local, summary: summary)
-        do throws(SyncFailure) {
-          try await run.sync()
-          run.summary.synced = clock.now
-        } catch {
-          switch error {
-          case .store(let storeError) where storeError.isStorageFailure: throw storeError
-          case .store(let storeError): run.summary.error = storeError.description
-          case .server(let serverError):
-            fail(&run.summary, serverError)
-            if Self.endsAccount(serverError) { stop = serverError }
-          }
-        }
-        if run.summary.error == nil, let itemError = run.itemErrors.first {
-          let more = run.itemErrors.count - 1
-          run.summary.error = itemError + (more > 0 ? " (and \(more) more)" : "")
-          run.summary.unavailable = run.itemsUnavailable
-          run.summary.synced = nil
-        }
-        summary = run.summary
-        unsent = run.unsent
+      let summary = CalendarSummary(account: account, calendar: local.name, url: displayURL(remote.url))
+      var run = CalendarRun(engine: self, client: client, remote: remote, local: local, summary: summary)
+      try await run.perform(.pull, stop: &stop)
+      runs.append(run)
+    }
+    let arrivals = CalendarRun.arrivals(of: runs)
+    for index in runs.indices {
+      try await runs[index].perform(.settle(arrivals), stop: &stop)
+      for target in runs[index].conflictsMovedTo {
+        if let to = runs.firstIndex(where: { $0.calendarID == target }) { runs[to].summary.conflicts += 1 }
       }
-      if let unsent {
-        summary.pending = unsent
-      } else {
-        summary.pending = try await store.pendingChanges(calendarID: local.id)
-      }
-      summaries.append(summary)
+    }
+    for index in runs.indices {
+      try await runs[index].perform(.push, stop: &stop)
+    }
+    var summaries: [CalendarSummary] = []
+    for run in runs {
+      summaries.append(try await finished(run))
     }
     return summaries
+  }
+
+  /// The summary of a calendar's run once every phase is over: its item errors, and what
+  /// still waits to be sent.
+  func finished(_ run: CalendarRun) async throws(StoreError) -> CalendarSummary {
+    var summary = run.summary
+    guard !run.failed else {
+      summary.pending = try await store.pendingChanges(calendarID: run.calendarID)
+      return summary
+    }
+    summary.synced = clock.now
+    if let itemError = run.itemErrors.first {
+      let more = run.itemErrors.count - 1
+      summary.error = itemError + (more > 0 ? " (and \(more) more)" : "")
+      summary.unavailable = run.itemsUnavailable
+      summary.synced = nil
+    }
+    if let unsent = run.unsent {
+      summary.pending = unsent
+    } else {
+      summary.pending = try await store.pendingChanges(calendarID: run.calendarID)
+    }
+    return summary
   }
 
   /// The summaries of an account that failed before its calendars were known.
@@ -224,6 +234,16 @@ struct CalendarRun {
   /// After a push that ran to its end: how many local changes it could not send (the
   /// summary's `pending`, without reading and writing every item again to count them).
   var unsent: Int?
+  /// A phase failed (the summary says why) or the account stopped first: no phase runs.
+  var failed = false
+  /// Items the server no longer has here, settled once every calendar is pulled (a move to
+  /// another calendar keeps the event), and the sync token that waits for them.
+  var departures: [SyncItem] = []
+  var deferredToken: String??
+  /// UIDs this pull added to the calendar (where a moved event arrives).
+  var arrived: Set<String> = []
+  /// The calendars that a moved event took an unsent local edit to, as a conflict.
+  var conflictsMovedTo: [String] = []
 
   init(engine: SyncEngine, client: CalDAVClient, remote: RemoteCalendar, local: CalendarInfo, summary: CalendarSummary)
   {
@@ -236,11 +256,6 @@ struct CalendarRun {
 
   var store: any SyncStore { engine.store }
   var calendarID: String { local.id }
-
-  mutating func sync() async throws(SyncFailure) {
-    try await pull()
-    try await push()
-  }
 
   // MARK: - Pull
 
@@ -263,11 +278,7 @@ struct CalendarRun {
         try await apply(changed: changes.changed, removed: changes.removed)
         // An object appt could not read is asked for again next time: the token stays where
         // it was before it (the later pages are read all the same).
-        if unreadable == 0 {
-          try await run { () async throws(StoreError) in
-            try await store.setSyncToken(calendarID: calendarID, token: changes.token, syncedAt: engine.clock.now)
-          }
-        }
+        if unreadable == 0 { try await saveToken(changes.token) }
         if !changes.truncated || changes.token == token { return }
         token = changes.token
       }
@@ -279,8 +290,18 @@ struct CalendarRun {
     try await apply(changed: listing, removed: removed)
     guard unreadable == 0 else { return }
     // The token of discovery (taken before the listing): a change after it shows next time.
+    try await saveToken(remote.syncToken)
+  }
+
+  /// Stores the pull's token, or keeps it until the departures are settled: a sync cut
+  /// before then reads them again.
+  mutating func saveToken(_ token: String?) async throws(SyncFailure) {
+    guard departures.isEmpty else {
+      deferredToken = .some(token)
+      return
+    }
     try await run { () async throws(StoreError) in
-      try await store.setSyncToken(calendarID: calendarID, token: remote.syncToken, syncedAt: engine.clock.now)
+      try await store.setSyncToken(calendarID: calendarID, token: token, syncedAt: engine.clock.now)
     }
   }
 
@@ -372,7 +393,9 @@ struct CalendarRun {
     // Its base is the store's now (the new rows' text); the pull needs only where it is.
     known.set(SyncItem(calendarID: calendarID, uid: uid, href: object.href, etag: object.etag, base: ""))
     switch outcome {
-    case .added: summary.new += 1
+    case .added:
+      summary.new += 1
+      arrived.insert(uid)
     case .changed:
       summary.changed += 1
       if conflictIfChanged, hadLocal { summary.conflicts += 1 }
@@ -386,8 +409,14 @@ struct CalendarRun {
     try await removed(item)
   }
 
+  /// The item is gone from this calendar on the server: settled after every calendar's pull.
   mutating func removed(_ item: SyncItem) async throws(SyncFailure) {
     known.remove(item.uid)
+    departures.append(item)
+  }
+
+  /// The server deleted the item: the local rows go unless they changed since the last sync.
+  mutating func deleted(_ item: SyncItem) async throws(SyncFailure) {
     let localItem = try await run { () async throws(StoreError) in
       try await store.localItem(calendarID: calendarID, uid: item.uid)
     }

@@ -28,6 +28,10 @@ public protocol SyncStore: Sendable {
     etag: String?,
     conflictIfChanged: Bool
   ) async throws(StoreError) -> ApplyOutcome
+  /// The server moved the item between two of the account's calendars: the local rows move
+  /// and take the version that arrived (keeping their ids); an unsent local edit is kept as
+  /// a conflict. False when `from` held no local rows of it.
+  func moveServerItem(uid: String, from: String, to: String, conflictIfChanged: Bool) async throws(StoreError) -> Bool
   /// The server deleted it and the local rows are unchanged: rows and sync item go.
   func removeServerItem(calendarID: String, uid: String) async throws(StoreError)
   func recordPushed(calendarID: String, uid: String, href: String, etag: String?, base: String) async throws(StoreError)

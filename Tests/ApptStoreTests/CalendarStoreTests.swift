@@ -167,6 +167,34 @@ struct CalendarStoreTests {
     }
   }
 
+  @Test(
+    "an import into another calendar adds a copy; a calendar never holds one event twice",
+    arguments: StoreKind.allCases
+  )
+  func oneEventInTwoCalendars(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      _ = try await dao.addCalendar(name: "work")
+      let event = Appointment(
+        title: "Review",
+        start: december(1, 14),
+        end: december(1, 15),
+        created: TestClock.now,
+        uid: "review-1@example.com"
+      )
+      #expect(try await dao.importAppointments([event]).added == 1)
+      var copy = event
+      copy.title = "Review (work)"
+      #expect(try await dao.importAppointments([copy], calendar: "work").added == 1)
+      #expect(try await dao.importAppointments([copy], calendar: "work").unchanged == 1)
+      #expect(try await dao.exportAppointments(in: nil, calendar: "personal").map(\.title) == ["Review"])
+      #expect(try await dao.exportAppointments(in: nil, calendar: "work").map(\.title) == ["Review (work)"])
+      let before = try await dao.getAllAppointments()
+      await #expect(throws: StoreError.self) { try await dao.deleteCalendar("work", disposal: .moveTo("personal")) }
+      #expect(try await dao.getAllAppointments() == before, "nothing changed")
+      #expect(try await dao.calendars().map(\.name) == ["personal", "work"])
+    }
+  }
+
   @Test("the calendar list and the screen's window follow another connection's commits", arguments: StoreKind.shared)
   func observationAcrossConnections(kind: StoreKind) async throws {
     try await withTimeout {

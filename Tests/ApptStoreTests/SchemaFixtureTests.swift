@@ -28,12 +28,14 @@ import Testing
 /// minutes; then `appt remind --once` at 17:45:05 UTC recorded the first as fired and the
 /// three AUDIO instances as missed), from v10 on series days (v9's file opened by v10), from
 /// v11 on the window index (v10's file opened by v11), from v12 on the series window index
-/// (v11's file opened by v12), from v13 on conflict history (v12's file opened by v13).
+/// (v11's file opened by v12), from v13 on conflict history (v12's file opened by v13), from
+/// v14 on identity per calendar (v13's file opened by v14, and added by `appt import --calendar
+/// work`: a copy of "Site visit", same UID, titled "Site visit (work copy)").
 @Suite struct SchemaFixtureTests {
   static let fixtures: [Int: String] = [
     1: "schema-v1", 2: "schema-v2", 3: "schema-v3", 4: "schema-v4", 5: "schema-v5", 6: "schema-v6",
     7: "schema-v7", 8: "schema-v8", 9: "schema-v9", 10: "schema-v10", 11: "schema-v11",
-    12: "schema-v12", 13: "schema-v13",
+    12: "schema-v12", 13: "schema-v13", 14: "schema-v14",
   ]
 
   @Test(arguments: fixtures.keys.sorted())
@@ -92,7 +94,10 @@ import Testing
       #expect(visit.extras.lines.count == 5)
       #expect(visit.extras.zoneID == "W. Europe Standard Time")
       #expect(visit.extras.zoneDefinition.count == 3)
-      #expect(try await search("TOURNELLE") == ["Site visit"], "the location too")
+      #expect(
+        try await search("TOURNELLE") == ["Site visit"] + (version >= 14 ? ["Site visit (work copy)"] : []),
+        "the location too"
+      )
       let open = try #require(byTitle["Open days"]?.recurrence)
       #expect(open.rules.isEmpty)
       #expect(
@@ -130,9 +135,15 @@ import Testing
       let synced = calendars.filter { $0.source == "caldav" }
       let held = all.filter { row in !synced.contains { $0.id == row.calendarID } }
       #expect(calendars.map(\.name) == ["personal", "work"] + (version >= 8 ? ["acct/Home"] : []))
-      #expect(all.filter { $0.calendarID == work.id }.map(\.title) == ["Team lunch"])
+      let workTitles = ["Team lunch"] + (version >= 14 ? ["Site visit (work copy)"] : [])
+      #expect(all.filter { $0.calendarID == work.id }.map(\.title).sorted() == workTitles.sorted())
       #expect(held.filter { $0.calendarID != work.id }.allSatisfy { $0.calendarID == personal.id })
-      #expect(work.count == 1 && personal.count == held.count - 1)
+      #expect(work.count == workTitles.count && personal.count == held.count - workTitles.count)
+      if version >= 14 {
+        // One UID in two calendars: two events, each its calendar's.
+        let copies = all.filter { $0.uid == "visit-1@example.com" }
+        #expect(Set(copies.map(\.calendarID)) == [personal.id, work.id] && Set(copies.map(\.id)).count == 2)
+      }
     } else {
       #expect(calendars.map(\.name) == ["personal"])
       #expect(all.allSatisfy { $0.calendarID == personal.id }, "every row moved into personal")
@@ -181,7 +192,10 @@ import Testing
       }
       return counts
     }
-    #expect(counted == (version >= 9 ? ["Site visit": 1, "Call mum": 2] : version >= 5 ? ["Site visit": 1] : [:]))
+    let copied: [String: Int64] = version >= 14 ? ["Site visit (work copy)": 1] : [:]
+    let alarmed: [String: Int64] =
+      version >= 9 ? ["Site visit": 1, "Call mum": 2] : version >= 5 ? ["Site visit": 1] : [:]
+    #expect(counted == alarmed.merging(copied) { a, _ in a })
     let december10 = DateInterval(start: TestClock.date(2026, 12, 10), end: TestClock.date(2026, 12, 11))
     let instances = try await dao.alarmInstances(in: december10)
     let records = try await dao.recordedAlarmKeys(from: december10.start)

@@ -390,18 +390,62 @@ struct SyncStateTests {
     }
   }
 
-  @Test("apply moves an item stored in another calendar, overrides with it", arguments: StoreKind.allCases)
-  func applyMovesBetweenCalendars(kind: StoreKind) async throws {
+  @Test("apply: the same UID in another calendar is another event, and stays", arguments: StoreKind.allCases)
+  func applyKeepsOtherCalendarsCopy(kind: StoreKind) async throws {
     try await withStore(kind) { dao in
       let home = try await Self.calendar(dao)
       let text = Self.object(uid: "s@peer", title: "Sync", overrides: [14])
       _ = try await dao.importAppointments(try Self.read(text))  // into personal
       let before = try #require(try await dao.localItem(calendarID: Schema.personalCalendarID, uid: "s@peer"))
-      #expect(try await Self.apply(dao, home, text, uid: "s@peer") == .changed)
-      #expect(try await dao.localItem(calendarID: Schema.personalCalendarID, uid: "s@peer") == nil)
-      let moved = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer"))
-      #expect(moved.rows.map(\.id) == before.rows.map(\.id))
-      #expect(moved.rows.allSatisfy { $0.calendarID == home.id })
+      #expect(try await Self.apply(dao, home, text, uid: "s@peer") == .added)
+      #expect(try await dao.localItem(calendarID: Schema.personalCalendarID, uid: "s@peer") == before)
+      let copy = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer"))
+      #expect(copy.rows.count == 2 && copy.rows.allSatisfy { $0.calendarID == home.id })
+      #expect(Set(copy.rows.map(\.id)).isDisjoint(with: before.rows.map(\.id)))
+      // A calendar holds an event once: the copy cannot be moved where the other is.
+      let master = try #require(copy.rows.first)
+      await #expect(throws: StoreError.self) {
+        var request = EditRequest(id: master.id.description)
+        request.calendar = CalendarRules.defaultName
+        try await dao.editAppointment(request)
+      }
+    }
+  }
+
+  @Test(
+    "moveServerItem: the local rows move and take the server's copy, keeping their ids",
+    arguments: StoreKind.allCases
+  )
+  func moveServerItemKeepsIDs(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let work = try await dao.remoteCalendar(
+        account: "acct",
+        url: "https://dav.example/cal/work/",
+        displayName: "Work",
+        color: nil
+      )
+      let home = try await Self.calendar(dao)
+      let text = Self.object(uid: "s@peer", title: "Sync", overrides: [14])
+      #expect(try await Self.apply(dao, work, text, uid: "s@peer") == .added)
+      let before = try #require(try await dao.localItem(calendarID: work.id, uid: "s@peer"))
+      // A local edit not yet sent, then the server's copy arrives in Home.
+      _ = try await dao.editAppointment(EditRequest(id: before.rows[0].id.description, title: "Sync, mine"))
+      let moved = Self.object(uid: "s@peer", title: "Sync (moved)", overrides: [14])
+      #expect(try await Self.apply(dao, home, moved, uid: "s@peer") == .added)
+      #expect(try await dao.moveServerItem(uid: "s@peer", from: work.id, to: home.id, conflictIfChanged: true))
+      #expect(try await dao.localItem(calendarID: work.id, uid: "s@peer") == nil)
+      #expect(try await dao.syncItems(calendarID: work.id).isEmpty)
+      let after = try #require(try await dao.localItem(calendarID: home.id, uid: "s@peer"))
+      #expect(after.rows.map(\.id) == before.rows.map(\.id))
+      #expect(after.rows.first?.title == "Sync (moved)")
+      #expect(try await dao.syncItems(calendarID: home.id).map(\.base) == [after.ics])
+      let conflicts = try await dao.conflicts()
+      #expect(conflicts.map(\.title) == ["Sync, mine"] && conflicts.map(\.appointment) == [before.rows[0].id])
+      #expect(conflicts.map(\.calendar) == [home.name])
+      // Nothing here to move: the arrival stays as it is.
+      #expect(
+        try await dao.moveServerItem(uid: "s@peer", from: work.id, to: home.id, conflictIfChanged: false) == false
+      )
     }
   }
 

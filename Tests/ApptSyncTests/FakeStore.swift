@@ -20,6 +20,8 @@ protocol TestStore: Sendable {
   /// The calendar's appointments: sync key -> title.
   func titles(_ calendar: String) async throws -> [String: String]
   func conflictCount() async throws -> Int
+  /// The id of the calendar's event with sync key `uid` (its master), if it holds one.
+  func id(_ calendar: String, uid: String) async throws -> AppointmentID?
 }
 
 let testZone = TimeZone(identifier: "Europe/Berlin") ?? .current
@@ -100,12 +102,8 @@ actor FakeStore: SyncStore, TestStore {
     etag: String?,
     conflictIfChanged: Bool
   ) throws(StoreError) -> ApplyOutcome {
-    // The item moves here from any other calendar.
-    var old: [Appointment]?
-    for (calendar, byUID) in rows where byUID[uid] != nil {
-      old = byUID[uid]
-      rows[calendar]?[uid] = nil
-    }
+    // An event is (calendar, UID): the same UID in another calendar is another event.
+    let old = rows[calendarID]?[uid]
     var new: [Appointment] = []
     let masterID = old?.first { $0.override == nil }?.id ?? AppointmentID()
     for var appointment in appointments {
@@ -141,6 +139,25 @@ actor FakeStore: SyncStore, TestStore {
       base: ics(new)
     )
     return outcome
+  }
+
+  func moveServerItem(uid: String, from: String, to: String, conflictIfChanged: Bool) throws(StoreError) -> Bool {
+    items[from]?[uid] = nil
+    pushes[from]?[uid] = nil
+    guard let old = rows[from]?[uid], let arrived = rows[to]?[uid] else { return false }
+    rows[from]?[uid] = nil
+    let masterID = old.first { $0.override == nil }?.id ?? AppointmentID()
+    let moved = arrived.map { row in
+      var row = row
+      let previous = old.first { $0.override?.recurrenceID == row.override?.recurrenceID }
+      row.id = row.override == nil ? masterID : previous?.id ?? row.id
+      if row.override != nil { row.override?.seriesID = masterID }
+      return row
+    }
+    if conflictIfChanged, ics(old) != ics(arrived) { conflicts.append((uid, ics(old))) }
+    rows[to]?[uid] = moved
+    items[to]?[uid]?.base = ics(moved)
+    return true
   }
 
   func removeServerItem(calendarID: String, uid: String) throws(StoreError) {
@@ -216,6 +233,10 @@ actor FakeStore: SyncStore, TestStore {
   }
 
   func conflictCount() -> Int { conflicts.count }
+
+  func id(_ calendar: String, uid: String) throws -> AppointmentID? {
+    rows[try calendarID(named: calendar)]?[uid]?.first { $0.override == nil }?.id
+  }
 }
 
 /// The real store: AppointmentDAO on a private SQLite database in memory.
@@ -258,4 +279,8 @@ struct DAOTestStore: TestStore {
   }
 
   func conflictCount() async throws -> Int { try await dao.conflicts().count }
+
+  func id(_ calendar: String, uid: String) async throws -> AppointmentID? {
+    try await rows(calendar).first { Self.key($0) == uid && $0.override == nil }?.id
+  }
 }

@@ -27,6 +27,9 @@ what appt exports can be compared line by line.
                                                  master without RRULE/EXDATE, RECURRENCE-ID RID)
   peer.py cancel CAL_URL UID [--rid RID]         STATUS:CANCELLED (the master or one override)
   peer.py delete CAL_URL UID                     DELETE (If-Match) the resource holding UID
+  peer.py move CAL_URL UID TO_CAL_URL            move the event to another calendar as a phone
+                                                 does: PUT it there (If-None-Match: *), then
+                                                 DELETE it here (If-Match)
   peer.py get CAL_URL UID                        the resource's iCalendar text
   peer.py put CAL_URL HREF FILE                  PUT FILE as HREF (If-None-Match: *)
   peer.py list CAL_URL | list-file FILE.ics      UID TAB RECURRENCE-ID TAB STATUS TAB SUMMARY, sorted
@@ -824,6 +827,12 @@ def main(argv):
         return 0
     if command == "delete" and len(args) == 2:
         href, etag, _ = find(args[0], args[1])
+        status, _, data = Raw(args[0]).request("DELETE", href, None, {"If-Match": etag} if etag else {})
+        check(status, f"DELETE {href}", data)
+        return 0
+    if command == "move" and len(args) == 3:
+        href, etag, text = find(args[0], args[1])
+        put_text(Raw(args[2]), collection_path(args[2]) + href_for(args[1]), text, create=True)
         status, _, data = Raw(args[0]).request("DELETE", href, None, {"If-Match": etag} if etag else {})
         check(status, f"DELETE {href}", data)
         return 0

@@ -531,6 +531,87 @@ Review (laptop, second) ${id:0:8}" "$(cut -d' ' -f1-4 <<<"$listed")" "both losin
     check_contains "$OUT" "Review (laptop, second)" "the other stays until settled"
 }
 
+# One UID in two calendars (an invitation sent to the work and the home address) is two events:
+# both listed, each synced to its own calendar, neither deleted by the next sync; an edit of
+# one goes to its calendar only.
+one_uid_in_two_calendars() {
+    setup "$1" "$2" home || return
+    peer create "$CAL" board-1 --summary "Board (work)" >/dev/null || fail "peer create in Work"
+    peer create "$HOME_CAL" board-1 --summary "Board (home)" >/dev/null || fail "peer create in Home"
+    sync_ok "the first sync"
+    check_summary 1 0 0 0 0
+    check_summary 1 0 0 0 0 Home
+    local id
+    id=$(local_id "Board (home)" Home) || return
+    a edit "${id:0:8}" --title "Board (home, with Ada)"
+    check_status 0 "edit the Home copy"
+    sync_ok "the sync that sends the edit"
+    check_summary 0 0 0 0 0
+    check_summary 0 0 0 1 0 Home
+    check_eq "Board (work)" "$(server_list | titles_of)" "Work's copy is untouched on the server"
+    check_eq "Board (home, with Ada)" "$(server_list "$HOME_CAL" | titles_of)" "Home's copy took the edit"
+    a list --from 2026-12-07 --days 1
+    check_contains "$OUT" "Board (work)" "Work's copy listed"
+    check_contains "$OUT" "Board (home, with Ada)" "Home's copy listed"
+    sync_ok "a sync after"
+    check_summary 0 0 0 0 0
+    check_summary 0 0 0 0 0 Home
+}
+
+# remind_once ISO: `appt remind --once` at ISO (UTC), printing on stdout; the count of
+# "reminder: TITLE" lines in $OUT for TITLE $2.
+remind_once() {
+    APPT_NOW=$1 PATH=/usr/bin:/bin run_appt --db "$STORE" remind --once
+    check_status 0 "remind --once at $1"
+    grep -c "reminder: $2" <<<"$OUT" || true
+}
+
+# The phone moves an event to another calendar: appt moves it too, keeping its id (a script's
+# id still works) and its alarm record (the reminder that fired does not fire again).
+moved_by_phone_keeps_id_and_alarm() {
+    setup "$1" "$2" home || return
+    # Its DISPLAY alarm: 15 minutes before 10:00 Berlin, 08:45 UTC.
+    peer create "$CAL" trip-1 --kind full --summary Trip >/dev/null || fail "peer create"
+    sync_ok "the first sync"
+    local id
+    id=$(local_id Trip) || return
+    check_eq 1 "$(remind_once 2026-12-07T08:45:05Z Trip)" "the reminder fires"
+    peer move "$CAL" trip-1 "$HOME_CAL" || fail "peer move"
+    sync_ok "the sync that sees the move"
+    check_summary 0 0 0 0 0
+    check_summary 1 0 0 0 0 Home
+    check_eq "$id" "$(local_id Trip Home)" "the same appointment, now in Home"
+    a show "${id:0:8}"
+    check_contains "$OUT" "$ACCOUNT/Home" "show finds it by its old id"
+    check_eq 0 "$(remind_once 2026-12-07T08:45:10Z Trip)" "the reminder does not fire again"
+    check_eq "" "$(server_list | titles_of)" "nothing sent back to Work"
+    check_eq "Trip" "$(server_list "$HOME_CAL" | titles_of)" "Home holds it once"
+    check_every_property_kept Home "$HOME_CAL"
+}
+
+# The phone moves an event while appt holds an edit of it not yet sent: the edit is a conflict
+# of the moved event, nothing is lost, nothing is sent back to where it was.
+move_meets_unsent_edit() {
+    setup "$1" "$2" home || return
+    peer create "$CAL" trip-2 --summary Trip >/dev/null || fail "peer create"
+    sync_ok "the first sync"
+    local id
+    id=$(local_id Trip) || return
+    a edit "${id:0:8}" --title "Trip, with the tickets"
+    check_status 0 "the laptop's edit"
+    peer move "$CAL" trip-2 "$HOME_CAL" || fail "peer move"
+    sync_ok "the sync that meets the move"
+    check_summary 0 0 0 0 0
+    check_eq "$ACCOUNT/Home: ↓ 1 new, 0 changed, 0 deleted; ↑ 0; 1 conflict" "$(grep -F "$ACCOUNT/Home:" <<<"$OUT")" \
+        "the conflict is the moved event's"
+    check_eq "$id" "$(local_id Trip Home)" "the same appointment, in Home with the phone's version"
+    a --json conflicts
+    check_contains "$OUT" '"title":"Trip, with the tickets"' "the edit kept as a conflict"
+    check_contains "$OUT" "\"appointment\":\"$id\"" "of the moved event"
+    check_eq "" "$(server_list | titles_of)" "nothing sent back to Work"
+    check_eq "Trip" "$(server_list "$HOME_CAL" | titles_of)" "the phone's version stays on the server"
+}
+
 # occurrences_of FILE: each occurrence of FILE's one series (RRULE, EXDATE, overrides) as
 # Python's icalendar and dateutil read it: "START SUMMARY", in order.
 occurrences_of() {
@@ -1399,9 +1480,11 @@ run() { # SCENARIO SERVER ENGINE
 ALL=(peer_events_arrive appt_events_arrive edits_both_ways conflict_both_edited same_change_twice delete_against_edit
     server_killed_pull kill_nine_points interrupted_push_then_change precondition_failed server_errors unauthorized malformed_bodies
     silent_server offline_changes_wait command_line reminders_round_trip server_events_kept_whole
-    series_moved_keeps_its_exceptions conflict_twice_keeps_both)
+    series_moved_keeps_its_exceptions conflict_twice_keeps_both one_uid_in_two_calendars moved_by_phone_keeps_id_and_alarm
+    move_meets_unsent_edit)
 PG_SUBSET=(peer_events_arrive edits_both_ways conflict_both_edited kill_nine_points interrupted_push_then_change server_errors
-    reminders_round_trip server_events_kept_whole series_moved_keeps_its_exceptions conflict_twice_keeps_both)
+    reminders_round_trip server_events_kept_whole series_moved_keeps_its_exceptions conflict_twice_keeps_both
+    one_uid_in_two_calendars moved_by_phone_keeps_id_and_alarm move_meets_unsent_edit)
 
 for server in radicale xandikos; do
     for s in "${ALL[@]}"; do run "$s" "$server" sqlite; done
