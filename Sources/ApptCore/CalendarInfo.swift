@@ -13,6 +13,10 @@ public struct CalendarInfo: Hashable, Sendable, Identifiable {
   public var account: String?
   /// The collection's URL on the account's server, for a synced calendar.
   public var remoteURL: String?
+  /// The collection's display name on the server, as the last sync saw it.
+  public var remoteName: String?
+  /// False for a synced calendar the user stopped syncing (`calendar unsync`).
+  public var syncs: Bool
   /// When the calendar last synced without error; nil when never.
   public var syncedAt: Date?
   /// False when hidden: its appointments stay out of the calendar's day list and month.
@@ -29,6 +33,8 @@ public struct CalendarInfo: Hashable, Sendable, Identifiable {
     source: String = "local",
     account: String? = nil,
     remoteURL: String? = nil,
+    remoteName: String? = nil,
+    syncs: Bool = true,
     syncedAt: Date? = nil,
     isShown: Bool = true,
     position: Int = 0,
@@ -40,6 +46,8 @@ public struct CalendarInfo: Hashable, Sendable, Identifiable {
     self.source = source
     self.account = account
     self.remoteURL = remoteURL
+    self.remoteName = remoteName
+    self.syncs = syncs
     self.syncedAt = syncedAt
     self.isShown = isShown
     self.position = position

@@ -176,7 +176,7 @@ public struct ListRequest: Equatable, Sendable {
   }
 }
 
-/// `calendars` and `calendar add|rename|color|delete|show|hide`.
+/// `calendars` and `calendar add|rename|color|delete|show|hide|sync|unsync`.
 public enum CalendarCommand: Equatable, Sendable {
   case list
   case add(name: String, color: String?)
@@ -185,6 +185,8 @@ public enum CalendarCommand: Equatable, Sendable {
   /// `moveTo`: the calendar its appointments go to; `withAppointments`: they are deleted.
   case delete(name: String, moveTo: String?, withAppointments: Bool)
   case setShown(name: String, shown: Bool)
+  /// `calendar sync|unsync NAME`: a synced calendar syncs again, or no longer.
+  case setSyncs(name: String, syncs: Bool)
 }
 
 /// Why a command line was refused. `usage` (exit 2) is an unknown command or option or a

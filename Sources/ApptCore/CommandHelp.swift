@@ -104,13 +104,15 @@ public enum CommandHelp {
       "calendars", "calendars",
       [
         "Lists the calendars: name, colour, source, how many appointments, shown or",
-        "hidden (--json: one object per calendar).",
+        "hidden, and for a synced one its name on the server when it differs and",
+        "'sync off' when it is not synced (--json: one object per calendar).",
       ]
     ),
     (
       "calendar",
       "calendar add NAME [--color C] | rename OLD NEW | color NAME C"
-        + " | delete NAME [--move-to OTHER | --with-appointments] | show NAME | hide NAME",
+        + " | delete NAME [--move-to OTHER | --with-appointments] | show NAME | hide NAME"
+        + " | sync NAME | unsync NAME",
       [
         "Adds, renames, recolours or deletes a calendar. Names are 1-64 characters, no",
         "'/', unique whatever their case. C is black, red, green, yellow, blue, magenta,",
@@ -119,6 +121,9 @@ public enum CommandHelp {
         "--with-appointments deletes them too; the last calendar cannot be deleted.",
         "hide leaves a calendar's appointments out of the full-screen view (its C list",
         "does the same); show brings them back. list and export still include them.",
+        "A synced calendar keeps the name you give it; unsync stops syncing it (its",
+        "events stay; sync sends what changed meanwhile), and a deleted one is not",
+        "brought back by the next sync: sync NAME syncs either again.",
       ]
     ),
     (

@@ -803,9 +803,9 @@ public struct CommandParser: Sendable {
   }
 
   /// `calendar add NAME [--color C] | rename OLD NEW | color NAME C | delete NAME [--move-to
-  /// OTHER | --with-appointments] | show NAME | hide NAME`.
+  /// OTHER | --with-appointments] | show NAME | hide NAME | sync NAME | unsync NAME`.
   private func parseCalendar(_ words: [String]) throws(CommandError) -> Command {
-    let actions = ["add", "rename", "color", "delete", "show", "hide"]
+    let actions = ShellCompletion.calendarSubcommands
     guard let action = words.first, action != "--help", action != "-h" else {
       if words.isEmpty { throw .usage("calendar: missing action; one of \(actions.joined(separator: ", "))") }
       return .help(topic: "calendar")
@@ -851,6 +851,7 @@ public struct CommandParser: Sendable {
       return .calendar(
         .delete(name: name, moveTo: moveTo, withAppointments: scan.flags.contains("--with-appointments"))
       )
+    case "sync", "unsync": return .calendar(.setSyncs(name: name, syncs: action == "sync"))
     default: return .calendar(.setShown(name: name, shown: action == "show"))
     }
   }

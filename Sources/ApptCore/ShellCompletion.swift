@@ -38,7 +38,7 @@ public enum ShellCompletion: String, CaseIterable, Sendable {
   static let idList = "list --from=-30d --days 120 --format '{short_id}'"
 
   /// The `calendar` command's first words.
-  public static let calendarSubcommands = ["add", "rename", "color", "delete", "show", "hide"]
+  public static let calendarSubcommands = ["add", "rename", "color", "delete", "show", "hide", "sync", "unsync"]
 
   /// The commands and their options, read from the usage lines.
   public static var entries: [Entry] {
@@ -330,7 +330,7 @@ public enum ShellCompletion: String, CaseIterable, Sendable {
         )
         lines.append(
           "complete -c appt -n '__fish_seen_subcommand_from calendar; and __fish_seen_subcommand_from "
-            + "rename color delete show hide' -a '(__appt_calendars)'"
+            + "rename color delete show hide sync unsync' -a '(__appt_calendars)'"
         )
       case .none: break
       }

@@ -724,7 +724,7 @@ public struct CommandExecutor: Sendable {
     Dictionary(try await dao.calendars().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
   }
 
-  /// `calendars` and `calendar add|rename|color|delete|show|hide`.
+  /// `calendars` and `calendar add|rename|color|delete|show|hide|sync|unsync`.
   private func calendar(_ command: CalendarCommand) async throws(StoreError) -> String {
     switch command {
     case .list:
@@ -739,13 +739,17 @@ public struct CommandExecutor: Sendable {
         return "\(count) appointment\(count == 1 ? "" : "s")"
       }
       let countWidth = max(16, counts.map(\.count).max() ?? 0)
-      return zip(calendars, counts).map { calendar, count in
+      let sources = calendars.map { calendar in
+        calendar.account.map { "\(calendar.source):\(TextSafety.escapingControls($0))" } ?? calendar.source
+      }
+      let sourceWidth = max(6, sources.map(\.count).max() ?? 0)
+      return calendars.indices.map { index in
+        let (calendar, count, source) = (calendars[index], counts[index], sources[index])
         let name = padded(TextSafety.escapingControls(calendar.name), width)
-        let source = calendar.account.map { "\(calendar.source):\(TextSafety.escapingControls($0))" } ?? calendar.source
         let line =
-          "\(name)  \(padded(calendar.color, 7))  \(padded(source, 6))  "
+          "\(name)  \(padded(calendar.color, 7))  \(padded(source, sourceWidth))  "
           + "\(padded(count, countWidth))  \(calendar.isShown ? "shown" : "hidden")"
-        return line + "\n"
+        return line + Self.syncNote(calendar) + "\n"
       }.joined()
     case .add(let name, let color):
       return calendarResult(try await dao.addCalendar(name: name, color: color), verb: "added")
@@ -755,6 +759,13 @@ public struct CommandExecutor: Sendable {
       return calendarResult(try await dao.setCalendarColor(name, color), verb: "recoloured")
     case .setShown(let name, let shown):
       return calendarResult(try await dao.setCalendarShown(name, shown), verb: shown ? "shown" : "hidden")
+    case .setSyncs(let name, let syncs):
+      let calendar = try await dao.setCalendarSyncs(name, syncs)
+      if json { return Self.jsonObject(calendar) + "\n" }
+      let named = TextSafety.escapingControls(calendar.name)
+      return syncs
+        ? "\(named) syncs again from the next sync\n"
+        : "\(named) is no longer synced; its events stay here ('appt calendar sync \(named)' syncs it again)\n"
     case .delete(let name, let moveTo, let withAppointments):
       let disposal: CalendarDisposal =
         moveTo.map { .moveTo($0) } ?? (withAppointments ? .deleteAppointments : .refuse)
@@ -766,6 +777,10 @@ public struct CommandExecutor: Sendable {
         line += ", its \(count) appointment\(count == 1 ? "" : "s") moved to \(TextSafety.escapingControls(moveTo))"
       } else if count > 0 {
         line += " and its \(count) appointment\(count == 1 ? "" : "s")"
+      }
+      if deleted.source == "caldav" {
+        let named = TextSafety.escapingControls(deleted.name)
+        line += "; the server's calendar is no longer synced ('appt calendar sync \(named)' brings it back)"
       }
       return line + "\n"
     }
@@ -824,11 +839,29 @@ public struct CommandExecutor: Sendable {
 
   /// `{"name":…,"color":…,"source":…,"account":…|null,"shown":…,"appointments":N}` (the count
   /// only where it was asked for).
+  /// What `calendars` says after a synced calendar's line: its name on the server when the
+  /// user gave it another, and that it does not sync.
+  static func syncNote(_ calendar: CalendarInfo) -> String {
+    guard calendar.source == "caldav" else { return "" }
+    var notes: [String] = []
+    if let remote = calendar.remoteName, let account = calendar.account,
+      CalendarRules.folded(calendar.name) != CalendarRules.folded("\(account)/\(remote)")
+    {
+      notes.append("on the server: \(TextSafety.escapingControls(remote))")
+    }
+    if !calendar.syncs { notes.append("sync off") }
+    return notes.isEmpty ? "" : "  (" + notes.joined(separator: ", ") + ")"
+  }
+
   static func jsonObject(_ calendar: CalendarInfo) -> String {
     var out = "{\"name\":" + AppointmentFormatter.jsonString(calendar.name)
     out += ",\"color\":" + AppointmentFormatter.jsonString(calendar.color)
     out += ",\"source\":" + AppointmentFormatter.jsonString(calendar.source)
     out += ",\"account\":" + (calendar.account.map(AppointmentFormatter.jsonString) ?? "null")
+    if calendar.source == "caldav" {
+      out += ",\"remoteName\":" + (calendar.remoteName.map(AppointmentFormatter.jsonString) ?? "null")
+      out += ",\"sync\":" + (calendar.syncs ? "true" : "false")
+    }
     out += ",\"shown\":" + (calendar.isShown ? "true" : "false")
     if let count = calendar.count { out += ",\"appointments\":\(count)" }
     return out + "}"

@@ -15,7 +15,8 @@ public enum CalendarDisposal: Equatable, Sendable {
 /// Names are unique as `CalendarRules.folded` folds them; every change is one transaction.
 @DatabaseActor
 extension AppointmentDAO {
-  static let calendarColumns = "id, name, color, source, account, shown, position, remote_url, synced_ms"
+  static let calendarColumns =
+    "id, name, color, source, account, shown, position, remote_url, synced_ms, remote_name, sync_off"
   static let calendarOrder = "position, name_folded, id"
 
   static func calendar(_ row: Row) -> CalendarInfo {
@@ -26,6 +27,8 @@ extension AppointmentDAO {
       source: row.string(at: 3),
       account: row.isNull(at: 4) ? nil : row.string(at: 4),
       remoteURL: row.isNull(at: 7) ? nil : row.string(at: 7),
+      remoteName: row.isNull(at: 9) ? nil : row.string(at: 9),
+      syncs: row.int64(at: 10) == 0,
       syncedAt: row.isNull(at: 8) ? nil : row.date(at: 8),
       isShown: row.int64(at: 5) != 0,
       position: Int(row.int64(at: 6))
@@ -193,8 +196,9 @@ extension AppointmentDAO {
       {
         throw .invalidRequest(message: "calendar \(Self.quoted(same.name)) exists already")
       }
+      // A synced calendar's new name is the user's: a sync no longer renames it.
       _ = try connection.run(
-        "UPDATE calendar SET name = ?, name_folded = ? WHERE id = ?",
+        "UPDATE calendar SET name = ?, name_folded = ?, named_by_user = 1 WHERE id = ?",
         [.text(new), .text(CalendarRules.folded(new)), .text(calendar.id)]
       )
       calendar.name = new
@@ -226,6 +230,54 @@ extension AppointmentDAO {
       calendar.isShown = shown
       return calendar
     }
+  }
+
+  /// Stops or starts syncing the synced calendar `name` (its events and what the sync knows
+  /// of them stay: a sync started again sends what changed meanwhile). `name` may also be a
+  /// synced calendar the user deleted: syncing it again lets the next sync bring it back.
+  public func setCalendarSyncs(_ name: String, _ syncs: Bool) throws(StoreError) -> CalendarInfo {
+    try database.write { connection throws(StoreError) in
+      let all = try Self.allCalendars(in: connection)
+      let folded = CalendarRules.folded(name.trimmingCharacters(in: .whitespaces))
+      guard var calendar = all.first(where: { CalendarRules.folded($0.name) == folded }) else {
+        if syncs, let skipped = try Self.skippedCalendar(named: name, in: connection) { return skipped }
+        throw .invalidRequest(message: CalendarRules.unknown(name, among: all.map(\.name)))
+      }
+      guard calendar.source == "caldav" else {
+        throw .invalidRequest(message: "calendar \(Self.quoted(calendar.name)) is not synced with a server")
+      }
+      guard calendar.syncs != syncs else { return calendar }
+      _ = try connection.run(
+        "UPDATE calendar SET sync_off = ? WHERE id = ?",
+        [.integer(syncs ? 0 : 1), .text(calendar.id)]
+      )
+      calendar.syncs = syncs
+      return calendar
+    }
+  }
+
+  /// The deleted synced calendar once named `name`, made syncable again (its mark removed).
+  private static func skippedCalendar(named name: String, in connection: any Connection) throws(StoreError)
+    -> CalendarInfo?
+  {
+    var found: CalendarInfo?
+    try connection.query("SELECT account, remote_url, name FROM sync_skipped ORDER BY account, remote_url", []) {
+      row throws(StoreError) in
+      guard found == nil, CalendarRules.folded(row.string(at: 2)) == CalendarRules.folded(name) else { return }
+      found = CalendarInfo(
+        id: "",
+        name: row.string(at: 2),
+        source: "caldav",
+        account: row.string(at: 0),
+        remoteURL: row.string(at: 1)
+      )
+    }
+    guard let found, let account = found.account, let url = found.remoteURL else { return nil }
+    try connection.run(
+      "DELETE FROM sync_skipped WHERE account = ? AND remote_url = ?",
+      [.text(account), .text(url)]
+    )
+    return found
   }
 
   /// Deletes a calendar, in one transaction with what `disposal` does with its appointments;
@@ -280,6 +332,13 @@ extension AppointmentDAO {
         _ = try connection.run("DELETE FROM appointment WHERE calendar_id = ?", [.text(calendar.id)])
       }
       _ = try connection.run("DELETE FROM calendar WHERE id = ?", [.text(calendar.id)])
+      // A synced calendar the user deleted stays deleted: the next sync does not bring it back.
+      if calendar.source == "caldav", let account = calendar.account, let url = calendar.remoteURL {
+        try connection.run(
+          "INSERT INTO sync_skipped (account, remote_url, name) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+          [.text(account), .text(url), .text(calendar.name)]
+        )
+      }
       calendar.count = Int(held)
       return calendar
     }

@@ -102,23 +102,34 @@ extension AppointmentDAO {
   /// The local calendar of the collection `url` of `account`: found by (account, url), else
   /// created as `ACCOUNT/Display name` (source caldav; made unique with " (2)"..., cut to 64
   /// characters; the server's colour, else the next of `syncPalette`). A found one's name
-  /// follows the server's display name (renamed when it changed); its colour stays the
-  /// user's.
+  /// follows the server's display name unless the user renamed it (`remoteName` keeps the
+  /// server's either way); its colour stays the user's. Nil when the user stopped syncing it
+  /// (`calendar unsync`) or deleted it: the sync leaves it alone.
   public func remoteCalendar(account: String, url: String, displayName: String, color: String?)
-    throws(StoreError) -> CalendarInfo
+    throws(StoreError) -> CalendarInfo?
   {
     try database.write { connection throws(StoreError) in
+      guard
+        try connection.scalar(
+          "SELECT 1 FROM sync_skipped WHERE account = ? AND remote_url = ?",
+          [.text(account), .text(url)]
+        ) == nil
+      else { return nil }
       let all = try Self.allCalendars(in: connection)
       let wanted = Self.remoteName(account: account, displayName: displayName, url: url)
       if var found = all.first(where: { $0.account == account && $0.remoteURL == url }) {
-        let name = Self.uniqueName(wanted, among: all.filter { $0.id != found.id }.map(\.name))
-        guard name != found.name else { return found }
-        _ = try connection.run(
-          "UPDATE calendar SET name = ?, name_folded = ? WHERE id = ?",
-          [.text(name), .text(CalendarRules.folded(name)), .text(found.id)]
-        )
-        found.name = name
-        return found
+        let byUser =
+          try connection.scalar("SELECT named_by_user FROM calendar WHERE id = ?", [.text(found.id)])?.int64 == 1
+        let name = byUser ? found.name : Self.uniqueName(wanted, among: all.filter { $0.id != found.id }.map(\.name))
+        if name != found.name || found.remoteName != displayName {
+          _ = try connection.run(
+            "UPDATE calendar SET name = ?, name_folded = ?, remote_name = ? WHERE id = ?",
+            [.text(name), .text(CalendarRules.folded(name)), .text(displayName), .text(found.id)]
+          )
+          found.name = name
+          found.remoteName = displayName
+        }
+        return found.syncs ? found : nil
       }
       let calendar = CalendarInfo(
         id: AppointmentID().description,
@@ -127,16 +138,17 @@ extension AppointmentDAO {
         source: "caldav",
         account: account,
         remoteURL: url,
+        remoteName: displayName,
         position: (all.map(\.position).max() ?? -1) + 1
       )
       _ = try connection.run(
         """
-        INSERT INTO calendar (id, name, name_folded, color, source, account, remote_url, position)
-        VALUES (?, ?, ?, ?, 'caldav', ?, ?, ?)
+        INSERT INTO calendar (id, name, name_folded, color, source, account, remote_url, position, remote_name)
+        VALUES (?, ?, ?, ?, 'caldav', ?, ?, ?, ?)
         """,
         [
           .text(calendar.id), .text(calendar.name), .text(CalendarRules.folded(calendar.name)),
-          .text(calendar.color), .text(account), .text(url), .integer(Int64(calendar.position)),
+          .text(calendar.color), .text(account), .text(url), .integer(Int64(calendar.position)), .text(displayName),
         ]
       )
       return calendar

@@ -249,5 +249,39 @@ public enum Schema {
           WHERE uid IS NOT NULL;
         """
     ),
+    // A synced calendar's local name and whether it syncs are the user's: `remote_name` is
+    // the server's display name as last seen, `named_by_user` stops a sync from renaming it,
+    // `sync_off` pauses it (`calendar unsync`); `sync_skipped` is a synced calendar the user
+    // deleted, which a sync must not bring back. The server's name of a calendar synced before
+    // is what its local name says.
+    Migration(
+      name: "the user's calendars",
+      sqlite: """
+        ALTER TABLE calendar ADD COLUMN remote_name TEXT;
+        ALTER TABLE calendar ADD COLUMN named_by_user INTEGER NOT NULL DEFAULT 0 CHECK (named_by_user IN (0, 1));
+        ALTER TABLE calendar ADD COLUMN sync_off INTEGER NOT NULL DEFAULT 0 CHECK (sync_off IN (0, 1));
+        CREATE TABLE sync_skipped (
+          account TEXT NOT NULL,
+          remote_url TEXT NOT NULL,
+          name TEXT NOT NULL,
+          PRIMARY KEY (account, remote_url)
+        );
+        UPDATE calendar SET remote_name = substr(name, length(account) + 2)
+          WHERE source = 'caldav' AND substr(name, 1, length(account) + 1) = account || '/';
+        """,
+      postgres: """
+        ALTER TABLE calendar ADD COLUMN remote_name text;
+        ALTER TABLE calendar ADD COLUMN named_by_user integer NOT NULL DEFAULT 0 CHECK (named_by_user IN (0, 1));
+        ALTER TABLE calendar ADD COLUMN sync_off integer NOT NULL DEFAULT 0 CHECK (sync_off IN (0, 1));
+        CREATE TABLE sync_skipped (
+          account text COLLATE "C" NOT NULL,
+          remote_url text COLLATE "C" NOT NULL,
+          name text NOT NULL,
+          PRIMARY KEY (account, remote_url)
+        );
+        UPDATE calendar SET remote_name = substr(name, length(account) + 2)
+          WHERE source = 'caldav' AND substr(name, 1, length(account) + 1) = account || '/';
+        """
+    ),
   ]
 }

@@ -10,7 +10,7 @@ public struct DAOSyncStore: SyncStore {
   public init(dao: AppointmentDAO) { self.dao = dao }
 
   public func remoteCalendar(account: String, url: String, displayName: String, color: String?) async throws(StoreError)
-    -> CalendarInfo
+    -> CalendarInfo?
   {
     try await dao.remoteCalendar(account: account, url: url, displayName: displayName, color: color)
   }

@@ -88,12 +88,15 @@ public struct SyncEngine: Sendable {
     // than being deleted in one and created anew in the other.
     var runs: [CalendarRun] = []
     for remote in discovery.calendars {
-      let local = try await store.remoteCalendar(
-        account: account,
-        url: remote.url.absoluteString,
-        displayName: remote.name,
-        color: remote.colorHex
-      )
+      // A calendar the user stopped syncing or deleted is left alone.
+      guard
+        let local = try await store.remoteCalendar(
+          account: account,
+          url: remote.url.absoluteString,
+          displayName: remote.name,
+          color: remote.colorHex
+        )
+      else { continue }
       let summary = CalendarSummary(account: account, calendar: local.name, url: displayURL(remote.url))
       var run = CalendarRun(engine: self, client: client, remote: remote, local: local, summary: summary)
       try await run.perform(.pull, stop: &stop)

@@ -7,9 +7,10 @@ public import ApptStore
 public import Foundation
 
 public protocol SyncStore: Sendable {
-  /// The local calendar of a remote one, made (`ACCOUNT/Display name`) the first time.
+  /// The local calendar of a remote one, made (`ACCOUNT/Display name`) the first time; nil
+  /// when the user stopped syncing it or deleted it.
   func remoteCalendar(account: String, url: String, displayName: String, color: String?) async throws(StoreError)
-    -> CalendarInfo
+    -> CalendarInfo?
   /// The account's calendars that a sync made.
   func remoteCalendars(account: String) async throws(StoreError) -> [CalendarInfo]
   func syncToken(calendarID: String) async throws(StoreError) -> String?

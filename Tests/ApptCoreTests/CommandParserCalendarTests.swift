@@ -15,7 +15,7 @@ struct CommandParserCalendarTests {
     commandError { () throws(CommandError) in try parser.parse(line: line) }
   }
 
-  @Test("calendars and calendar add|rename|color|delete|show|hide")
+  @Test("calendars and calendar add|rename|color|delete|show|hide|sync|unsync")
   func calendarCommands() throws {
     #expect(try parse("calendars") == .calendar(.list))
     #expect(try parse("calendar add Work") == .calendar(.add(name: "Work", color: nil)))
@@ -35,6 +35,8 @@ struct CommandParserCalendarTests {
     )
     #expect(try parse("calendar hide work") == .calendar(.setShown(name: "work", shown: false)))
     #expect(try parse("calendar show work") == .calendar(.setShown(name: "work", shown: true)))
+    #expect(try parse("calendar unsync cloud/Work") == .calendar(.setSyncs(name: "cloud/Work", syncs: false)))
+    #expect(try parse("calendar sync 'cloud/Work'") == .calendar(.setSyncs(name: "cloud/Work", syncs: true)))
     #expect(try parse("calendar --help") == .help(topic: "calendar"))
     #expect(try parse("help calendars") == .help(topic: "calendars"))
   }
@@ -46,6 +48,7 @@ struct CommandParserCalendarTests {
     #expect(failure("calendar add")?.kind == .usage)
     #expect(failure("calendar add two words")?.kind == .usage)
     #expect(failure("calendar rename onlyone")?.kind == .usage)
+    #expect(failure("calendar unsync")?.kind == .usage)
     #expect(failure("calendar add x --color purple")?.message.contains("not a colour") == true)
     #expect(failure("calendar add a/b")?.kind == .invalid)
     #expect(failure("calendar add '\(String(repeating: "x", count: 65))'")?.kind == .invalid)

@@ -30,12 +30,14 @@ import Testing
 /// v11 on the window index (v10's file opened by v11), from v12 on the series window index
 /// (v11's file opened by v12), from v13 on conflict history (v12's file opened by v13), from
 /// v14 on identity per calendar (v13's file opened by v14, and added by `appt import --calendar
-/// work`: a copy of "Site visit", same UID, titled "Site visit (work copy)").
+/// work`: a copy of "Site visit", same UID, titled "Site visit (work copy)"), from v15 on the
+/// user's calendars (v14's file opened by v15, then `appt calendar rename acct/Home Family` and
+/// `appt calendar unsync Family`).
 @Suite struct SchemaFixtureTests {
   static let fixtures: [Int: String] = [
     1: "schema-v1", 2: "schema-v2", 3: "schema-v3", 4: "schema-v4", 5: "schema-v5", 6: "schema-v6",
     7: "schema-v7", 8: "schema-v8", 9: "schema-v9", 10: "schema-v10", 11: "schema-v11",
-    12: "schema-v12", 13: "schema-v13", 14: "schema-v14",
+    12: "schema-v12", 13: "schema-v13", 14: "schema-v14", 15: "schema-v15",
   ]
 
   @Test(arguments: fixtures.keys.sorted())
@@ -134,7 +136,8 @@ import Testing
       #expect(work.color == "green" && !work.isShown)
       let synced = calendars.filter { $0.source == "caldav" }
       let held = all.filter { row in !synced.contains { $0.id == row.calendarID } }
-      #expect(calendars.map(\.name) == ["personal", "work"] + (version >= 8 ? ["acct/Home"] : []))
+      let home = version >= 15 ? ["Family"] : version >= 8 ? ["acct/Home"] : []
+      #expect(calendars.map(\.name) == ["personal", "work"] + home)
       let workTitles = ["Team lunch"] + (version >= 14 ? ["Site visit (work copy)"] : [])
       #expect(all.filter { $0.calendarID == work.id }.map(\.title).sorted() == workTitles.sorted())
       #expect(held.filter { $0.calendarID != work.id }.allSatisfy { $0.calendarID == personal.id })
@@ -164,7 +167,19 @@ import Testing
     let synced = try await dao.remoteCalendars(account: "acct")
     if version >= 8 {
       let home = try #require(synced.first)
-      #expect(synced.map(\.name) == ["acct/Home"])
+      #expect(synced.map(\.name) == [version >= 15 ? "Family" : "acct/Home"])
+      // The server's name: read from the local one by the migration to v15.
+      #expect(home.remoteName == "Home")
+      #expect(home.syncs == (version < 15), "v15's file: sync turned off")
+      if version >= 15 {
+        let sync = try await dao.remoteCalendar(
+          account: "acct",
+          url: home.remoteURL ?? "",
+          displayName: "Home",
+          color: nil
+        )
+        #expect(sync == nil, "a sync leaves it alone")
+      }
       #expect(home.remoteURL == "https://dav.example/calendars/ann/home/" && home.color == "#ff2968")
       #expect(home.syncedAt == TestClock.now)
       #expect(try await dao.syncToken(calendarID: home.id) == "tok-1")

@@ -280,3 +280,12 @@ final class RawSQLite {
 
 // withTimeout, eventually, snapshots(of:count:) and nextSnapshot live in ApptTestSupport
 // (HangGuard.swift), with the one hang limit every test target shares.
+
+extension AppointmentDAO {
+  /// `remoteCalendar`, which must give a calendar (the user has not stopped syncing it).
+  func syncedCalendar(account: String, url: String, displayName: String, color: String?) async throws
+    -> CalendarInfo
+  {
+    try #require(try await remoteCalendar(account: account, url: url, displayName: displayName, color: color))
+  }
+}

@@ -45,7 +45,7 @@ struct SyncStateTests {
   }
 
   static func calendar(_ dao: AppointmentDAO, _ name: String = "acct/Home") async throws -> CalendarInfo {
-    try await dao.remoteCalendar(account: "acct", url: "https://dav.example/cal/home/", displayName: "Home", color: nil)
+    try await dao.syncedCalendar(account: "acct", url: "https://dav.example/cal/home/", displayName: "Home", color: nil)
   }
 
   @discardableResult
@@ -136,7 +136,7 @@ struct SyncStateTests {
   )
   func remoteCalendars(kind: StoreKind) async throws {
     try await withStore(kind) { dao in
-      let home = try await dao.remoteCalendar(
+      let home = try await dao.syncedCalendar(
         account: "acct",
         url: "https://dav.example/cal/home/",
         displayName: "Home",
@@ -145,7 +145,7 @@ struct SyncStateTests {
       #expect(home.name == "acct/Home" && home.source == "caldav" && home.account == "acct")
       #expect(home.color == "#ff2968", "Apple's #rrggbbaa loses its alpha")
       #expect(home.remoteURL == "https://dav.example/cal/home/")
-      let again = try await dao.remoteCalendar(
+      let again = try await dao.syncedCalendar(
         account: "acct",
         url: "https://dav.example/cal/home/",
         displayName: "Home",
@@ -154,7 +154,7 @@ struct SyncStateTests {
       #expect(again == home, "found by (account, url): nothing changes, the colour stays the user's")
       try await dao.addCalendar(name: "other")
       // Another collection with the same display name, and one with none and a long name.
-      let twin = try await dao.remoteCalendar(
+      let twin = try await dao.syncedCalendar(
         account: "acct",
         url: "https://dav.example/cal/h2/",
         displayName: "home",
@@ -163,21 +163,21 @@ struct SyncStateTests {
       #expect(twin.name == "acct/home (2)")
       #expect(CalendarRules.colorNames.contains(twin.color))
       let long = String(repeating: "x", count: 80)
-      let cut = try await dao.remoteCalendar(
+      let cut = try await dao.syncedCalendar(
         account: "acct",
         url: "https://dav.example/cal/work%20stuff/",
         displayName: long,
         color: "no"
       )
       #expect(cut.name == "acct/" + String(repeating: "x", count: 59))
-      let unnamed = try await dao.remoteCalendar(
+      let unnamed = try await dao.syncedCalendar(
         account: "acct",
         url: "https://dav.example/cal/work%20stuff/x/",
         displayName: " ",
         color: nil
       )
       #expect(unnamed.name == "acct/x")
-      let renamed = try await dao.remoteCalendar(
+      let renamed = try await dao.syncedCalendar(
         account: "acct",
         url: "https://dav.example/cal/home/",
         displayName: "Family\u{7}",
@@ -191,6 +191,38 @@ struct SyncStateTests {
       )
       #expect(try await dao.remoteCalendars(account: "other").isEmpty)
       #expect(try await dao.calendars().count == 6)
+    }
+  }
+
+  @Test("a synced calendar's name, its sync and its deletion are the user's", arguments: StoreKind.allCases)
+  func calendarsOfTheUser(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      let url = "https://dav.example/cal/work/"
+      let sync = { (display: String) async throws -> CalendarInfo? in
+        try await dao.remoteCalendar(account: "acct", url: url, displayName: display, color: nil)
+      }
+      let work = try #require(try await sync("Work"))
+      #expect(work.remoteName == "Work" && work.syncs)
+      try await dao.renameCalendar("acct/Work", to: "Job")
+      let renamed = try #require(try await sync("Work (team)"))
+      #expect(renamed.id == work.id && renamed.name == "Job", "the user's name stays")
+      #expect(renamed.remoteName == "Work (team)", "the server's is kept beside it")
+      let off = try await dao.setCalendarSyncs("job", false)
+      #expect(off.id == work.id && !off.syncs)
+      #expect(try await sync("Work (team)") == nil, "a sync leaves it alone")
+      #expect(try await dao.calendars().first { $0.id == work.id }?.syncs == false)
+      #expect(try await dao.setCalendarSyncs("Job", true).syncs)
+      #expect(try await sync("Work (team)")?.id == work.id)
+      await #expect(throws: StoreError.self) { try await dao.setCalendarSyncs("personal", false) }
+      // Deleted, it stays deleted until synced again by the name it had.
+      try await dao.deleteCalendar("Job", disposal: .refuse)
+      #expect(try await sync("Work (team)") == nil)
+      #expect(try await dao.calendars().map(\.name) == ["personal"])
+      let skipped = try await dao.setCalendarSyncs("JOB", true)
+      #expect(skipped.name == "Job" && skipped.remoteURL == url && skipped.syncs)
+      let back = try #require(try await sync("Work (team)"))
+      #expect(back.name == "acct/Work (team)" && back.id != work.id)
+      await #expect(throws: StoreError.self) { try await dao.setCalendarSyncs("Job", true) }
     }
   }
 
@@ -418,7 +450,7 @@ struct SyncStateTests {
   )
   func moveServerItemKeepsIDs(kind: StoreKind) async throws {
     try await withStore(kind) { dao in
-      let work = try await dao.remoteCalendar(
+      let work = try await dao.syncedCalendar(
         account: "acct",
         url: "https://dav.example/cal/work/",
         displayName: "Work",

@@ -53,7 +53,7 @@ actor FakeStore: SyncStore, TestStore {
   // MARK: - SyncStore
 
   func remoteCalendar(account: String, url: String, displayName: String, color: String?) throws(StoreError)
-    -> CalendarInfo
+    -> CalendarInfo?
   {
     if let index = calendars.firstIndex(where: { $0.account == account && $0.remoteURL == url }) {
       return calendars[index]

@@ -50,7 +50,7 @@ import Testing
   /// A calendar "acct/Home" whose "Swim" was renamed "Swim, lane 3" here and "Swim (pool
   /// closed)" on the server: the server's version stored, the local one a conflict.
   func seedConflict(_ dao: AppointmentDAO) async throws -> AppointmentID {
-    let home = try await dao.remoteCalendar(
+    let home = try await dao.syncedCalendar(
       account: "acct",
       url: "https://dav.example/home/",
       displayName: "Home",
@@ -133,5 +133,14 @@ import Testing
     #expect(pilot.rows[23].contains("resolved \(id.short): kept the local version"))
     #expect(pilot.shows("Swim, lane 3"), "the screen shows the version kept")
     #expect(try await freshDAO().conflicts().isEmpty)
+  }
+}
+
+extension AppointmentDAO {
+  /// `remoteCalendar`, which must give a calendar (the user has not stopped syncing it).
+  func syncedCalendar(account: String, url: String, displayName: String, color: String?) async throws
+    -> CalendarInfo
+  {
+    try #require(try await remoteCalendar(account: account, url: url, displayName: displayName, color: color))
   }
 }

@@ -612,6 +612,49 @@ move_meets_unsent_edit() {
     check_eq "Trip" "$(server_list "$HOME_CAL" | titles_of)" "the phone's version stays on the server"
 }
 
+# The user's organisation sticks: a synced calendar renamed keeps the user's name (the
+# server's shown beside it) and goes on syncing; `calendar unsync` stops it both ways until
+# `calendar sync`; a deleted one (--move-to) is not brought back by the next sync.
+local_organisation_sticks() {
+    setup "$1" "$2" || return
+    peer create "$CAL" org-1 --summary Planning >/dev/null || fail "peer create"
+    sync_ok "the first sync"
+    a calendar rename "$ACCOUNT/Work" Job
+    check_status 0 "rename"
+    sync_ok "the sync after the rename"
+    check_contains "$OUT" "Job: ↓ 0 new" "synced under the user's name"
+    a calendars
+    check_contains "$OUT" "(on the server: Work)" "the server's name beside it"
+    a add "Retro" --at "2026-12-08 15:00" -c Job
+    sync_ok "the sync that sends an add from Job"
+    check_eq "Planning
+Retro" "$(server_list | titles_of)" "Job still syncs with Work"
+    a calendar unsync Job
+    check_status 0 "unsync"
+    peer create "$CAL" org-2 --summary "Phone's" >/dev/null || fail "peer create"
+    a add "Laptop's" --at "2026-12-09 15:00" -c Job
+    sync_ok "a sync with Job unsynced"
+    check_not_contains "$OUT" "Job:" "Job is left alone"
+    a list --all -c Job
+    check_not_contains "$OUT" "Phone's" "nothing pulled"
+    check_not_contains "$(server_list | titles_of)" "Laptop's" "nothing pushed"
+    a calendars
+    check_contains "$OUT" "sync off" "calendars says so"
+    a calendar sync Job
+    check_status 0 "sync again"
+    sync_ok "the sync after sync again"
+    check_contains "$OUT" "Job: ↓ 1 new, 0 changed, 0 deleted; ↑ 1" "what waited goes both ways"
+    a calendar delete Job --move-to personal
+    check_status 0 "delete --move-to"
+    check_contains "$OUT" "no longer synced" "says the server's calendar stays unsynced"
+    sync_ok "the sync after the delete"
+    a calendars
+    check_not_contains "$OUT" "$ACCOUNT/" "the deleted calendar is not brought back"
+    a list --all -c personal
+    check_eq 4 "$(grep -c . <<<"$OUT")" "its four events are in personal, once each: $OUT"
+    check_eq 4 "$(server_list | titles_of | grep -c .)" "the server keeps its four"
+}
+
 # occurrences_of FILE: each occurrence of FILE's one series (RRULE, EXDATE, overrides) as
 # Python's icalendar and dateutil read it: "START SUMMARY", in order.
 occurrences_of() {
@@ -1481,10 +1524,10 @@ ALL=(peer_events_arrive appt_events_arrive edits_both_ways conflict_both_edited 
     server_killed_pull kill_nine_points interrupted_push_then_change precondition_failed server_errors unauthorized malformed_bodies
     silent_server offline_changes_wait command_line reminders_round_trip server_events_kept_whole
     series_moved_keeps_its_exceptions conflict_twice_keeps_both one_uid_in_two_calendars moved_by_phone_keeps_id_and_alarm
-    move_meets_unsent_edit)
+    move_meets_unsent_edit local_organisation_sticks)
 PG_SUBSET=(peer_events_arrive edits_both_ways conflict_both_edited kill_nine_points interrupted_push_then_change server_errors
     reminders_round_trip server_events_kept_whole series_moved_keeps_its_exceptions conflict_twice_keeps_both
-    one_uid_in_two_calendars moved_by_phone_keeps_id_and_alarm move_meets_unsent_edit)
+    one_uid_in_two_calendars moved_by_phone_keeps_id_and_alarm move_meets_unsent_edit local_organisation_sticks)
 
 for server in radicale xandikos; do
     for s in "${ALL[@]}"; do run "$s" "$server" sqlite; done
