@@ -385,6 +385,17 @@ public final class RenderLoop {
     send(.syncReported(report))
   }
 
+  /// After a `:resolve`: the conflicts left, for the status line and the calendar's marks.
+  private func reportConflicts() async {
+    guard state.sync != nil else { return }
+    do throws(StoreError) {
+      let conflicts = try await dao.conflicts()
+      send(.conflictsRead(Set(conflicts.map(\.appointment)), count: conflicts.count))
+    } catch {
+      send(.commandFinished(output: error.description, isError: true))
+    }
+  }
+
   /// What a run of the sync program said, with the store's conflicts.
   static func syncReport(
     _ result: (status: Int32, stdout: String, stderr: String),
@@ -399,9 +410,9 @@ public final class RenderLoop {
       guard let count = decoded?.pending else { continue }
       pending = (pending ?? 0) + count
     }
-    var conflicts = 0
+    var conflicts: [SyncConflict] = []
     do throws(StoreError) {
-      conflicts = try await dao.conflicts().count
+      conflicts = try await dao.conflicts()
       if pending == nil, result.status != 0 {
         var waiting = 0
         for calendar in try await dao.calendars() where calendar.source == "caldav" {
@@ -421,7 +432,13 @@ public final class RenderLoop {
     case 3: outcome = .offline
     default: outcome = .failed(said ?? "appt-sync exited with status \(result.status)")
     }
-    return SyncReport(outcome: outcome, finished: now, pending: pending ?? 0, conflicts: conflicts)
+    return SyncReport(
+      outcome: outcome,
+      finished: now,
+      pending: pending ?? 0,
+      conflicts: conflicts.count,
+      conflicted: Set(conflicts.map(\.appointment))
+    )
   }
 
   /// Carries out an edit. An occurrence edited as the whole series moves the series' start by
@@ -533,6 +550,7 @@ public final class RenderLoop {
           throw error
         }
         if case .sync = command { await self?.reportSync(failure: nil) }
+        if case .resolve = command { await self?.reportConflicts() }
       } catch {
         message = .commandFinished(output: error.message, isError: true)
       }

@@ -148,6 +148,7 @@ enum AgendaListView {
         if appointment.override != nil { text += " ✎" }
         text += Views.alarmMarker(appointment)
         if appointment.isCancelled { text += "  (cancelled)" }
+        if state.isInConflict(appointment) { text += Views.conflictMarker }
         screen.put(text, row: y, column: x, width: area.width, style: style)
         if let calendar = calendars[appointment.calendarID], area.width > 3 {
           screen.put(String(calendar.letter), row: y, column: x + 2, style: .calendar(calendar.colorIndex))

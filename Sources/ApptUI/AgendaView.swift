@@ -64,6 +64,7 @@ enum AgendaView {
         if appointment.override != nil { line += " ✎" }  // a changed occurrence of a series
         line += Views.alarmMarker(appointment)  // a reminder that can fire
         if appointment.isCancelled { line += "  (cancelled)" }
+        if state.isInConflict(appointment) { line += Views.conflictMarker }
         screen.put(line, row: y, column: x, width: area.width, style: style)
         if let calendar, area.width > 3 {
           screen.put(String(calendar.letter), row: y, column: x + 2, style: .calendar(calendar.colorIndex))
@@ -94,6 +95,7 @@ enum AgendaView {
     _ appointment: Appointment?,
     seriesTitle: String? = nil,
     calendar: CalendarInfo? = nil,
+    inConflict: Bool = false,
     environment: Environment,
     in area: Views.Area,
     into screen: inout Screen
@@ -142,6 +144,9 @@ enum AgendaView {
     let note = TextWidth.head(appointment.note, columns: area.width).text.split(whereSeparator: \.isNewline)
       .joined(separator: " / ")
     if !note.isEmpty { lines.append((" Note: " + note, .normal)) }
+    if inConflict {
+      lines.append((" Sync conflict: your version is kept aside (appt conflicts shows it)", .error))
+    }
     lines.append(
       (
         " id \(appointment.id.short) · created \(formatter.dayAndTime(appointment.created))"

@@ -117,6 +117,9 @@ extension Views {
 
   /// The marker of an appointment with a reminder that can fire (not a cancelled one), after
   /// its title in the day, week and agenda views.
+  /// After a title in a list: a version of it a sync kept aside waits to be settled.
+  static let conflictMarker = "  (sync conflict)"
+
   static func alarmMarker(_ appointment: Appointment) -> String {
     appointment.isCancelled || !appointment.hasAlarms || appointment.alarms.isEmpty ? "" : " 🔔"
   }

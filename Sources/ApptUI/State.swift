@@ -358,6 +358,8 @@ public enum Message: Sendable, Equatable {
   /// A sync run from the `:` line ended: how it went, for the status line (the background
   /// sync's own schedule is left as it is).
   case syncReported(SyncReport)
+  /// The store's conflicts were read again (after a `:resolve`): how many, and their events.
+  case conflictsRead(Set<AppointmentID>, count: Int)
   /// An alarm of an appointment came due (or back from a snooze): the runtime's alarm timer.
   case alarmDue(AlarmInstance)
 }

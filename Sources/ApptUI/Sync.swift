@@ -27,12 +27,21 @@ public struct SyncReport: Equatable, Sendable {
   public var pending: Int
   /// Unresolved conflicts in the store (`appt conflicts` lists them).
   public var conflicts: Int
+  /// The events they belong to: the calendar marks them.
+  public var conflicted: Set<AppointmentID>
 
-  public init(outcome: Outcome, finished: Date, pending: Int = 0, conflicts: Int = 0) {
+  public init(
+    outcome: Outcome,
+    finished: Date,
+    pending: Int = 0,
+    conflicts: Int = 0,
+    conflicted: Set<AppointmentID> = []
+  ) {
     self.outcome = outcome
     self.finished = finished
     self.pending = pending
     self.conflicts = conflicts
+    self.conflicted = conflicted
   }
 
   /// What the status line says: `sync: 1 conflict (appt conflicts)` while there are any,
@@ -80,7 +89,23 @@ public struct SyncState: Equatable, Sendable {
   }
 }
 
+extension State {
+  /// Whether the appointment (or the series it is an occurrence or a changed occurrence of)
+  /// has a conflict waiting: a version of it a sync kept aside.
+  public func isInConflict(_ appointment: Appointment) -> Bool {
+    guard let conflicted = sync?.last?.conflicted, !conflicted.isEmpty else { return false }
+    return conflicted.contains(appointment.id) || appointment.override?.seriesID.map(conflicted.contains) == true
+  }
+}
+
 extension UI {
+  /// The store's conflicts, read again after one was settled: the marks and the count follow.
+  static func conflictsRead(_ conflicted: Set<AppointmentID>, count: Int, state: inout State) -> [Effect] {
+    state.sync?.last?.conflicts = count
+    state.sync?.last?.conflicted = conflicted
+    return []
+  }
+
   /// Starts a sync now, or when the running one ends.
   static func syncDue(_ state: inout State) -> [Effect] {
     guard var sync = state.sync else { return [] }

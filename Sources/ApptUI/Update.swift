@@ -161,6 +161,9 @@ public enum UI {
       state.sync?.last = report
       return []
 
+    case .conflictsRead(let conflicted, let count):
+      return conflictsRead(conflicted, count: count, state: &state)
+
     case .alarmDue(let instance):
       return alarmDue(instance, state: &state, environment: environment)
 

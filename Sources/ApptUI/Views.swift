@@ -52,6 +52,7 @@ public enum Views {
           state.selectedAppointment,
           seriesTitle: AgendaView.seriesTitle(of: state.selectedAppointment, state: state),
           calendar: state.selectedAppointment.flatMap(state.calendar(of:)),
+          inConflict: state.selectedAppointment.map(state.isInConflict) ?? false,
           environment: environment,
           in: detail,
           into: &screen

@@ -384,7 +384,8 @@ enum WeekView {
       isSelected(appointment, day) ? .selected : appointment.isCancelled ? .dim : .marked
     }
     func label(_ appointment: Appointment) -> String {
-      (appointment.isCancelled ? "✗ " : "") + TextWidth.head(appointment.title, columns: area.width).text
+      (appointment.isCancelled ? "✗ " : "") + (state.isInConflict(appointment) ? "≠ " : "")
+        + TextWidth.head(appointment.title, columns: area.width).text
         + Views.alarmMarker(appointment)
     }
 

@@ -88,6 +88,27 @@ import Testing
     }
   }
 
+  /// The calendar marks an event whose version a sync kept aside, in the list and the detail
+  /// pane, until `:resolve` settles it.
+  @Test func anEventInConflictIsMarkedUntilResolved() async throws {
+    let dao = freshDAO()
+    _ = try await ConflictsTests().seedConflict(dao)
+    let id = try #require(try await dao.conflicts().first?.id)
+    let pilot = pilot(program: try fakeSync())
+    await pilot.start()
+    await waitUntil(pilot, "the first sync's result") { pilot.loop.syncsFinished == 1 }
+    await pilot.settle()
+    #expect(pilot.rows[23].hasSuffix("sync: 1 conflict (appt conflicts)"))
+    #expect(pilot.agenda.contains { $0.contains("Swim (pool closed)  (sync conflict)") }, "\(pilot.agenda)")
+    #expect(pilot.shows("Sync conflict: your version"), "the detail pane says so")
+    pilot.press(":")
+    pilot.type("resolve \(id.short) --keep server")
+    pilot.press("enter")
+    await waitUntil(pilot, "the mark gone after the resolve") { !pilot.shows("(sync conflict)") }
+    #expect(!pilot.shows("Sync conflict:"))
+    #expect(pilot.shows("Swim (pool closed)"))
+  }
+
   @Test func aSyncRunsAtStartAndAfterALocalCommit() async throws {
     let pilot = pilot(program: try fakeSync())
     await pilot.start()
