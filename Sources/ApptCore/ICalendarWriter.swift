@@ -390,7 +390,8 @@ extension ICalendar {
       var spans: [String: (zone: TimeZone, first: Date, last: Date)] = [:]
       // Zones written as they were read (a Windows name, a VTIMEZONE-only zone), by TZID.
       var definitions: [String: [String]] = [:]
-      for a in appointments where !a.isAllDay {
+      // A floating event's times name no zone (they are written without a TZID).
+      for a in appointments where !a.isAllDay && a.extras.zoneID != "" {
         let zone = a.zone(fallback: fallbackZone)
         if Self.isUTC(zone) { continue }
         let name = zoneName(a, zone)

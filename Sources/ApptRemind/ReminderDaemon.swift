@@ -99,6 +99,8 @@ public final class ReminderDaemon {
     // The store first: opening it creates its directory, which the wake source watches.
     do {
       try await dao.database.prepare()
+      // Floating events' reminders at their wall-clock time in this process's zone.
+      try await dao.followClockZone()
     } catch {
       log("appt: \(error)")
       return .storage

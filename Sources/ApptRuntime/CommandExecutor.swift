@@ -132,6 +132,7 @@ public struct CommandExecutor: Sendable {
   /// that go beside it. A failure midway leaves what was written written; when `sink` stops
   /// taking output, so does the command (and the caller knows why from its sink).
   public func perform(_ command: Command, writingTo sink: any OutputSink) async throws(Failure) -> [String] {
+    try await followZone(before: command)
     if case .sync(let accounts) = command {
       let outcome = try await sync(accounts)
       _ = sink.write(outcome.output)
@@ -210,6 +211,17 @@ public struct CommandExecutor: Sendable {
       }
     } catch {
       throw Failure(error)
+    }
+  }
+
+  /// Floating events at their wall-clock time in this process's zone before a command reads
+  /// or writes them (one indexed query when none needs it). Not for the commands that do
+  /// not read appointments, nor `doctor` and `backup`, which must work on a damaged store.
+  private func followZone(before command: Command) async throws(Failure) {
+    switch command {
+    case .help, .completion, .config, .sync, .remind, .doctor, .backup: return
+    default:
+      do throws(StoreError) { try await dao.followClockZone() } catch { throw Failure(error) }
     }
   }
 

@@ -29,6 +29,8 @@ extension Schema {
   /// The SQL predicate of a series (one or more RRULEs, or RDATEs only), exactly as the partial
   /// index `appointment_series` states it, so both engines' planners use that index.
   static let isSeries = "(recurrence IS NOT NULL OR rdates <> '')"
+  /// A floating event's row: its extras say DTSTART had no zone (`ICalendarExtras.zoneID` "").
+  static let isFloating = #"instr(extras, '"zoneID":""') > 0"#
 
   static let calendarModelIndexes = """
     CREATE UNIQUE INDEX appointment_by_uid ON appointment (uid, coalesce(recurrence_ms, -1)) WHERE uid IS NOT NULL;

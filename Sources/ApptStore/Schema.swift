@@ -283,5 +283,11 @@ public enum Schema {
           WHERE source = 'caldav' AND substr(name, 1, length(account) + 1) = account || '/';
         """
     ),
+    // Floating events (a time without a zone) found at once: the few a process moves to its
+    // own zone when it opens the store (`AppointmentDAO.followClockZone`).
+    Migration(
+      name: "floating events",
+      sql: "CREATE INDEX appointment_floating ON appointment (time_zone) WHERE \(Schema.isFloating);"
+    ),
   ]
 }

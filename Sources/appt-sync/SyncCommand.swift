@@ -139,6 +139,8 @@ enum SyncCommand {
   ) async -> Int32 {
     do throws(StoreError) {
       try await dao.database.prepare()
+      // Floating events at their wall-clock time here: what the sync compares and sends.
+      try await dao.followClockZone()
     } catch {
       Output.err("appt: \(error)")
       return 3

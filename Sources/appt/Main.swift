@@ -188,6 +188,8 @@ struct Appt {
     }
     do {
       try await dao.database.prepare()
+      // Floating events at their wall-clock time in this process's zone.
+      try await dao.followClockZone()
     } catch {
       Output.error("appt: \(error)")
       return .storage

@@ -32,12 +32,14 @@ import Testing
 /// v14 on identity per calendar (v13's file opened by v14, and added by `appt import --calendar
 /// work`: a copy of "Site visit", same UID, titled "Site visit (work copy)"), from v15 on the
 /// user's calendars (v14's file opened by v15, then `appt calendar rename acct/Home Family` and
-/// `appt calendar unsync Family`).
+/// `appt calendar unsync Family`), from v16 on the floating events' index (v15's file opened
+/// by v16).
 @Suite struct SchemaFixtureTests {
   static let fixtures: [Int: String] = [
     1: "schema-v1", 2: "schema-v2", 3: "schema-v3", 4: "schema-v4", 5: "schema-v5", 6: "schema-v6",
     7: "schema-v7", 8: "schema-v8", 9: "schema-v9", 10: "schema-v10", 11: "schema-v11",
     12: "schema-v12", 13: "schema-v13", 14: "schema-v14", 15: "schema-v15",
+    16: "schema-v16",
   ]
 
   @Test(arguments: fixtures.keys.sorted())

@@ -655,6 +655,31 @@ Retro" "$(server_list | titles_of)" "Job still syncs with Work"
     check_eq 4 "$(server_list | titles_of | grep -c .)" "the server keeps its four"
 }
 
+# Floating times stay floating: a phone's 09:00 with no zone, synced in UTC, is 09:00 in Tokyo
+# too; moved to 11:00 in New York it reaches the server as a floating 11:00; a sync from
+# another zone after that sends nothing.
+floating_times_stay_floating() {
+    setup "$1" "$2" || return
+    server_event float-1 Breakfast "DTSTART:20261208T090000" "DTEND:20261208T100000" >"$T/float.ics"
+    peer put "$CAL" float-1.ics "$T/float.ics" || fail "peer put"
+    TZ=UTC sync_ok "the first sync, in UTC"
+    TZ=Asia/Tokyo a list --from 2026-12-08 --days 1
+    check_contains "$OUT" "09:00-10:00  Breakfast" "09:00 in Tokyo too"
+    local id
+    id=$(local_id Breakfast) || return
+    TZ=America/New_York a edit "${id:0:8}" --at "2026-12-08 11:00"
+    check_status 0 "moved to 11:00 in New York"
+    TZ=America/New_York sync_ok "the sync that sends it, from New York"
+    check_summary 0 0 0 1 0
+    check_eq "DTSTART:20261208T110000
+DTEND:20261208T120000" "$(peer get "$CAL" float-1 | tr -d '\r' | grep -E '^(DTSTART|DTEND)')" \
+        "the server has a floating 11:00"
+    TZ=Asia/Tokyo sync_ok "a sync from Tokyo"
+    check_summary 0 0 0 0 0
+    TZ=Asia/Tokyo a list --from 2026-12-08 --days 1
+    check_contains "$OUT" "11:00-12:00  Breakfast" "11:00 in Tokyo"
+}
+
 # occurrences_of FILE: each occurrence of FILE's one series (RRULE, EXDATE, overrides) as
 # Python's icalendar and dateutil read it: "START SUMMARY", in order.
 occurrences_of() {
@@ -1524,10 +1549,11 @@ ALL=(peer_events_arrive appt_events_arrive edits_both_ways conflict_both_edited 
     server_killed_pull kill_nine_points interrupted_push_then_change precondition_failed server_errors unauthorized malformed_bodies
     silent_server offline_changes_wait command_line reminders_round_trip server_events_kept_whole
     series_moved_keeps_its_exceptions conflict_twice_keeps_both one_uid_in_two_calendars moved_by_phone_keeps_id_and_alarm
-    move_meets_unsent_edit local_organisation_sticks)
+    move_meets_unsent_edit local_organisation_sticks floating_times_stay_floating)
 PG_SUBSET=(peer_events_arrive edits_both_ways conflict_both_edited kill_nine_points interrupted_push_then_change server_errors
     reminders_round_trip server_events_kept_whole series_moved_keeps_its_exceptions conflict_twice_keeps_both
-    one_uid_in_two_calendars moved_by_phone_keeps_id_and_alarm move_meets_unsent_edit local_organisation_sticks)
+    one_uid_in_two_calendars moved_by_phone_keeps_id_and_alarm move_meets_unsent_edit local_organisation_sticks
+    floating_times_stay_floating)
 
 for server in radicale xandikos; do
     for s in "${ALL[@]}"; do run "$s" "$server" sqlite; done
