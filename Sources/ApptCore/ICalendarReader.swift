@@ -99,6 +99,9 @@ extension ICalendar {
       read(lines: ICalendar.UnfoldedLines(consume bytes))
     }
 
+    /// What a file may hold without a VCALENDAR around it and still be read as one.
+    static let bareComponents: Set<String> = ["VEVENT", "VTIMEZONE", "VTODO", "VJOURNAL", "VFREEBUSY"]
+
     /// Reads the lines (of bytes held, or read chunk by chunk from a source).
     mutating func read(lines: consuming ICalendar.UnfoldedLines) -> ReadResult {
       var lines = lines
@@ -112,12 +115,25 @@ extension ICalendar {
           Problem(line: 1, message: empty ? "the file is empty" : "not an iCalendar file: there is no BEGIN:VCALENDAR")
         )
       }
-      for root in roots {
-        guard root.name == "VCALENDAR" else {
-          problems.append(Problem(line: root.line, message: "BEGIN:\(root.name) outside a VCALENDAR"))
-          continue
+      if let first = roots.first, roots.allSatisfy({ Self.bareComponents.contains($0.name) }) {
+        // Components without a VCALENDAR around them (an event pasted from a mail, khal's
+        // test files): read as the one calendar they would be in, as Python's icalendar and
+        // khal read them.
+        notices.append(
+          Problem(line: first.line, message: "no BEGIN:VCALENDAR around the events: read as one calendar")
+        )
+        readCalendar(
+          Component(name: "VCALENDAR", line: first.line, begin: "BEGIN:VCALENDAR", children: roots),
+          nested: false
+        )
+      } else {
+        for root in roots {
+          guard root.name == "VCALENDAR" else {
+            problems.append(Problem(line: root.line, message: "BEGIN:\(root.name) outside a VCALENDAR"))
+            continue
+          }
+          readCalendar(root, nested: false)
         }
-        readCalendar(root, nested: false)
       }
       if sink != nil, !appointments.isEmpty { flush(last: true) }
       for (kind, seen) in skipped {

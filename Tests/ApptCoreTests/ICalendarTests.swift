@@ -142,6 +142,32 @@ struct ICalendarTests {
     #expect(series.timeZone == TimeZone.gmt.identifier)
   }
 
+  @Test("components without a VCALENDAR around them are read as one calendar, with a note")
+  func bareComponents() throws {
+    // As khal's test files and a paste from a mail are: LF line ends, no VCALENDAR.
+    let text = """
+      BEGIN:VEVENT
+      SUMMARY:An Event
+      DTSTART;VALUE=DATE-TIME:20140409T093000Z
+      DTEND;VALUE=DATE-TIME:20140409T103000Z
+      UID:bare-1
+      END:VEVENT
+      BEGIN:VEVENT
+      SUMMARY:Another
+      DTSTART:20140410T093000Z
+      UID:bare-2
+      END:VEVENT
+
+      """
+    let result = ICalendar.read(text, clock: TestClock.clock)
+    #expect(result.problems.isEmpty, "\(result.problems)")
+    #expect(result.appointments.map(\.title) == ["An Event", "Another"])
+    #expect(result.notices.first?.message == "no BEGIN:VCALENDAR around the events: read as one calendar")
+    // A file that mixes a VCALENDAR with a bare event is not one calendar: the stray is refused.
+    let mixed = ICalendar.read("BEGIN:VCALENDAR\nEND:VCALENDAR\n" + text, clock: TestClock.clock)
+    #expect(mixed.problems.map(\.message).contains("BEGIN:VEVENT outside a VCALENDAR"))
+  }
+
   @Test("floating DTSTART is read in the importing clock's zone")
   func floatingStart() throws {
     let a = try only(event("UID:u", "DTSTART:20261201T100000", "DTEND:20261201T104500"))
