@@ -13,8 +13,16 @@ public struct ICalendarExtras: Hashable, Sendable, Codable {
   /// The event's properties and components appt does not model.
   public var lines: [String]
   /// DTSTART's TZID as written, when it differs from the appointment's `timeZone`; "" for a
-  /// floating DTSTART (no TZID, no Z: read in the importing zone, written back floating).
+  /// floating DTSTART (no TZID, no Z: read in the importing zone, written back floating, its
+  /// wall-clock time the same in any zone); `calendarZoneTimes` for one its calendar's
+  /// X-WR-TIMEZONE placed (written back floating too, but a time in that zone).
   public var zoneID: String?
+
+  /// `zoneID` of a time without a zone that X-WR-TIMEZONE placed.
+  public static let calendarZoneTimes = "X-WR-TIMEZONE"
+
+  /// Its times are written without a zone, as they came.
+  public var isWrittenFloating: Bool { zoneID == "" || zoneID == Self.calendarZoneTimes }
   /// The VTIMEZONE that defined `zoneID`, as read (unfolded lines, BEGIN to END).
   public var zoneDefinition: [String]
   /// How the event gave its end when it was not a DTEND appt writes back the same: the line

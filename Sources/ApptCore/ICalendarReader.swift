@@ -46,6 +46,8 @@ extension ICalendar {
     private var noted: Set<String> = []
     /// The zone floating times and dates are read in: X-WR-TIMEZONE, else the clock's.
     private var floatingZone: TimeZone
+    /// The floating zone is the calendar's own (X-WR-TIMEZONE), not the reader's.
+    private var floatingZoneIsTheCalendars = false
     /// Ordinal (its place among the events kept, see `ImportItem`), event line and SEQUENCE
     /// of each (UID, RECURRENCE-ID) kept and not yet handed on (all of them without a sink).
     private var kept: [Key: KeptEvent] = [:]
@@ -159,8 +161,8 @@ extension ICalendar {
     private mutating func readCalendar(_ calendar: Component, nested: Bool) {
       problems += calendar.problems
       checkCalendarProperties(calendar)
-      let outerFloating = floatingZone
-      defer { floatingZone = outerFloating }
+      let outerFloating = (floatingZone, floatingZoneIsTheCalendars)
+      defer { (floatingZone, floatingZoneIsTheCalendars) = outerFloating }
       // Streamed, its events are read already, with the zones set up at the first.
       if streamingBegun, !nested {
         for child in calendar.children where child.name != "VTIMEZONE" {
@@ -203,6 +205,7 @@ extension ICalendar {
         let name = property.value.trimmingBlanks
         if let zone = TimeZoneResolver.zone(forTZID: name) {
           floatingZone = zone
+          floatingZoneIsTheCalendars = true
           notices.append(
             Problem(
               line: property.line,
@@ -733,7 +736,9 @@ extension ICalendar {
       // The TZID as written when appt keeps another name, and the file's VTIMEZONE for it
       // (an IANA zone's too: written back as it came, not as appt would generate it).
       // Not one appt generated (its mark): it is generated again on export.
-      if case .floating = start.kind, start.tzid == nil { extras.zoneID = "" }
+      if case .floating = start.kind, start.tzid == nil {
+        extras.zoneID = floatingZoneIsTheCalendars ? ICalendarExtras.calendarZoneTimes : ""
+      }
       if let tzid = start.tzid, !isAllDay {
         if tzid != zone.identifier { extras.zoneID = tzid }
         if let definition = zoneDefinitions[tzid],

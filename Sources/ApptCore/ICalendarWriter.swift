@@ -327,7 +327,7 @@ extension ICalendar {
     /// The TZID an appointment's times are written with: the one it was read with (a
     /// Windows name, a zone defined by its VTIMEZONE), else its zone's IANA name.
     private func zoneName(_ a: Appointment, _ zone: TimeZone) -> String {
-      guard let name = a.extras.zoneID, !name.isEmpty else { return zone.identifier }
+      guard let name = a.extras.zoneID, !a.extras.isWrittenFloating else { return zone.identifier }
       // Still the zone it was read as (an edit to another zone leaves the old name behind).
       if Self.definedName(a.extras.zoneDefinition) == name { return name }
       // A name no zone has was read as floating: kept.
@@ -352,7 +352,7 @@ extension ICalendar {
       if a.isAllDay { return [";VALUE=DATE", DateValue.local(date, in: zone, dateOnly: true).text] }
       let local = DateValue.local(date, in: zone, dateOnly: false)
       // A floating time (read without a zone) is written without one.
-      if a.extras.zoneID == "", let back = local.instant(in: zone), abs(back.timeIntervalSince(date)) < 1 {
+      if a.extras.isWrittenFloating, let back = local.instant(in: zone), abs(back.timeIntervalSince(date)) < 1 {
         return ["", local.text]
       }
       if Self.isUTC(zone) { return ["", utc(date)] }
@@ -391,7 +391,7 @@ extension ICalendar {
       // Zones written as they were read (a Windows name, a VTIMEZONE-only zone), by TZID.
       var definitions: [String: [String]] = [:]
       // A floating event's times name no zone (they are written without a TZID).
-      for a in appointments where !a.isAllDay && a.extras.zoneID != "" {
+      for a in appointments where !a.isAllDay && !a.extras.isWrittenFloating {
         let zone = a.zone(fallback: fallbackZone)
         if Self.isUTC(zone) { continue }
         let name = zoneName(a, zone)

@@ -162,7 +162,7 @@ public struct RecurrenceRule: Hashable, Sendable, Codable {
       func numbers(_ range: ClosedRange<Int>, signed: Bool, _ expected: String) throws(RecurrenceRuleError) -> [Int] {
         guard !value.isEmpty else { throw bad(expected) }
         var result: [Int] = []
-        for item in value.split(separator: ",", omittingEmptySubsequences: false) {
+        for item in Self.items(of: value, plain: plain) {
           guard let number = Self.integer(item, signed: signed), range.contains(abs(number)),
             number != 0 || range.lowerBound == 0
           else { throw bad(expected) }
@@ -199,7 +199,7 @@ public struct RecurrenceRule: Hashable, Sendable, Codable {
       case "BYSETPOS": rule.bySetPos = try numbers(1...366, signed: true, "positions 1 to 366 or -366 to -1")
       case "BYDAY":
         guard !value.isEmpty else { throw bad("weekdays such as MO, 2TU or -1FR, separated by commas") }
-        for item in value.split(separator: ",", omittingEmptySubsequences: false) {
+        for item in Self.items(of: value, plain: plain) {
           guard let day = Self.weekdayNumber(item) else {
             throw bad("weekdays such as MO, 2TU or -1FR, separated by commas")
           }
@@ -220,6 +220,13 @@ public struct RecurrenceRule: Hashable, Sendable, Codable {
   }
 
   /// Digits with an optional sign: no spaces, no `+` where `signed` is false.
+  /// A part's comma-separated values; around each, the blanks some writers put after a
+  /// comma (`BYDAY=MO, TU`, as python-dateutil and Google read them) are not part of it.
+  private static func items(of value: String, plain: Bool) -> [Substring] {
+    let items = value.split(separator: ",", omittingEmptySubsequences: false)
+    return plain ? items : items.map { Substring($0.trimmingCharacters(in: .whitespaces)) }
+  }
+
   private static func integer(_ text: Substring, signed: Bool) -> Int? {
     var digits = text
     var sign = 1

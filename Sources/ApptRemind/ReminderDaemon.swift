@@ -99,11 +99,15 @@ public final class ReminderDaemon {
     // The store first: opening it creates its directory, which the wake source watches.
     do {
       try await dao.database.prepare()
-      // Floating events' reminders at their wall-clock time in this process's zone.
-      try await dao.followClockZone()
     } catch {
       log("appt: \(error)")
       return .storage
+    }
+    do {
+      // Floating events' reminders at their wall-clock time in this process's zone.
+      try await dao.followClockZone()
+    } catch {
+      log("appt: note: floating events were not moved to this zone: \(error)")
     }
     let wake: WakeSource
     do throws(RemindError) {

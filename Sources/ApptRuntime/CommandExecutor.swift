@@ -849,8 +849,6 @@ public struct CommandExecutor: Sendable {
       : "\(verb) calendar \(TextSafety.escapingControls(calendar.name)) (\(calendar.color))\n"
   }
 
-  /// `{"name":…,"color":…,"source":…,"account":…|null,"shown":…,"appointments":N}` (the count
-  /// only where it was asked for).
   /// What `calendars` says after a synced calendar's line: its name on the server when the
   /// user gave it another, and that it does not sync.
   static func syncNote(_ calendar: CalendarInfo) -> String {
@@ -865,6 +863,9 @@ public struct CommandExecutor: Sendable {
     return notes.isEmpty ? "" : "  (" + notes.joined(separator: ", ") + ")"
   }
 
+  /// `{"name":…,"color":…,"source":…,"account":…|null[,"remoteName":…|null,"sync":…],
+  /// "shown":…,"appointments":N}` (`remoteName` and `sync` for a synced calendar, the count
+  /// only where it was asked for).
   static func jsonObject(_ calendar: CalendarInfo) -> String {
     var out = "{\"name\":" + AppointmentFormatter.jsonString(calendar.name)
     out += ",\"color\":" + AppointmentFormatter.jsonString(calendar.color)

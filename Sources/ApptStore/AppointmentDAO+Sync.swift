@@ -293,7 +293,7 @@ extension AppointmentDAO {
     return try database.write { connection throws(StoreError) in
       guard let before = try Self.localItem(calendarID: from, uid: uid, fallbackZone: zone, in: connection),
         let arrived = try Self.localItem(calendarID: to, uid: uid, fallbackZone: zone, in: connection),
-        let synced = try Self.syncItems(calendarID: to, in: connection).first(where: { $0.uid == uid })
+        let synced = try Self.syncItem(calendarID: to, uid: uid, in: connection)
       else {
         try Self.forget(calendarID: from, uid: uid, in: connection)
         return false
@@ -306,6 +306,11 @@ extension AppointmentDAO {
       if conflictIfChanged, after.ics != before.ics {
         try Self.saveConflict(before, calendarID: to, at: clock.now, in: connection)
       }
+      // Conflicts kept before of the event go with it.
+      try connection.run(
+        "UPDATE sync_conflict SET calendar_id = ? WHERE calendar_id = ? AND uid = ?",
+        [.text(to), .text(from), .text(uid)]
+      )
       try Self.forget(calendarID: from, uid: uid, in: connection)
       try Self.record(
         SyncItem(calendarID: to, uid: uid, href: synced.href, etag: synced.etag, base: after.ics),
@@ -319,7 +324,9 @@ extension AppointmentDAO {
   /// master's, and each override's of the same RECURRENCE-ID (a revision above both); an
   /// event appt made keeps no uid, as before the move.
   nonisolated static func moved(_ arrived: [Appointment], keeping local: [Appointment]) -> [Appointment] {
-    guard let master = local.first(where: { $0.override == nil }) else { return arrived }
+    guard let master = local.first(where: { $0.override == nil }),
+      arrived.contains(where: { $0.override == nil })
+    else { return arrived }
     return arrived.map { row in
       var row = row
       let previous =
@@ -609,6 +616,25 @@ extension AppointmentDAO {
 
   static func deleteRow(_ row: Appointment, in connection: any Connection) throws(StoreError) {
     try connection.run("DELETE FROM appointment WHERE id = ?", [.text(row.id.description)])
+  }
+
+  static func syncItem(calendarID: String, uid: String, in connection: any Connection) throws(StoreError)
+    -> SyncItem?
+  {
+    var found: SyncItem?
+    try connection.query(
+      "SELECT href, etag, base FROM sync_item WHERE calendar_id = ? AND uid = ?",
+      [.text(calendarID), .text(uid)]
+    ) { row throws(StoreError) in
+      found = SyncItem(
+        calendarID: calendarID,
+        uid: uid,
+        href: row.string(at: 0),
+        etag: row.isNull(at: 1) ? nil : row.string(at: 1),
+        base: row.string(at: 2)
+      )
+    }
+    return found
   }
 
   static func syncItems(calendarID: String, in connection: any Connection) throws(StoreError) -> [SyncItem] {

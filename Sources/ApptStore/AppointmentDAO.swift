@@ -415,7 +415,7 @@ extension AppointmentDAO {
         uid: incoming.uid,
         seriesID: series?.id,
         recurrenceID: override.recurrenceID,
-        calendar: target,
+        calendar: target ?? series?.calendarID,
         in: connection
       )
       if existing == nil, try DatabaseService.find(Appointment.self, id: incoming.id, in: connection) != nil {

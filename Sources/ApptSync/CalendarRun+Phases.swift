@@ -7,9 +7,15 @@ import ApptStore
 
 extension CalendarRun {
   enum Phase {
+    var isSettle: Bool {
+      if case .settle = self { true } else { false }
+    }
+
     case pull
-    /// The departures, with where each UID arrived in this sync (a calendar id).
-    case settle([String: String])
+    /// The departures, with where each UID arrived in this sync (a calendar id), and
+    /// whether every calendar of the account was pulled (else the tokens wait: the next
+    /// sync reads the same changes again).
+    case settle([String: String], allPulled: Bool)
     case push
   }
 
@@ -19,7 +25,8 @@ extension CalendarRun {
   /// for the store itself failing.
   mutating func perform(_ phase: Phase, stop: inout CalDAVError?) async throws(StoreError) {
     guard !failed else { return }
-    if let stop {
+    // Settling needs no server: a calendar pulled before the server went away settles.
+    if let stop, !phase.isSettle {
       // The server went away: the other calendars are not tried (each would wait for it).
       engine.fail(&summary, stop)
       failed = true
@@ -28,7 +35,7 @@ extension CalendarRun {
     do throws(SyncFailure) {
       switch phase {
       case .pull: try await pull()
-      case .settle(let arrivals): try await settle(arrivals)
+      case .settle(let arrivals, let allPulled): try await settle(arrivals, allPulled: allPulled)
       case .push: try await push()
       }
     } catch {
@@ -54,18 +61,24 @@ extension CalendarRun {
 
   /// Settles the departures: one that arrived in another of the account's calendars moved
   /// there (the local event follows, keeping its id; an unsent local edit is kept as a
-  /// conflict there); the others were deleted. Then the pull's token is stored.
-  mutating func settle(_ arrivals: [String: String]) async throws(SyncFailure) {
+  /// conflict there); the others were deleted. Then the pull's token is stored. Not when a
+  /// calendar of the account could not be pulled (`allPulled` false): where a departure
+  /// went may be in what it did not read, so the departures wait, untouched and not pushed,
+  /// for the next sync, which reads them again (no token was stored).
+  mutating func settle(_ arrivals: [String: String], allPulled: Bool) async throws(SyncFailure) {
+    guard allPulled else { return }
     let leaving = departures
     departures = []
     for item in leaving {
-      if let target = arrivals[item.uid], target != calendarID, try await moved(item, to: target) { continue }
+      // Recorded again at another href of this calendar since: still here.
+      if let now = known.byUID[item.uid], CalendarRun.key(now.href) != CalendarRun.key(item.href) { continue }
+      if let target = arrivals[item.uid], target != calendarID, try await moved(item, to: target) {
+        movedAway.insert(item.uid)
+        continue
+      }
       try await deleted(item)
     }
-    if let token = deferredToken {
-      deferredToken = nil
-      try await saveToken(token)
-    }
+    try await storeToken()
   }
 
   /// Moves the local event of `item` to `target`; false when there is none here.

@@ -102,9 +102,12 @@ public struct SyncEngine: Sendable {
       try await run.perform(.pull, stop: &stop)
       runs.append(run)
     }
-    let arrivals = CalendarRun.arrivals(of: runs)
+    var arrivals = CalendarRun.arrivals(of: runs)
+    let allPulled = !runs.contains(where: \.failed)
     for index in runs.indices {
-      try await runs[index].perform(.settle(arrivals), stop: &stop)
+      try await runs[index].perform(.settle(arrivals, allPulled: allPulled), stop: &stop)
+      // An arrival takes one departure.
+      for uid in runs[index].movedAway { arrivals[uid] = nil }
       for target in runs[index].conflictsMovedTo {
         if let to = runs.firstIndex(where: { $0.calendarID == target }) { runs[to].summary.conflicts += 1 }
       }
@@ -240,11 +243,19 @@ struct CalendarRun {
   /// A phase failed (the summary says why) or the account stopped first: no phase runs.
   var failed = false
   /// Items the server no longer has here, settled once every calendar is pulled (a move to
-  /// another calendar keeps the event), and the sync token that waits for them.
+  /// another calendar keeps the event).
   var departures: [SyncItem] = []
+  /// The pull's sync token, stored once every calendar of the account is pulled and the
+  /// departures settled: a sync cut before then (a kill, a failed calendar) reads the same
+  /// changes again, departures and arrivals together.
   var deferredToken: String??
-  /// UIDs this pull added to the calendar (where a moved event arrives).
+  /// UIDs this pull found new or changed here (where a moved event arrives): what a
+  /// sync-collection report listed, or, from a listing, what was added.
   var arrived: Set<String> = []
+  /// The pull reads a sync-collection report: what it lists changed since the last sync.
+  var readsChanges = false
+  /// UIDs that moved away from here to another calendar in this sync.
+  var movedAway: Set<String> = []
   /// The calendars that a moved event took an unsent local edit to, as a conflict.
   var conflictsMovedTo: [String] = []
 
@@ -278,7 +289,9 @@ struct CalendarRun {
         } catch {
           throw .server(error)
         }
+        readsChanges = true
         try await apply(changed: changes.changed, removed: changes.removed)
+        readsChanges = false
         // An object appt could not read is asked for again next time: the token stays where
         // it was before it (the later pages are read all the same).
         if unreadable == 0 { try await saveToken(changes.token) }
@@ -296,13 +309,15 @@ struct CalendarRun {
     try await saveToken(remote.syncToken)
   }
 
-  /// Stores the pull's token, or keeps it until the departures are settled: a sync cut
-  /// before then reads them again.
+  /// Keeps the pull's token until the account's departures are settled (`settle`).
   mutating func saveToken(_ token: String?) async throws(SyncFailure) {
-    guard departures.isEmpty else {
-      deferredToken = .some(token)
-      return
-    }
+    deferredToken = .some(token)
+  }
+
+  /// Stores the token the pull kept.
+  mutating func storeToken() async throws(SyncFailure) {
+    guard let token = deferredToken else { return }
+    deferredToken = nil
     try await run { () async throws(StoreError) in
       try await store.setSyncToken(calendarID: calendarID, token: token, syncedAt: engine.clock.now)
     }
@@ -318,6 +333,9 @@ struct CalendarRun {
       guard let etag = known.item(at: item.href)?.etag, let listed = item.etag else { return true }
       return etag != listed
     }.map(\.href)
+    if readsChanges {
+      for item in changed { if let uid = known.item(at: item.href)?.uid { arrived.insert(uid) } }
+    }
     var fetched = 0
     var start = 0
     let chunk = max(1, engine.fetchChunk)
@@ -344,6 +362,9 @@ struct CalendarRun {
   /// The server's version of one object, read and applied by its UID (plan 15, pull step 3).
   mutating func pulled(_ object: RemoteObject) async throws(SyncFailure) {
     guard let (uid, appointments) = read(object) else { return }
+    // Here after all (at another href): not a departure.
+    departures.removeAll { $0.uid == uid }
+    if readsChanges { arrived.insert(uid) }
     // The object at this href held another UID before: that item is gone from the server.
     if let previous = known.item(at: object.href), previous.uid != uid {
       try await removed(previous)
@@ -515,9 +536,11 @@ struct CalendarRun {
     let locals = try await run { () async throws(StoreError) in try await store.localItems(calendarID: calendarID) }
     let byUID = Dictionary(items.map { ($0.uid, $0) }, uniquingKeysWith: { first, _ in first })
     let localUIDs = Set(locals.map(\.uid))
+    // Gone from the server here and not settled yet (`settle`): left for the next sync.
+    let unsettled = Set(departures.map(\.uid))
     // An item that could not be sent notes exactly one item error.
     let failedBefore = itemErrors.count
-    for localItem in locals {
+    for localItem in locals where !unsettled.contains(localItem.uid) {
       if let item = byUID[localItem.uid] {
         if localItem.ics != item.base { try await pushUpdate(localItem, item) }
       } else {

@@ -115,11 +115,11 @@ extension Views {
     return " " + TextWidth.clip(first.statusText(now: state.now, environment: environment), to: room) + more + hint
   }
 
-  /// The marker of an appointment with a reminder that can fire (not a cancelled one), after
-  /// its title in the day, week and agenda views.
   /// After a title in a list: a version of it a sync kept aside waits to be settled.
   static let conflictMarker = "  (sync conflict)"
 
+  /// The marker of an appointment with a reminder that can fire (not a cancelled one), after
+  /// its title in the day, week and agenda views.
   static func alarmMarker(_ appointment: Appointment) -> String {
     appointment.isCancelled || !appointment.hasAlarms || appointment.alarms.isEmpty ? "" : " 🔔"
   }

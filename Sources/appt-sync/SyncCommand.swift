@@ -139,11 +139,15 @@ enum SyncCommand {
   ) async -> Int32 {
     do throws(StoreError) {
       try await dao.database.prepare()
-      // Floating events at their wall-clock time here: what the sync compares and sends.
-      try await dao.followClockZone()
     } catch {
       Output.err("appt: \(error)")
       return 3
+    }
+    do throws(StoreError) {
+      // Floating events at their wall-clock time here: what the sync compares and sends.
+      try await dao.followClockZone()
+    } catch {
+      Output.err("appt: note: floating events were not moved to this zone: \(error)")
     }
     let lock: SyncLock
     switch SyncLock.acquire(for: location) {

@@ -188,11 +188,15 @@ struct Appt {
     }
     do {
       try await dao.database.prepare()
-      // Floating events at their wall-clock time in this process's zone.
-      try await dao.followClockZone()
     } catch {
       Output.error("appt: \(error)")
       return .storage
+    }
+    do {
+      // Floating events at their wall-clock time in this process's zone.
+      try await dao.followClockZone()
+    } catch {
+      Output.error("appt: note: floating events were not moved to this zone: \(error)")
     }
     let loop = RenderLoop(
       dao: dao,

@@ -53,6 +53,13 @@ struct RecurrenceRuleParserTests {
     #expect(try RecurrenceRule(parsing: "FREQ=DAILY;BYDAY=+1MO").byDay == [.init(.monday, 1)])
   }
 
+  @Test("blanks after a list's commas are not part of its values (BYDAY=MO, TU)")
+  func blanksInLists() throws {
+    let rule = try RecurrenceRule(parsing: "FREQ=WEEKLY;BYDAY=MO, TU ,WE;BYHOUR=9, 17")
+    #expect(rule.text == "FREQ=WEEKLY;BYHOUR=9,17;BYDAY=MO,TU,WE")
+    #expect(throws: RecurrenceRuleError.self) { try RecurrenceRule(parsing: "FREQ=WEEKLY;BYDAY=MO,,TU") }
+  }
+
   @Test("UNTIL keeps its form: DATE, local DATE-TIME or UTC")
   func untilForms() throws {
     #expect(

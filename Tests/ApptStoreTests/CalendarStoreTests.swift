@@ -189,7 +189,10 @@ struct CalendarStoreTests {
       #expect(try await dao.exportAppointments(in: nil, calendar: "personal").map(\.title) == ["Review"])
       #expect(try await dao.exportAppointments(in: nil, calendar: "work").map(\.title) == ["Review (work)"])
       let before = try await dao.getAllAppointments()
-      await #expect(throws: StoreError.self) { try await dao.deleteCalendar("work", disposal: .moveTo("personal")) }
+      let refused = await #expect(throws: StoreError.self) {
+        try await dao.deleteCalendar("work", disposal: .moveTo("personal"))
+      }
+      #expect(refused?.description.contains("both hold the event with UID review-1@example.com") == true)
       #expect(try await dao.getAllAppointments() == before, "nothing changed")
       #expect(try await dao.calendars().map(\.name) == ["personal", "work"])
     }

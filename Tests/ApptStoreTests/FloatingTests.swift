@@ -77,6 +77,25 @@ import Testing
     }
   }
 
+  @Test("a time X-WR-TIMEZONE placed is that zone's, not floating: it stays", arguments: StoreKind.allCases)
+  func calendarZoneTimesStay(kind: StoreKind) async throws {
+    try await withSharedStore(kind) { store in
+      let text = Self.text.replacingOccurrences(
+        of: "PRODID:-//phone//EN\r\n",
+        with: "PRODID:-//phone//EN\r\nX-WR-TIMEZONE:America/New_York\r\n"
+      )
+      let inUTC = dao(store, Self.utc)
+      _ = try await inUTC.importAppointments(
+        ICalendar.read(text, clock: .fixed(TestClock.now, timeZone: Self.utc)).appointments
+      )
+      let before = try await inUTC.getAllAppointments().sorted { $0.start < $1.start }
+      // 09:00 in New York: 14:00 UTC.
+      #expect(before.first?.start == Date(timeIntervalSince1970: 1_796_738_400))
+      #expect(try await dao(store, Self.tokyo).followClockZone() == 0)
+      #expect(try await dao(store, Self.tokyo).getAllAppointments().sorted { $0.start < $1.start } == before)
+    }
+  }
+
   @Test("the probe for floating events in another zone reads their own index, not the table")
   func probeReadsTheFloatingIndex() async throws {
     let dao = AppointmentDAO(location: .inMemory, clock: TestClock.clock)

@@ -436,11 +436,15 @@ struct SyncStateTests {
       #expect(Set(copy.rows.map(\.id)).isDisjoint(with: before.rows.map(\.id)))
       // A calendar holds an event once: the copy cannot be moved where the other is.
       let master = try #require(copy.rows.first)
-      await #expect(throws: StoreError.self) {
+      let refused = await #expect(throws: StoreError.self) {
         var request = EditRequest(id: master.id.description)
         request.calendar = CalendarRules.defaultName
         try await dao.editAppointment(request)
       }
+      #expect(
+        refused?.description.contains("holds this event already (UID s@peer") == true,
+        "\(String(describing: refused))"
+      )
     }
   }
 

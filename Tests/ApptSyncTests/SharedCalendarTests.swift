@@ -80,6 +80,63 @@ struct SharedCalendarTests {
   }
 }
 
+extension SharedCalendarTests {
+  @Test("a move cut at any request of its sync is a move after the next", arguments: [StoreKind.fake, .sqlite])
+  func moveInterruptedAnywhere(kind: StoreKind) async throws {
+    for (from, to, fromName, toName) in [
+      ("work", "home", Harness.calendar, Self.home), ("home", "work", Self.home, Harness.calendar),
+    ] {
+      /// Synced, then moved by the phone; the requests of the next sync counted from 1.
+      func moved() async throws -> (Harness, AppointmentID) {
+        let h = try await harness(kind)
+        await h.server.clientPut(from, "t.ics", event("t", "Trip"))
+        try await h.sync()
+        let id = try #require(try await h.local.id(fromName, uid: "t"))
+        await h.server.clientPut(to, "t.ics", event("t", "Trip (moved)"))
+        await h.server.clientDelete(from, "t.ics")
+        await h.server.resetRequests()
+        return (h, id)
+      }
+      let (clean, _) = try await moved()
+      try await clean.sync()
+      let total = await clean.server.requests.count
+      for fault in [FakeServer.Fault.unreachable, .lostAnswer, .status(500)] {
+        for cut in 1...total {
+          let (h, id) = try await moved()
+          await h.server.setFaults { number, _ in number == cut ? fault : nil }
+          try await h.sync()
+          await h.server.clearFaults()
+          let summaries = try await h.sync()
+          let what = "\(from) -> \(to), \(fault) at request \(cut)"
+          #expect(summaries.allSatisfy { $0.error == nil }, "\(what): \(summaries)")
+          #expect(try await h.local.titles(fromName).isEmpty, "\(what)")
+          #expect(try await h.local.titles(toName) == ["t": "Trip (moved)"], "\(what)")
+          #expect(try await h.local.id(toName, uid: "t") == id, "the same appointment: \(what)")
+          #expect(try await h.local.conflictCount() == 0, "\(what)")
+          let (left, reached) = (await h.server.objects(from), await h.server.objects(to))
+          #expect(left.isEmpty && reached.count == 1, "\(what)")
+        }
+      }
+    }
+  }
+
+  @Test("an event the server moves to another href of its calendar stays, with its id", arguments: StoreKind.available)
+  func newHrefInOneCalendar(kind: StoreKind) async throws {
+    let h = try await harness(kind)
+    await h.server.clientPut("work", "x.ics", event("x", "Exam"))
+    try await h.sync()
+    let id = try #require(try await h.local.id(Harness.calendar, uid: "x"))
+    await h.server.clientDelete("work", "x.ics")
+    await h.server.clientPut("work", "renamed.ics", event("x", "Exam (room 2)"))
+    let summaries = try await h.sync()
+    #expect(summaries.allSatisfy { $0.error == nil && $0.deleted == 0 }, "\(summaries)")
+    #expect(try await h.local.titles(Harness.calendar) == ["x": "Exam (room 2)"])
+    #expect(try await h.local.id(Harness.calendar, uid: "x") == id)
+    let held = await h.server.objects("work").keys
+    #expect(held.count == 1 && held.allSatisfy { $0.hasSuffix("/renamed.ics") }, "\(held)")
+  }
+}
+
 extension Harness {
   /// The server's events of `calendar`: UID -> SUMMARY.
   func serverTitles(in calendar: String) async -> [String: String] {
