@@ -17,6 +17,8 @@ public struct CalendarInfo: Hashable, Sendable, Identifiable {
   public var remoteName: String?
   /// False for a synced calendar the user stopped syncing (`calendar unsync`).
   public var syncs: Bool
+  /// The user renamed it: a sync no longer names it after the server's display name.
+  public var isNamedByUser: Bool
   /// When the calendar last synced without error; nil when never.
   public var syncedAt: Date?
   /// False when hidden: its appointments stay out of the calendar's day list and month.
@@ -35,6 +37,7 @@ public struct CalendarInfo: Hashable, Sendable, Identifiable {
     remoteURL: String? = nil,
     remoteName: String? = nil,
     syncs: Bool = true,
+    isNamedByUser: Bool = false,
     syncedAt: Date? = nil,
     isShown: Bool = true,
     position: Int = 0,
@@ -48,6 +51,7 @@ public struct CalendarInfo: Hashable, Sendable, Identifiable {
     self.remoteURL = remoteURL
     self.remoteName = remoteName
     self.syncs = syncs
+    self.isNamedByUser = isNamedByUser
     self.syncedAt = syncedAt
     self.isShown = isShown
     self.position = position

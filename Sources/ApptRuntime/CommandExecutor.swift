@@ -854,9 +854,7 @@ public struct CommandExecutor: Sendable {
   static func syncNote(_ calendar: CalendarInfo) -> String {
     guard calendar.source == "caldav" else { return "" }
     var notes: [String] = []
-    if let remote = calendar.remoteName, let account = calendar.account,
-      CalendarRules.folded(calendar.name) != CalendarRules.folded("\(account)/\(remote)")
-    {
+    if let remote = calendar.remoteName, calendar.isNamedByUser {
       notes.append("on the server: \(TextSafety.escapingControls(remote))")
     }
     if !calendar.syncs { notes.append("sync off") }

@@ -16,7 +16,7 @@ public enum CalendarDisposal: Equatable, Sendable {
 @DatabaseActor
 extension AppointmentDAO {
   static let calendarColumns =
-    "id, name, color, source, account, shown, position, remote_url, synced_ms, remote_name, sync_off"
+    "id, name, color, source, account, shown, position, remote_url, synced_ms, remote_name, sync_off, named_by_user"
   static let calendarOrder = "position, name_folded, id"
 
   static func calendar(_ row: Row) -> CalendarInfo {
@@ -29,6 +29,7 @@ extension AppointmentDAO {
       remoteURL: row.isNull(at: 7) ? nil : row.string(at: 7),
       remoteName: row.isNull(at: 9) ? nil : row.string(at: 9),
       syncs: row.int64(at: 10) == 0,
+      isNamedByUser: row.int64(at: 11) != 0,
       syncedAt: row.isNull(at: 8) ? nil : row.date(at: 8),
       isShown: row.int64(at: 5) != 0,
       position: Int(row.int64(at: 6))
@@ -202,6 +203,7 @@ extension AppointmentDAO {
         [.text(new), .text(CalendarRules.folded(new)), .text(calendar.id)]
       )
       calendar.name = new
+      calendar.isNamedByUser = true
       return calendar
     }
   }
@@ -263,7 +265,8 @@ extension AppointmentDAO {
     var found: CalendarInfo?
     try connection.query("SELECT account, remote_url, name FROM sync_skipped ORDER BY account, remote_url", []) {
       row throws(StoreError) in
-      guard found == nil, CalendarRules.folded(row.string(at: 2)) == CalendarRules.folded(name) else { return }
+      let wanted = CalendarRules.folded(name.trimmingCharacters(in: .whitespaces))
+      guard found == nil, CalendarRules.folded(row.string(at: 2)) == wanted else { return }
       found = CalendarInfo(
         id: "",
         name: row.string(at: 2),
@@ -335,7 +338,10 @@ extension AppointmentDAO {
       // A synced calendar the user deleted stays deleted: the next sync does not bring it back.
       if calendar.source == "caldav", let account = calendar.account, let url = calendar.remoteURL {
         try connection.run(
-          "INSERT INTO sync_skipped (account, remote_url, name) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+          """
+          INSERT INTO sync_skipped (account, remote_url, name) VALUES (?, ?, ?)
+          ON CONFLICT (account, remote_url) DO UPDATE SET name = excluded.name
+          """,
           [.text(account), .text(url), .text(calendar.name)]
         )
       }

@@ -125,20 +125,22 @@ extension AppointmentDAO {
     try touchSeries(of: row, at: now, in: connection)
   }
 
-  /// The series or one-offs a message names, one per calendar that holds it: by UID, or for
+  /// The series or one-offs a message names, one per calendar that holds it: by UID, and for
   /// "<id>@appt" (what appt sends for an event made in appt, which keeps no UID of its own)
-  /// by that id.
+  /// by that id too.
   private static func messageMasters(uid: String, in connection: any Connection) throws(StoreError) -> [Appointment] {
-    let byUID = try DatabaseQuery<Appointment>(
+    var masters = try DatabaseQuery<Appointment>(
       where: "uid = ? AND recurrence_ms IS NULL",
       bindings: [.text(uid)],
       order: "calendar_id, id"
     ).fetch(connection)
-    guard byUID.isEmpty, uid.hasSuffix("@appt"), let id = AppointmentID(string: String(uid.dropLast(5))) else {
-      return byUID
+    // The event made here keeps no uid; copies of it elsewhere may hold "<id>@appt" as theirs.
+    if uid.hasSuffix("@appt"), let id = AppointmentID(string: String(uid.dropLast(5))),
+      let row = try DatabaseService.find(Appointment.self, id: id, in: connection), row.uid == nil, row.override == nil
+    {
+      masters.insert(row, at: 0)
     }
-    let row = try DatabaseService.find(Appointment.self, id: id, in: connection)
-    return row.flatMap { $0.uid == nil && $0.override == nil ? [$0] : nil } ?? []
+    return masters
   }
 
   private static func messageOverride(of master: Appointment, at recurrenceID: Date, in connection: any Connection)

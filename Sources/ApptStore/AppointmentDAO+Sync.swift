@@ -118,9 +118,8 @@ extension AppointmentDAO {
       let all = try Self.allCalendars(in: connection)
       let wanted = Self.remoteName(account: account, displayName: displayName, url: url)
       if var found = all.first(where: { $0.account == account && $0.remoteURL == url }) {
-        let byUser =
-          try connection.scalar("SELECT named_by_user FROM calendar WHERE id = ?", [.text(found.id)])?.int64 == 1
-        let name = byUser ? found.name : Self.uniqueName(wanted, among: all.filter { $0.id != found.id }.map(\.name))
+        let others = all.filter { $0.id != found.id }.map(\.name)
+        let name = found.isNamedByUser ? found.name : Self.uniqueName(wanted, among: others)
         if name != found.name || found.remoteName != displayName {
           _ = try connection.run(
             "UPDATE calendar SET name = ?, name_folded = ?, remote_name = ? WHERE id = ?",

@@ -303,13 +303,18 @@ extension AppointmentDAO {
   /// Refuses to put `appointment` into a calendar that holds another copy of its event (its
   /// uid and RECURRENCE-ID): a calendar holds an event once.
   static func checkNoCopy(of appointment: Appointment, in connection: any Connection) throws(StoreError) {
-    guard let uid = appointment.uid else { return }
+    // An event appt made keeps no uid and goes out as "<id>@appt": a copy of it is found by
+    // that key too (an import of appt's own export into another calendar holds it so).
+    let master = appointment.override?.seriesID ?? appointment.id
+    let uid = appointment.uid ?? "\(master)@appt"
+    let own = uid.hasSuffix("@appt") ? String(uid.dropLast(5)) : ""
     let copy = try connection.scalar(
       """
-      SELECT id FROM appointment WHERE uid = ? AND coalesce(recurrence_ms, -1) = ? AND calendar_id = ? AND id <> ?
+      SELECT id FROM appointment WHERE (uid = ? OR (uid IS NULL AND coalesce(series_id, id) = ?))
+        AND coalesce(recurrence_ms, -1) = ? AND calendar_id = ? AND id <> ?
       """,
       [
-        .text(uid), .integer(appointment.override?.recurrenceID.millisecondsSince1970 ?? -1),
+        .text(uid), .text(own), .integer(appointment.override?.recurrenceID.millisecondsSince1970 ?? -1),
         .text(appointment.calendarID), .text(appointment.id.description),
       ]
     )

@@ -198,4 +198,37 @@ import Testing
       #expect(try await dao.getAppointment(id: mine.id).status == .cancelled)
     }
   }
+  /// The same meeting in two calendars (an invitation to two addresses): each copy takes a
+  /// REPLY and a CANCEL, and an event made here ("<id>@appt") is found with its copies.
+  @Test(arguments: StoreKind.allCases)
+  func everyCopyTakesTheMessage(kind: StoreKind) async throws {
+    try await withStore(kind) { dao in
+      _ = try await stored(dao)
+      _ = try await dao.addCalendar(name: "home")
+      let read = ICalendar.read(Self.invitation.joined(separator: "\r\n") + "\r\n", clock: TestClock.clock)
+      _ = try await dao.importAppointments(read.appointments, calendar: "home")
+      let cancel = message(.cancel, [["UID:\(Self.uid)", "SEQUENCE:1", "DTSTAMP:20261203T100000Z"]])
+      let outcome = try await dao.apply(cancel)
+      #expect(outcome.changed.count == 2 && Set(outcome.changed.map(\.calendarID)).count == 2)
+      #expect(try await dao.getAllAppointments().allSatisfy { $0.status == .cancelled })
+      // Made here, exported, imported into home: the cancel of "<id>@appt" reaches both.
+      let made = try await dao.addAppointment(
+        AddRequest(title: "Review", start: TestClock.date(2026, 12, 9, 10), end: TestClock.date(2026, 12, 9, 11))
+      )
+      let exported = ICalendar.write([made], fallbackZone: TestClock.clock.timeZone)
+      _ = try await dao.importAppointments(
+        ICalendar.read(exported, clock: TestClock.clock).appointments,
+        calendar: "home"
+      )
+      let ours = message(.cancel, [["UID:\(made.id)@appt", "SEQUENCE:0", "DTSTAMP:20261203T100000Z"]])
+      #expect(try await dao.apply(ours).changed.count == 2)
+      // The copy in home holds the event: the original may not move there.
+      let refused = await #expect(throws: StoreError.self) {
+        var request = EditRequest(id: made.id.description)
+        request.calendar = "home"
+        try await dao.editAppointment(request)
+      }
+      #expect(refused?.description.contains("holds this event already") == true, "\(String(describing: refused))")
+    }
+  }
 }
