@@ -198,12 +198,13 @@ extension AppointmentDAO {
         throw .invalidRequest(message: "calendar \(Self.quoted(same.name)) exists already")
       }
       // A synced calendar's new name is the user's: a sync no longer renames it.
+      let synced = calendar.source == "caldav"
       _ = try connection.run(
-        "UPDATE calendar SET name = ?, name_folded = ?, named_by_user = 1 WHERE id = ?",
-        [.text(new), .text(CalendarRules.folded(new)), .text(calendar.id)]
+        "UPDATE calendar SET name = ?, name_folded = ?, named_by_user = ? WHERE id = ?",
+        [.text(new), .text(CalendarRules.folded(new)), .integer(synced ? 1 : 0), .text(calendar.id)]
       )
       calendar.name = new
-      calendar.isNamedByUser = true
+      calendar.isNamedByUser = synced
       return calendar
     }
   }
