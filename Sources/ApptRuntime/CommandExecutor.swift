@@ -429,9 +429,13 @@ public struct CommandExecutor: Sendable {
     // regular file is read a piece at a time, anything else whole.
     let imported: CalendarImport
     let errors = Self.readErrors(path, command: "import", limit: Self.importSizeLimit)
-    let file = try FileChunks(path: path, limit: Self.importSizeLimit, errors: errors)
     // A pipe is read whole here; a regular file only its head, for its METHOD.
-    let piped = file == nil ? try Self.readFile(path, command: "import") : nil
+    var file: FileChunks?
+    var piped: [UInt8]?
+    switch try FileChunks.open(path: path, limit: Self.importSizeLimit, errors: errors) {
+    case .pieces(let pieces): file = pieces
+    case .whole(let bytes): piped = bytes
+    }
     let head = try file?.head(ITIP.headSize) ?? Array(piped?.prefix(ITIP.headSize) ?? [])
     switch ITIP.Method(ITIP.method(inHead: head)) {
     case .events:
@@ -534,17 +538,30 @@ public struct CommandExecutor: Sendable {
   /// The bytes of a file (a regular file, a FIFO, `/dev/stdin`, a pipe), read in bounded
   /// memory: at most `limit` bytes, or a message naming the file.
   static func readFile(_ path: String, command: String, limit: Int = importSizeLimit) throws(StoreError) -> [UInt8] {
-    let (failure, tooLarge) = readErrors(path, command: command, limit: limit)
+    let errors = readErrors(path, command: command, limit: limit)
     let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw failure(String(cString: strerror(errno))) }
+    guard fd >= 0 else { throw errors.failure(String(cString: strerror(errno))) }
     defer { Glibc.close(fd) }
     var info = stat()
     let isRegular = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
-    if isRegular, info.st_size > limit { throw tooLarge }
+    return try readAll(fd, isRegular: isRegular, size: Int(info.st_size), limit: limit, errors: errors)
+  }
+
+  /// What is left to read of `fd` (a regular file of `size` bytes, or a pipe), at most
+  /// `limit` bytes, or `errors`' refusal.
+  static func readAll(
+    _ fd: Int32,
+    isRegular: Bool,
+    size: Int,
+    limit: Int,
+    errors: (failure: @Sendable (String) -> StoreError, tooLarge: StoreError)
+  ) throws(StoreError) -> [UInt8] {
+    let (failure, tooLarge) = errors
+    if isRegular, size > limit { throw tooLarge }
     // One allocation, never a doubling past the limit: the file's size (plus a byte to see
     // its end), or the limit for a pipe (address space only: pages are touched as read).
     var bytes: [UInt8] = []
-    bytes.reserveCapacity((isRegular ? Int(info.st_size) : limit) + 1)
+    bytes.reserveCapacity((isRegular ? size : limit) + 1)
     var buffer = [UInt8](repeating: 0, count: 1 << 16)
     while true {
       let want = min(buffer.count, limit + 1 - bytes.count)
@@ -650,6 +667,11 @@ public struct CommandExecutor: Sendable {
     let failure = { (reason: String) in
       StoreError.invalidRequest(message: "export: cannot write \(TextSafety.escapingControls(path)): \(reason)")
     }
+    // A full disk is a storage failure (exit 3), as when the store cannot commit.
+    let failed = { (code: Int32) in
+      code == ENOSPC || code == EDQUOT
+        ? StoreError.diskFull(path: TextSafety.escapingControls(path)) : failure(String(cString: strerror(code)))
+    }
     let target: ExportTarget
     switch exportTarget(path) {
     case .success(let found): target = found
@@ -657,7 +679,7 @@ public struct CommandExecutor: Sendable {
     }
     switch target {
     case .descriptor(let fd):
-      if let error = writeAll(bytes, to: fd) { throw failure(String(cString: strerror(error))) }
+      if let error = writeAll(bytes, to: fd) { throw failed(error) }
     case .inPlace:
       // No O_TRUNC: should the path have become a regular file since, it is not cut short.
       let fd = Glibc.open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
@@ -670,7 +692,7 @@ public struct CommandExecutor: Sendable {
       }
       if error == 0 { error = writeAll(bytes, to: fd) ?? 0 }
       if Glibc.close(fd) != 0, error == 0 { error = errno }
-      if error != 0 { throw failure(String(cString: strerror(error))) }
+      if error != 0 { throw failed(error) }
     case .replace(let directory, let name):
       var template = Array((directory + "/.appt-export-XXXXXX").utf8CString)
       let fd = mkstemp(&template)
@@ -682,7 +704,7 @@ public struct CommandExecutor: Sendable {
       if error == 0, rename(temporary, directory + "/" + name) != 0 { error = errno }
       if error != 0 {
         unlink(temporary)
-        throw failure(String(cString: strerror(error)))
+        throw failed(error)
       }
     }
   }

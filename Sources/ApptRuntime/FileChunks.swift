@@ -13,26 +13,39 @@ final class FileChunks: Sendable {
   private let fd: Int32
   private let failure: @Sendable (String) -> StoreError
 
-  /// Opens `path`; nil when it is not a regular file (then `readFile` reads it). `errors`
-  /// are `readFile`'s: a failure with its reason, and the refusal of a file over `limit`.
-  init?(
+  /// What `open` found at a path.
+  enum Opened {
+    /// A regular file, to read a piece at a time.
+    case pieces(FileChunks)
+    /// Anything else (a pipe, a FIFO, `/dev/stdin`), read whole from the one descriptor:
+    /// opened a second time, a FIFO whose writer has finished would wait for another.
+    case whole([UInt8])
+  }
+
+  /// Opens `path` once. `errors` are `readFile`'s: a failure with its reason, and the refusal
+  /// of a file over `limit`.
+  static func open(
     path: String,
     limit: Int,
     errors: (failure: @Sendable (String) -> StoreError, tooLarge: StoreError)
-  ) throws(StoreError) {
+  ) throws(StoreError) -> Opened {
     let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw errors.failure(String(cString: strerror(errno))) }
     var info = stat()
     guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-      Glibc.close(fd)
-      return nil
+      defer { Glibc.close(fd) }
+      return .whole(try CommandExecutor.readAll(fd, isRegular: false, size: 0, limit: limit, errors: errors))
     }
     guard info.st_size <= limit else {
       Glibc.close(fd)
       throw errors.tooLarge
     }
+    return .pieces(FileChunks(fd: fd, failure: errors.failure))
+  }
+
+  private init(fd: Int32, failure: @escaping @Sendable (String) -> StoreError) {
     self.fd = fd
-    failure = errors.failure
+    self.failure = failure
   }
 
   deinit { Glibc.close(fd) }

@@ -94,4 +94,23 @@ struct FileTargetTests {
     )
     #expect(throws: fromFIFO) { try CommandExecutor.readFile(fifo, command: "import", limit: limit) }
   }
+  @Test("a FIFO is opened once and read whole: a writer that is done before the read is not waited for again")
+  func fifoOpenedOnce() throws {
+    let fifo = directory.file("once").path
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let text = "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n"
+    let writer = Thread {
+      let fd = open(fifo, O_WRONLY)
+      guard fd >= 0 else { return }
+      _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+      close(fd)
+    }
+    writer.start()
+    let errors = CommandExecutor.readErrors(fifo, command: "import", limit: 1 << 20)
+    guard case .whole(let bytes) = try FileChunks.open(path: fifo, limit: 1 << 20, errors: errors) else {
+      Issue.record("a FIFO is not read a piece at a time")
+      return
+    }
+    #expect(String(decoding: bytes, as: UTF8.self) == text)
+  }
 }

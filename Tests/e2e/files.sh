@@ -181,6 +181,10 @@ scenario_write_error_on_stdout() {
     check_eq "appt: write error on standard output: No space left on device" "$(cat "$T/err")" "--json list"
     timeout 20 "$APPT" --db "$db" export >/dev/full 2>"$T/err"
     check_eq 1 "$?" "export > /dev/full: status"
+    # Written as a file appt was named (here its stdout, /dev/full): a full disk is exit 3.
+    timeout 20 "$APPT" --db "$db" export /dev/stdout >/dev/full 2>"$T/err"
+    check_eq 3 "$?" "export /dev/stdout > /dev/full: status"
+    check_eq "appt: disk full: cannot write /dev/stdout" "$(cat "$T/err")" "export FILE on a full disk"
 
     printf '%s\n' 'add First --at "2026-12-05 10:00"' 'add Second --at "2026-12-06 10:00"' >"$T/script"
     timeout 20 "$APPT" --db "$db" <"$T/script" >/dev/full 2>"$T/err"
