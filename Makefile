@@ -133,7 +133,7 @@ e2e-release: release
 corpus-tests: unit-tests test-tools
 	bash Tests/corpus/run.sh .build/debug/appt
 
-# The moments worth proving the e2e suites at (PLATFORM.md "Time in tests"), through appt's
+# The moments worth proving the e2e suites at, through appt's
 # clock seam APPT_NOW (lib.sh gives it to every appt process and takes the scripts' "today"
 # from it): just after midnight, a now line above a 10:00 appointment, noon, midnight passing
 # during a run, and 01:59 on the night the clocks change in Berlin.
@@ -173,7 +173,7 @@ tsan:
 	  done; \
 	  grep -h '^SUMMARY: ThreadSanitizer' $(TSAN_REPORTS)/report* 2>/dev/null; exit $$status
 
-# XCTest's async machinery reports false leaks under ASan (PLATFORM.md): leaks off, errors on.
+# XCTest's async machinery reports false leaks under ASan: leaks off, errors on.
 asan:
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --sanitize=address --scratch-path .build/asan
 

@@ -150,7 +150,7 @@ struct DatasetGenerator {
   }
 }
 
-// MARK: - The calendar model (issue 13)
+// MARK: - The calendar model
 
 /// The "calendar model" dataset: the plain dataset's one-offs (same days, times, titles, notes
 /// and 3% cancelled), a location on 30% of them, and 5% of all rows series of the kinds real

@@ -295,7 +295,7 @@ func tuiCommand(_ arguments: Arguments) async {
   )
   _ = await timeKey(.character("t")) { $0.selectedDay == today && $0.isLoaded }
 
-  // The week view (`w`, issue 16): switching to it, then `l` next day N times inside it
+  // The week view (`w`): switching to it, then `l` next day N times inside it
   // (every seventh press moves the week, to the one read ahead), then back.
   let weekToggle = await timeKey(.character("w")) { $0.view == .week && $0.isLoaded }
   var weekFrame: [Double] = []

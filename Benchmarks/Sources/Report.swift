@@ -1090,15 +1090,15 @@ private struct PostgresReport {
   }
 }
 
-// MARK: - The calendar model (issue 13)
+// MARK: - The calendar model
 
 /// The "Calendar model" section: `model-generate.json`, `model-list.json` (the week's `list`
 /// on the model and on the plain dataset of the same size, round-robin, and the sqlite3 floor
 /// on the model) and `model-tui.json`, beside the plain dataset's `tui-N.json` of the same run,
-/// with the verdict on issue 13's bar. nil when the run had no calendar model part.
+/// with the verdict on its bar. nil when the run had no calendar model part.
 private struct ModelReport {
   /// The previous report's figures at 1M (BENCHMARKS.md of 2026-11-29, commit 20c2043,
-  /// before the calendar model): issue 13's "today's figures".
+  /// before the calendar model): "today's figures".
   static let previousList = 0.0622
   static let previousFirstFrame = 19.8
   static let previousNextDayP99 = 32.5

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One calendar of the store (DESIGN.md "Calendars"): a name, a colour and a source, and
+/// One calendar of the store (README, "Calendars"): a name, a colour and a source, and
 /// whether the calendar shows it. Appointments point at it by `id`.
 public struct CalendarInfo: Hashable, Sendable, Identifiable {
   /// A UUID, lower-case (the store's key; names can change).
@@ -66,7 +66,7 @@ public struct CalendarInfo: Hashable, Sendable, Identifiable {
   public var letter: Character { name.first.map { Character($0.uppercased()) } ?? "?" }
 }
 
-/// What a calendar's name and colour may be (plan of issue 14, shared with the sync).
+/// What a calendar's name and colour may be (shared with the sync).
 public enum CalendarRules {
   /// The calendar every store starts with; existing appointments moved into it.
   public static let defaultName = "personal"

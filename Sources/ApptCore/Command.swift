@@ -1,7 +1,7 @@
 import Foundation
 
 /// One parsed command of the grammar shared by one-shot arguments, stdin scripts and the TUI's
-/// `:` line (DESIGN.md "Command line and script mode").
+/// `:` line (the man page, COMMANDS).
 public enum Command: Equatable, Sendable {
   case add(AddRequest)
   case list(ListRequest)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Parses the command grammar shared by one-shot arguments, stdin scripts and the TUI's `:`
-/// line (DESIGN.md "Command line and script mode") into a `Command`.
+/// line (the man page, COMMANDS) into a `Command`.
 ///
 /// Conventions, for every command:
 /// - options may come in any order, before or after positional words, as `--opt VALUE` or
@@ -21,7 +21,7 @@ public struct CommandParser: Sendable {
   /// What `add` takes when it is not told (`[ui] default_duration`, `week_start`).
   private let defaults: Defaults
 
-  /// The settings the grammar reads (DESIGN.md "Settings and views").
+  /// The settings the grammar reads (the man page, SETTINGS).
   public struct Defaults: Sendable, Equatable {
     /// How long an `add` without `--for` or `--until` lasts (seconds).
     public var duration: TimeInterval

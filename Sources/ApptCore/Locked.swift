@@ -50,7 +50,6 @@ public final class Locked<Value: ~Copyable>: Sendable {
   guard let acquire = dlsym(nil, "__tsan_acquire"), let release = dlsym(nil, "__tsan_release") else {
     return nil
   }
-  // Sound: dlsym found the TSan runtime's own symbols, C functions of exactly this type
-  // (`void __tsan_acquire(void *addr)`, `void __tsan_release(void *addr)`).
+  // Sound: C boundary; dlsym gave the TSan runtime's own `void f(void *addr)` functions.
   return (unsafeBitCast(acquire, to: SanitizerAnnotation.self), unsafeBitCast(release, to: SanitizerAnnotation.self))
 }()

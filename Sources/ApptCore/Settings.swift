@@ -1,6 +1,6 @@
 import Foundation
 
-/// What the settings file says (DESIGN.md "Settings and views"), each value with where it
+/// What the settings file says (the man page, SETTINGS), each value with where it
 /// came from: the default, or a line of the file. `SettingsParser` makes one from the file's
 /// text; `Settings()` is every default (no file is needed).
 ///

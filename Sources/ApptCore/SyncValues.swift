@@ -1,5 +1,5 @@
-/// Which version `appt resolve ID --keep local|server` keeps of an item in conflict (plan15:
-/// a local version that lost to the server's during a sync).
+/// Which version `appt resolve ID --keep local|server` keeps of an item in conflict
+/// (a local version that lost to the server's during a sync).
 public enum ConflictChoice: String, Sendable, CaseIterable {
   /// The local version that lost: it replaces the item's rows and goes to the server next.
   case local

@@ -1,4 +1,4 @@
-// ApptRemind: the reminder daemon behind `appt remind` (issue 15, DESIGN.md "Reminders").
+// ApptRemind: the reminder daemon behind `appt remind` (the man page, REMINDER DAEMON).
 //
 // One loop: read the alarm instances around now (the DAO's `alarmInstances`), let the pure
 // `ReminderSchedule` say what fires, what is missed and when to wake; record the instances
@@ -62,7 +62,7 @@ public final class ReminderDaemon {
   private var listener: PostgresConnection?
   private var lastPrune: Date?
 
-  /// Exit statuses (DESIGN.md): 0 stopped by a signal or `--once` done, 1 another daemon
+  /// Exit statuses (the man page): 0 stopped by a signal or `--once` done, 1 another daemon
   /// runs, 3 the store cannot be used.
   public enum Exit: Int32 {
     case ok = 0

@@ -1,8 +1,8 @@
 import ApptCore
 import Foundation
 
-/// Which alarms the calendar shows, and when: the pure part of the render loop's alarm timer
-/// (plan16, slice C). The loop asks the store for the alarm instances of a window (`window`)
+/// Which alarms the calendar shows, and when: the pure part of the render loop's alarm timer.
+/// The loop asks the store for the alarm instances of a window (`window`)
 /// at start and after each change of the days ahead, hands them over (`replace`), sleeps
 /// until `nextDue`, and sends what is `due` then. Each instance is sent once in a session;
 /// a snoozed one once more at its time. In memory only: the reminder daemon keeps the

@@ -11,7 +11,7 @@ public enum CalendarDisposal: Equatable, Sendable {
   case deleteAppointments
 }
 
-/// Calendars (DESIGN.md "Calendars"): several in one store, each appointment in one of them.
+/// Calendars: several in one store, each appointment in one of them.
 /// Names are unique as `CalendarRules.folded` folds them; every change is one transaction.
 @DatabaseActor
 extension AppointmentDAO {

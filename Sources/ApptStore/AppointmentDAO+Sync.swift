@@ -1,7 +1,7 @@
 import ApptCore
 import Foundation
 
-// The sync state (plan15 "Store", schema 8): what a two-way sync with a CalDAV server needs
+// The sync state (schema 8): what a two-way sync with a CalDAV server needs
 // to remember between runs, kept beside the appointments so one transaction changes both.
 //
 // Sync key: a calendar's rows group into items, one per server resource. A master (a series

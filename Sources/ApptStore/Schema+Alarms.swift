@@ -1,7 +1,7 @@
 import ApptCore
 import Foundation
 
-// Schema step 9, "alarms" (issue 15, plan16 slice B): what the reminder daemon needs of the
+// Schema step 9, "alarms": what the reminder daemon needs of the
 // store.
 //
 // - `appointment.alarms`: how many VALARM blocks the row's extras hold (`Appointment

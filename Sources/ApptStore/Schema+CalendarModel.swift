@@ -1,7 +1,7 @@
 import ApptCore
 import Foundation
 
-// Schema step 5, "calendar model" (issue 13). New columns:
+// Schema step 5, "calendar model". New columns:
 // - `location`, and `location_folded` (its search key, as `TextSearch.folded` folds it);
 // - `rdates`: the RDATEs, in the encoding `RecurrenceDateText` documents ('' for none);
 // - `sequence`: iCalendar SEQUENCE;

@@ -1,6 +1,6 @@
 import ApptCore
 
-// Schema step 6, "calendars" (issue 14): the table `calendar` (a name, unique as
+// Schema step 6, "calendars": the table `calendar` (a name, unique as
 // `CalendarRules.folded` folds it; a colour; a source, `local` or `caldav`, with the sync's
 // account, collection URL and sync token; shown or hidden, kept here so a hidden calendar
 // stays hidden across restarts; a position to list them in), and `appointment.calendar_id`,

@@ -1,6 +1,6 @@
 import ApptCore
 
-// Schema step 8, "sync state" (issue 14, plan15 "Store"): what a two-way CalDAV sync keeps
+// Schema step 8, "sync state": what a two-way CalDAV sync keeps
 // between runs, beside the appointments so that one transaction changes both.
 //
 // - `sync_item` (calendar_id, uid): one row per server resource the calendar knows, keyed by

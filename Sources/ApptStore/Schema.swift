@@ -79,7 +79,7 @@ public enum Schema {
           FOR EACH ROW EXECUTE FUNCTION appt_notify_change();
         """
     ),
-    // Series and whole days (issue 5). `series_end_ms` is the end of a series' last
+    // Series and whole days. `series_end_ms` is the end of a series' last
     // occurrence (NULL: it never ends), so a window finds the series that reach it through a
     // small partial index; `exceptions` lists cancelled occurrence starts (ms, comma-separated).
     Migration(
@@ -105,14 +105,14 @@ public enum Schema {
         CREATE UNIQUE INDEX appointment_by_uid ON appointment (uid) WHERE uid IS NOT NULL;
         """
     ),
-    // Revisions (issue 8): each write of a row counts up, so an edit, cancel, restore or
+    // Revisions: each write of a row counts up, so an edit, cancel, restore or
     // delete based on what a client saw can be refused when someone else changed it since.
     Migration(
       name: "revisions",
       sqlite: "ALTER TABLE appointment ADD COLUMN revision INTEGER NOT NULL DEFAULT 1 CHECK (revision > 0);",
       postgres: "ALTER TABLE appointment ADD COLUMN revision bigint NOT NULL DEFAULT 1 CHECK (revision > 0);"
     ),
-    // Search keys (issue 12): the title and the note as `TextSearch.folded` folds them,
+    // Search keys: the title and the note as `TextSearch.folded` folds them,
     // written with every row, so a search finds on both engines exactly what the calendar's
     // `/` shows, whatever the server's locale. They replace `appt_fold`, which lowered case
     // by each engine's own rules (and by none beyond ASCII on a C-locale server).
@@ -136,7 +136,7 @@ public enum Schema {
         )
       }
     },
-    // The calendar model (issue 13): LOCATION (and its search key), RDATEs, SEQUENCE,
+    // The calendar model: LOCATION (and its search key), RDATEs, SEQUENCE,
     // overridden occurrences (RECURRENCE-ID) as rows of their own, what appt does not model
     // (extras), and several RRULEs (one per line) or none (an RDATE-only series). The
     // occurrences the old `editOccurrence` detached become overrides. See
@@ -145,7 +145,7 @@ public enum Schema {
       try connection.execute(engine == .sqlite ? Schema.calendarModelSQLite : Schema.calendarModelPostgres)
       try Schema.migrateDetachedOccurrences(connection)
     },
-    // Calendars (issue 14): several in one store; every appointment moves into `personal`.
+    // Calendars: several in one store; every appointment moves into `personal`.
     // See Schema+Calendars.swift.
     Migration(
       name: "calendars",
@@ -161,25 +161,25 @@ public enum Schema {
       try SeriesWeeks.create(engine: engine, connection: connection)
       try connection.execute(SeriesWeeks.seriesIndex)
     },
-    // Sync state (issue 14): what a CalDAV sync remembers of each server resource, the
+    // Sync state: what a CalDAV sync remembers of each server resource, the
     // conflicts it found, and when each calendar last synced. See Schema+Sync.swift.
     Migration(
       name: "sync state",
       sqlite: Schema.syncStateSQLite,
       postgres: Schema.syncStatePostgres
     ),
-    // Alarms (issue 15): how many VALARMs each row holds, and what the reminder daemon fired.
+    // Alarms: how many VALARMs each row holds, and what the reminder daemon fired.
     // See Schema+Alarms.swift.
     Migration(name: "alarms") { engine, connection throws(StoreError) in
       try Schema.migrateAlarms(engine: engine, connection: connection)
     },
-    // Series days (issue 13's speed): which days of each week a series has an instance on,
+    // Series days (for speed): which days of each week a series has an instance on,
     // and which weekdays a wide one can, so a day's window reads only the series it shows.
     // The rows of every series are written again. See SeriesWeeks.swift.
     Migration(name: "series days") { engine, connection throws(StoreError) in
       try SeriesWeeks.addDays(engine: engine, connection: connection)
     },
-    // The window index (issue 17's speed): a `list`'s one-offs, with the columns a line shows
+    // The window index (for speed): a `list`'s one-offs, with the columns a line shows
     // (`Appointment.lineColumns`), read from the index alone, not a table row per entry. The
     // partial index's condition is `AppointmentDAO.isOneOff` and `AppointmentDAO.lineTerm`
     // (spelled out: a step never changes once shipped): only a query naming that term may
@@ -199,7 +199,7 @@ public enum Schema {
         series_id, recurrence_ms, range_future) WHERE recurrence IS NULL AND rdates = '' AND all_day >= 0;
         """
     ),
-    // The series window index (issue 17's speed): `appointment_series` keeps its key and its
+    // The series window index (for speed): `appointment_series` keeps its key and its
     // condition and holds, after them, every column a `list` line of a series needs
     // (`Appointment.seriesLineColumns`), so a list's series are read from the index alone,
     // not a table row each (scattered among the one-offs in start order: a week at 1M read

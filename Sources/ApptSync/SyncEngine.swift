@@ -1,4 +1,4 @@
-// The two-way sync of one CalDAV account (plan 15, "Engine"): discovery, then per calendar a
+// The two-way sync of one CalDAV account: discovery, then per calendar a
 // pull (what changed on the server since the last token, else an ETag listing) and a push
 // (local creates, edits and deletes under If-None-Match / If-Match).
 //
@@ -359,7 +359,7 @@ struct CalendarRun {
     }
   }
 
-  /// The server's version of one object, read and applied by its UID (plan 15, pull step 3).
+  /// The server's version of one object, read and applied by its UID.
   mutating func pulled(_ object: RemoteObject) async throws(SyncFailure) {
     guard let (uid, appointments) = read(object) else { return }
     // Here after all (at another href): not a departure.
@@ -427,7 +427,7 @@ struct CalendarRun {
     }
   }
 
-  /// An href the server no longer has (plan 15, pull step 4).
+  /// An href the server no longer has.
   mutating func removedOnServer(_ href: String) async throws(SyncFailure) {
     guard let item = known.item(at: href) else { return }
     try await removed(item)

@@ -1,4 +1,4 @@
-// What the engine needs of the store: the DAO's sync API (plan 15, ApptStore's
+// What the engine needs of the store: the DAO's sync API (ApptStore's
 // AppointmentDAO+Sync.swift) as a protocol, so the engine runs against the real store and,
 // in tests, against a fake one. Every call that changes something is one transaction.
 

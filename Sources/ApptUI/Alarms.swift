@@ -1,7 +1,7 @@
 import ApptCore
 import Foundation
 
-// Alarms in the calendar (plan16, slice C). The runtime keeps the next alarm instance of the
+// Alarms in the calendar. The runtime keeps the next alarm instance of the
 // store's appointments and sends `.alarmDue` when it comes due; the policy is here, pure: a
 // due alarm shows on the status line (`🔔 09:00 Standup in 15 min`) with one bell, `z`
 // snoozes it 5 minutes (the runtime sends it again then, with another bell), and any other

@@ -1,7 +1,7 @@
 import ApptCore
 import Foundation
 
-// The calendar's background sync (plan15 "Calendar: background sync"). When the settings
+// The calendar's background sync (docs/decisions.md and README, "Sync"). When the settings
 // have accounts, the calendar syncs after it starts, every `sync_interval` (the smallest of
 // its accounts'), and `commitDelay` after each change made in it, each time by running
 // `appt-sync --json --quiet` off the main actor (the runtime's `.runSync`), never two at

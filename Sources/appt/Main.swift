@@ -53,7 +53,7 @@ struct Appt {
       exit(ExitStatus.usage.rawValue)
     }
 
-    // TZ and APPT_NOW (DESIGN.md): honoured, or refused with a message, never read as UTC.
+    // TZ and APPT_NOW (the man page, ENVIRONMENT): honoured, or refused with a message, never read as UTC.
     let clock: Clock
     do throws(Clock.SetupError) {
       clock = try Clock.fromEnvironment(environment)
@@ -217,7 +217,7 @@ struct Appt {
   }
 }
 
-/// The exit statuses of DESIGN.md; a script exits with its worst line's.
+/// The exit statuses of the man page (EXIT STATUS); a script exits with its worst line's.
 enum ExitStatus: Int32, Comparable {
   case ok = 0
   /// A command failed: bad input, not found, ambiguous id; or its result could not be

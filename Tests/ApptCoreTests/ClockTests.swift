@@ -2,7 +2,7 @@ import ApptCore
 import Foundation
 import Testing
 
-/// The process's clock from its environment: `APPT_NOW` (DESIGN.md) and `TZ`.
+/// The process's clock from its environment: `APPT_NOW` and `TZ`.
 @Suite("Clock from the environment")
 struct ClockTests {
   static let berlin = TimeZone(identifier: "Europe/Berlin") ?? .gmt

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ApptCore
 
-/// Done-when 4 of issue 13 on the command line: a time typed in a spring-forward gap or an
+/// Daylight saving on the command line: a time typed in a spring-forward gap or an
 /// autumn overlap, on `add --at` and `edit --at`, is saved with a notice saying which instant
 /// it became, at the Berlin (2027-03-28 / 2027-10-31) and New York (2027-03-14 / 2027-11-07)
 /// changes; a series whose first occurrence falls on such a day says so too.

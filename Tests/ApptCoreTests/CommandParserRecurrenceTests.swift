@@ -3,7 +3,7 @@ import Testing
 
 @testable import ApptCore
 
-/// The grammar of series beyond weekdays (issue 13): `--on` ordinal weekdays and month days,
+/// The grammar of series beyond weekdays: `--on` ordinal weekdays and month days,
 /// `--in` months, `--rrule`, `--location`, and `--and-following` on edit and cancel.
 @Suite("Command parser: series, location, and-following")
 struct CommandParserRecurrenceTests {

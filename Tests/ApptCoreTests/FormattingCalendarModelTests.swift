@@ -3,7 +3,7 @@ import Testing
 
 @testable import ApptCore
 
-/// `show` and `--json` of the calendar model (issue 13): location, the repeat rule in words,
+/// `show` and `--json` of the calendar model: location, the repeat rule in words,
 /// and a changed occurrence (an override) with its series and original start.
 @Suite("Formatting: location and changed occurrences")
 struct FormattingCalendarModelTests {

@@ -238,7 +238,7 @@ struct FormattingTests {
     #expect(object?["id"] as? String == a.id.description)
     #expect(
       object?.count == 15,
-      "DESIGN.md's eight keys, then all_day, repeat, occurrence, time_zone, revision, location, reminders"
+      "the eight base keys, then all_day, repeat, occurrence, time_zone, revision, location, reminders"
     )
     #expect(object?["revision"] as? Int == 0)
   }

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ApptCore
 
-/// The natural WHEN forms (issue 5): `next mon`, `in 2h`, `dec 1`, `1 dec`, and how they
+/// The natural WHEN forms: `next mon`, `in 2h`, `dec 1`, `1 dec`, and how they
 /// combine with times, in one word or several. "Now" is Sunday 2026-11-29 15:00 in Paris.
 @Suite("natural dates")
 struct NaturalDateTests: WhenParsing {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ApptCore
 
-/// Reminders in the grammar (issue 15): `--remind`/`--no-remind` on add and edit, `reminders`,
+/// Reminders in the grammar: `--remind`/`--no-remind` on add and edit, `reminders`,
 /// per-calendar defaults in the settings file, and how `show`/JSON print alarms.
 @Suite("Reminders: grammar, settings, output")
 struct ReminderGrammarTests {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ApptCore
 
-/// The settings file (DESIGN.md "Settings and views"): every key, every mistake with its line.
+/// The settings file: every key, every mistake with its line.
 @Suite("Settings file")
 struct SettingsParserTests {
   static let path = "/home/u/.config/appt/config"

@@ -5,7 +5,7 @@ import Testing
 
 @testable import ApptStore
 
-/// Schema 9 (plan16 slice B): the count of VALARMs on each row, and the records of what the
+/// Schema 9: the count of VALARMs on each row, and the records of what the
 /// reminder daemon fired, on every engine.
 @Suite("Alarm records in the store", .hangBackstop)
 struct AlarmRecordTests {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import ApptStore
 
-/// Several calendars in one store (DESIGN.md "Calendars"), on every engine.
+/// Several calendars in one store, on every engine.
 @Suite("Calendars in the store", .hangBackstop)
 struct CalendarStoreTests {
   static let day = window(december(1), december(2))

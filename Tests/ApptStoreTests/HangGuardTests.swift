@@ -6,7 +6,7 @@ import Testing
 @testable import ApptTestSupport
 
 /// The hang guard (ApptTestSupport's `HangGuard`) fires for a hang, and not for a test that
-/// waits its turn behind others on DatabaseActor (issue 12: a 10 s guard measured from the
+/// waits its turn behind others on DatabaseActor (a 10 s guard measured from the
 /// test's start fired for 6 to 63 tests under a sanitizer beside other work).
 @Suite("Hang guard", .serialized, .hangBackstop)  // serialized: one test stalls the store on purpose
 struct HangGuardTests {

@@ -68,7 +68,7 @@ struct MultiConnectionTests {
     }
   }
 
-  /// Regression (issue 12): tests waited up to 30 s for the poll; they now drive it. With a poll
+  /// Regression: tests waited up to 30 s for the poll; they now drive it. With a poll
   /// interval of an hour, only the check can deliver B's commit to A's observer: the real poll
   /// path (`data_version`, PostgreSQL's notifications), run now.
   @Test(

@@ -1,5 +1,5 @@
 // The sync engine against FakeServer, on both stores (the fake and the real DAO): each of
-// plan 15's rules, and faults at every request of a sync followed by one more sync that must
+// the sync's rules, and faults at every request of a sync followed by one more sync that must
 // converge with nothing duplicated and nothing lost.
 
 import ApptCalDAV

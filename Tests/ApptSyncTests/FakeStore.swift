@@ -1,5 +1,5 @@
 // The engine's tests run against two stores: this one in memory, which keeps the DAO's
-// contract as plan 15 states it (items by sync key, base texts, apply with import semantics
+// contract as the sync needs it (items by sync key, base texts, apply with import semantics
 // and conflicts), and the real AppointmentDAO on SQLite. `TestStore` is what a test does to
 // either: local edits as a user makes them, and what is there afterwards.
 

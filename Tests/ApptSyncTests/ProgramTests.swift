@@ -1,5 +1,5 @@
 // appt-sync and `appt sync` as programs: arguments, settings, passwords, the lock, exit
-// statuses and the messages of plan 15. They run the built executables (next to this test
+// statuses and their messages. They run the built executables (next to this test
 // bundle) in temp directories.
 
 import ApptCalDAV

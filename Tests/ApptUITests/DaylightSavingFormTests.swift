@@ -5,7 +5,7 @@ import Testing
 
 @testable import ApptUI
 
-/// Done-when 4 of issue 13 in the form: a Start in a spring-forward gap or an autumn overlap
+/// Daylight saving in the form: a Start in a spring-forward gap or an autumn overlap
 /// says, under "what appt understood", which instant Enter saves, and Enter saves that one,
 /// at the Berlin and New York changes, when adding and when editing.
 @Suite struct DaylightSavingFormTests {

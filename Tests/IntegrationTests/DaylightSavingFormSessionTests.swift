@@ -5,7 +5,7 @@ import ApptUI
 import Foundation
 import Testing
 
-/// Done-when 4 of issue 13 through the whole calendar: a Start typed in the form in a DST gap
+/// Daylight saving through the whole calendar: a Start typed in the form in a DST gap
 /// or overlap shows, before Enter, which instant it will be; the store then holds exactly
 /// that one, and the agenda shows an overlap time with its offset. Berlin and New York.
 @MainActor

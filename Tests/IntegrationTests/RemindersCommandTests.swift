@@ -5,7 +5,7 @@ import ApptTestSupport
 import Foundation
 import Testing
 
-/// Reminders through the executor the CLI, scripts and the `:` line share (issue 15):
+/// Reminders through the executor the CLI, scripts and the `:` line share:
 /// `--remind`/`--no-remind`, the settings' defaults, `show` and JSON, `reminders`, and VALARMs
 /// kept byte for byte through import, edit and export.
 @Suite struct RemindersCommandTests {

@@ -7,8 +7,8 @@ import ApptUI
 import Foundation
 import Testing
 
-/// `RenderLoop.settle()` gives up when nothing moves, and says what it still waited for
-/// (issue 12: it used to spin forever, and the run hung with no clue).
+/// `RenderLoop.settle()` gives up when nothing moves, and says what it still waited for (it
+/// used to spin forever, and the run hung with no clue).
 @MainActor
 @Suite struct SettleTests {
   static let day = DateInterval(start: TestClock.date(2026, 11, 29), end: TestClock.date(2026, 11, 30))

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end scenarios for several calendars (issue 14, "Done when" 5): add, list, move and
+# End-to-end scenarios for several calendars: add, list, move and
 # hide from the command line and scripts, and the calendar's colour markers under tmux, on
 # SQLite and, when a test server is given (Tests/pg/with-server.sh sets APPT_TEST_PG), on
 # PostgreSQL: every scenario runs once per engine.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end scenarios for the settings file and `appt config` (DESIGN.md "Settings and views").
+# End-to-end scenarios for the settings file and `appt config`.
 # usage: Tests/e2e/config.sh [PATH_TO_APPT]
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -122,7 +122,7 @@ default_duration_everywhere() {
     check_contains "$(json_field end)" "2026-12-01T13:00:00"
 }
 
-# Reminders (issue 15): default_remind per calendar beats the global one, for one-shot and
+# Reminders: default_remind per calendar beats the global one, for one-shot and
 # script adds alike; --remind and --no-remind win; config reports it; a mistake is exit 2.
 default_reminders_per_calendar() {
     write_config $'[reminders]\ndefault_remind = 15m\n[calendar Work]\ndefault_remind = 10m, 1d'

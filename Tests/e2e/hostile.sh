@@ -268,7 +268,7 @@ for i in "${!H_NAME[@]}"; do
     eval "hostile_${H_NAME[$i]}() { run_case $i; }"
     run_scenario "hostile_${H_NAME[$i]}"
 done
-# ------------------------------------------------------------------ text and values (issue 12)
+# ------------------------------------------------------------------ text and values
 #
 # Scenarios of their own (not table rows): each class is checked where it shows, in the
 # output of `list`, `show`, `--json`, `export` and `import`.

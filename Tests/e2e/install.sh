@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end scenarios for `make install` / `make uninstall` and `appt completion` (issue 16):
+# End-to-end scenarios for `make install` / `make uninstall` and `appt completion`:
 # what is installed where, the completions working in bash (and parsing in zsh and fish), and
 # uninstall leaving the tree exactly as it found it.
 # usage: Tests/e2e/install.sh [PATH_TO_APPT]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # iCalendar interop, end to end, against real clients: appt's own round trip, Python's
 # `icalendar` library (pip) both ways, calcurse (Debian package) both ways, a malformed file,
-# re-imports, and issue 5's first "done when" (a weekly series across a DST change).
+# re-imports, and a first check (a weekly series across a DST change).
 # Installs icalendar and calcurse first if they are missing.
 # usage: Tests/e2e/interop.sh [PATH_TO_APPT]
 set -u

@@ -3,7 +3,7 @@
 #
 #   APPT            absolute path of the binary under test (set by e2e_init)
 #   E2E_TZ          the zone every appt process runs in (default UTC)
-#   APPT_NOW        when set, the instant every appt process's clock starts at (DESIGN.md);
+#   APPT_NOW        when set, the instant every appt process's clock starts at;
 #                   the scripts' own "today" and "now" come from it too (e2e_date, day_label).
 #                   Unset: the real clock, for appt and for the scripts.
 #   T               the current scenario's private temp dir (removed on exit)

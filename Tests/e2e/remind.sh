@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# End-to-end scenarios for the reminder daemon (`appt remind`, issue 15 Done-when 2), with real
-# time and short offsets, and with APPT_NOW (never faketime: PLATFORM.md): an alarm fires once
+# End-to-end scenarios for the reminder daemon (`appt remind`), with real
+# time and short offsets, and with APPT_NOW (never faketime): an alarm fires once
 # and on time (its timer armed for the trigger, never before it; how late it came is printed,
 # and measured in `make bench`, since a bound in wall-clock seconds fails on a loaded machine:
 # tests never assert timings); kill -9 right after firing and a restart: no second notification;

@@ -33,9 +33,9 @@ import sys, json, datetime
 lines = [l for l in sys.stdin.read().splitlines() if l.strip()]
 assert len(lines) == 1, f"expected 1 JSON line, got {len(lines)}: {lines}"
 o = json.loads(lines[0])
-# The eight DESIGN.md keys first, in order, then the four series and whole-day keys, the
+# The eight base keys first, in order, then the four series and whole-day keys, the
 # revision and the location (README; an override adds series and recurrence_id), and the
-# calendar (issue 14), the reminders (issue 15).
+# calendar, the reminders.
 keys = ["id", "title", "start", "end", "note", "status", "created", "updated", "all_day", "repeat", "occurrence", "time_zone", "revision", "location", "calendar", "reminders"]
 assert list(o) == keys, f"keys {list(o)} != {keys}"
 assert o["all_day"] is False and o["repeat"] is None and o["occurrence"] is None, o
@@ -497,7 +497,7 @@ for s in issue_example second_process_sees_data cancel_by_prefix bad_line_in_mid
     appt_now_sets_the_clock appt_now_refused tz_honoured_or_refused; do
     run_scenario "$s"
 done
-# ------------------------------------------------------------------ zones and DST (issue 13)
+# ------------------------------------------------------------------ zones and DST
 
 # A typed time in a DST gap or overlap is saved with a note on stderr saying which instant was
 # chosen (`appt: note: ...` one-shot, `line N: note: ...` in a script; stdout and JSON as
@@ -566,7 +566,7 @@ dst_new_york() {
 }
 run_scenario dst_new_york
 
-# The series grammar of issue 13: ordinal weekdays, month days, months, any RRULE; show says
+# The series grammar: ordinal weekdays, month days, months, any RRULE; show says
 # in words when it repeats; location; this-and-following; the JSON keys.
 series_grammar() {
     export TZ=Europe/Berlin APPT_NOW=2026-12-01T09:00

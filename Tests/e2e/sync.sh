@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end scenarios for `appt sync` (issue 14, "Done when" 1-3) against real CalDAV servers,
+# End-to-end scenarios for `appt sync` against real CalDAV servers,
 # Radicale and Xandikos, on SQLite and (a subset) on PostgreSQL when a test server is given
 # (Tests/pg/with-server.sh sets APPT_TEST_PG).
 # usage: Tests/e2e/sync.sh [PATH_TO_APPT [SCENARIO...]]   (scenario names: only those)
@@ -1484,7 +1484,7 @@ Made offline" "$(server_list | titles_of)" "the offline changes went out"
     check_same_sets
 }
 
-# Reminders (issue 15): appt's --remind reaches the server as VALARMs; a peer's alarms (an
+# Reminders: appt's --remind reaches the server as VALARMs; a peer's alarms (an
 # X-WR-ALARMUID, an EMAIL one) come back in show and reminders; an edit that keeps one alarm
 # keeps its VALARM as the peer wrote it, and drops the other, on the server too.
 reminders_round_trip() {

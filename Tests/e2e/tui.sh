@@ -559,7 +559,7 @@ for s in starts_with_header_and_status shows_preadded add_via_form form_escape_d
     midnight_passes occurrence_asks_which week_and_agenda_views; do
     run_scenario "$s"
 done
-# ------------------------------------------------------- one door per action (issue 12)
+# ------------------------------------------------------- one door per action
 
 # What the calendar's form adds is what `appt add` adds from the same fields: `--json show`
 # of the two differs only in the id and the created/updated stamps, in a zone that is not
@@ -605,7 +605,7 @@ print(json.dumps(o, sort_keys=True, ensure_ascii=False))')")
 
 run_scenario form_add_is_the_cli_add
 
-# ----------------------------------------------------------------- reminders (issue 15)
+# ----------------------------------------------------------------- reminders
 
 # A reminder comes due while the calendar runs (APPT_NOW puts the clock 8 s before it): the
 # row carries the bell marker, the status line says so with one bell (tmux sets the window's
@@ -636,7 +636,7 @@ reminder_rings() {
 
 run_scenario reminder_rings
 
-# ------------------------------------------- paste, signals and a huge note (issue 12)
+# ------------------------------------------- paste, signals and a huge note
 
 # tmux_paste TEXT: paste TEXT as a terminal does (bracketed when the app asked for it).
 tmux_paste() {
