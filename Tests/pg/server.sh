@@ -166,12 +166,14 @@ cmd_start() {
         die "initdb failed"
     }
     # The port lives in its own file so that a retry can change it and resume keeps it.
+    # max_connections: the Swift suite runs its PostgreSQL tests side by side, each on its own
+    # database with a writer, readers and a listener; 200 was once exhausted on a loaded machine.
     cat >>"$DATA/postgresql.conf" <<EOF
 
 # Tests/pg/server.sh
 listen_addresses = '127.0.0.1'
 unix_socket_directories = '$DIR'
-max_connections = 200
+max_connections = 600
 fsync = off
 full_page_writes = off
 include 'port.conf'
