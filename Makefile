@@ -17,7 +17,7 @@ DEMO_DB ?= $(CURDIR)/.build/demo.sqlite3
 
 FUZZ_SECONDS ?= 60
 
-.PHONY: install uninstall all deps test-tools build release run demo test check pg-shell caldav-shell unit-tests e2e-tests e2e-release corpus-tests e2e-tui-hours e2e-hours tsan asan fuzz fuzz-smoke bench link-order lint format clean
+.PHONY: install uninstall all deps test-tools build release run demo test check pg-shell caldav-shell unit-tests e2e-tests e2e-release corpus-tests corpus-rie-tests e2e-tui-hours e2e-hours tsan asan fuzz fuzz-smoke bench link-order lint format clean
 
 all: build
 
@@ -43,10 +43,11 @@ deps:
 	fi
 
 ## test-tools: Python's icalendar (6 or later) and dateutil, the corpus' reference
-## (Tests/corpus), and the CalDAV servers and client of Tests/caldav (Radicale 3, Xandikos,
-## caldav), from PyPI, and only when `import` fails; pip itself from Debian if missing.
+## (Tests/corpus), recurring-ical-events (3 or later), the oracle of Tests/corpus/rie, and the
+## CalDAV servers and client of Tests/caldav (Radicale 3, Xandikos, caldav), from PyPI, and
+## only when `import` fails; pip itself from Debian if missing.
 ## Debian's own Python refuses pip installs (externally managed): then --break-system-packages.
-TEST_TOOLS_CHECK := import icalendar, dateutil, sys; sys.exit(int(icalendar.__version__.split(".")[0]) < 6)
+TEST_TOOLS_CHECK := import icalendar, dateutil, recurring_ical_events, sys; sys.exit(int(icalendar.__version__.split(".")[0]) < 6)
 CALDAV_TOOLS_CHECK := import radicale, xandikos, caldav, sys; sys.exit(int(radicale.VERSION.split(".")[0]) < 3)
 PIP_INSTALL := python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore
 # $(call PIP_INSTALL_ANY,PACKAGES): with --break-system-packages only where pip refuses without it
@@ -60,9 +61,9 @@ test-tools:
 	  fi; \
 	fi
 	@if ! python3 -c '$(TEST_TOOLS_CHECK)' 2>/dev/null; then \
-	  echo "Installing icalendar and python-dateutil (PyPI)"; \
-	  $(call PIP_INSTALL_ANY,'icalendar>=6' python-dateutil); \
-	  python3 -c '$(TEST_TOOLS_CHECK)' || { echo "test-tools: icalendar >= 6 and dateutil still missing" >&2; exit 1; }; \
+	  echo "Installing icalendar, python-dateutil and recurring-ical-events (PyPI)"; \
+	  $(call PIP_INSTALL_ANY,'icalendar>=6' python-dateutil 'recurring-ical-events>=3'); \
+	  python3 -c '$(TEST_TOOLS_CHECK)' || { echo "test-tools: icalendar >= 6, dateutil and recurring-ical-events still missing" >&2; exit 1; }; \
 	fi
 	@if ! python3 -c '$(CALDAV_TOOLS_CHECK)' 2>/dev/null; then \
 	  echo "Installing radicale, xandikos and caldav (PyPI)"; \
@@ -103,7 +104,7 @@ test: deps test-tools
 ## check: formatting, zero warnings, every unit/integration/e2e test, the iCalendar corpus, the
 ## suite under TSan and ASan, a short run of each fuzzer, and the e2e scenarios against the
 ## release build (PostgreSQL tests run only under `make test`/`pg-shell`)
-check: lint unit-tests e2e-tests corpus-tests e2e-tui-hours tsan asan fuzz-smoke e2e-release
+check: lint unit-tests e2e-tests corpus-tests corpus-rie-tests e2e-tui-hours tsan asan fuzz-smoke e2e-release
 
 ## pg-shell: a shell with a throwaway PostgreSQL server (e.g. for `swift test --filter ...`)
 pg-shell: deps
@@ -132,6 +133,12 @@ e2e-release: release
 ## icalendar + dateutil) and through export again (on PostgreSQL too under `make test`)
 corpus-tests: unit-tests test-tools
 	bash Tests/corpus/run.sh .build/debug/appt
+
+## corpus-rie-tests: recurring-ical-events' own test calendars (Tests/corpus/rie), appt against
+## that library as the oracle, under TZ=UTC and Europe/Berlin; expected-differences.tsv lists
+## where appt differs on purpose
+corpus-rie-tests: unit-tests test-tools
+	bash Tests/corpus/rie/run.sh .build/debug/appt
 
 # The moments worth proving the e2e suites at, through appt's
 # clock seam APPT_NOW (lib.sh gives it to every appt process and takes the scripts' "today"

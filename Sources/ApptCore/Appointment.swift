@@ -342,7 +342,7 @@ public struct Appointment: Hashable, Sendable, Identifiable {
     }
     let excluded = Set(exceptions)
     let zone = zone(fallback: fallbackZone)
-    return recurrence.occurrences(start: start, duration: duration, zone: zone, in: slots)
+    return recurrence.occurrences(start: start, duration: duration, zone: zone, allDay: isAllDay, in: slots)
       .compactMap { slot in
         guard !replaced.contains(slot) else { return nil }
         var copy = self

@@ -265,7 +265,7 @@ public struct CommandParser: Sendable {
   /// The first occurrence of a series the user typed as starting at `start` (itself when the
   /// rule matches it); an error when the rule never produces one.
   private func firstOccurrence(of recurrence: Recurrence, start: Date) throws(CommandError) -> Date {
-    let set = recurrence.set(start: start, zone: clock.timeZone)
+    let set = recurrence.set(start: start, zone: clock.timeZone, onlyRuleStarts: true)
     // Growing windows, so a daily rule costs a few days: 400 years hold every pattern of the
     // Gregorian calendar (29 February on a Monday, ...).
     var first: Date?

@@ -242,7 +242,13 @@ public enum ICalendar {
     }
     guard appointment.start < range.end else { return false }
     let zone = appointment.zone(fallback: fallbackZone)
-    guard let end = recurrence.seriesEnd(start: appointment.start, duration: appointment.duration, zone: zone)
+    guard
+      let end = recurrence.seriesEnd(
+        start: appointment.start,
+        duration: appointment.duration,
+        zone: zone,
+        allDay: appointment.isAllDay
+      )
     else { return true }
     return end > range.start
   }

@@ -321,8 +321,11 @@ extension ICalendar {
         if !visible, text.allSatisfy(\.isWhitespace) { continue }
         sawContent = true
         guard let line = ICalendar.contentLine(text, line: number) else {
+          // Left out, and the component read without it, as Python's icalendar reads it (most
+          // often a folded line that lost its leading space): one line does not cost an event.
           let shown = TextSafety.escapingControls(String(text.prefix(40))) + (text.count > 40 ? "..." : "")
-          report(Problem(line: number, message: "malformed line \"\(shown)\": not NAME:VALUE"))
+          let problem = Problem(line: number, message: "malformed line \"\(shown)\": not NAME:VALUE")
+          if stack.isEmpty { problems.append(problem) } else { notices.append(skipped(problem)) }
           continue
         }
         switch line.name {
@@ -340,7 +343,14 @@ extension ICalendar {
           stack.append(Component(name: name, line: number, begin: line.raw))
         case "END":
           let name = line.value.trimmingBlanks.uppercased()
-          guard let depth = stack.lastIndex(where: { $0.name == name }) else {
+          var matched = stack.lastIndex(where: { $0.name == name })
+          if matched == nil, stack.count > 1, let open = stack.last {
+            // A misspelt END (`END:VTOOD`) ends the component it stands in, as Python's
+            // icalendar reads it: otherwise everything after it would be inside that one.
+            notices.append(Problem(line: number, message: "END:\(name) ends BEGIN:\(open.name) (line \(open.line))"))
+            matched = stack.count - 1
+          }
+          guard let depth = matched else {
             report(Problem(line: number, message: "END:\(name) without BEGIN:\(name)"))
             continue
           }
@@ -348,7 +358,7 @@ extension ICalendar {
             unclosed(open, closedBy: number)
           }
           if var finished = stack.popLast() {
-            finished.end = line.raw
+            finished.end = finished.name == name ? line.raw : "END:" + finished.name
             if stack.count == 1, stream(finished, in: stack[0], roots: roots.count) { continue }
             close(finished)
           }
@@ -367,6 +377,10 @@ extension ICalendar {
       if abandoned || stopped { return [] }
       while let open = stack.popLast() { unclosed(open, closedBy: nil) }
       return roots
+    }
+
+    private func skipped(_ problem: Problem) -> Problem {
+      Problem(line: problem.line, message: problem.message + "; left out, the rest read")
     }
 
     private mutating func unclosed(_ component: Component, closedBy line: Int?) {
@@ -596,18 +610,17 @@ extension ICalendar {
       // Recurrence: every RRULE, every RDATE.
       var rules: [RecurrenceRule] = []
       for line in ruleLines {
-        if limits == .server, line.value.trimmingBlanks.isEmpty {
-          // A server's empty RRULE repeats nothing: kept, and written back, as it came.
-          notes.append(Problem(line: line.line, message: "an empty RRULE adds no occurrence; kept as it came"))
-          extraLines.append(line.raw)
-          continue
-        }
-        do throws(RecurrenceRuleError) {
-          let rule = try RecurrenceRule(parsing: line.value)
+        switch Self.readRule(line.value) {
+        case .rule(let rule, let note):
           rules.append(rule)
+          if let note { notes.append(Problem(line: line.line, message: note)) }
           // Written back as it came (INTERVAL=1, the parts' order) while the rule is unchanged.
           if rule.text != line.value.trimmingBlanks { extraLines.append(line.raw) }
-        } catch {
+        case .nothing(let note):
+          // Repeats nothing (as other readers take it): kept, and written back, as it came.
+          notes.append(Problem(line: line.line, message: note))
+          extraLines.append(line.raw)
+        case .error(let error):
           fail(line.line, error.description)
         }
       }
@@ -637,7 +650,7 @@ extension ICalendar {
         }
         override = Appointment.Override(
           seriesID: nil,
-          recurrenceID: moment.instant,
+          recurrenceID: Self.recurrenceID(moment, allDay: isAllDay, zone: zone),
           thisAndFuture: range == "THISANDFUTURE"
         )
         if !rules.isEmpty || !dates.isEmpty || !exdateLines.isEmpty {
@@ -661,19 +674,17 @@ extension ICalendar {
         let duration = end.timeIntervalSince(start.instant)
         if !rules.isEmpty {
           let ruleLine = ruleLines.first?.line ?? startLine.line
-          let first = Recurrence(rules: rules).occurrences(
-            start: start.instant,
-            duration: duration,
-            zone: zone,
-            in: DateInterval(start: start.instant, duration: 1)
-          ).first
-          if rules.allSatisfy({ rule in rule.until.map { $0.instant(in: zone) < start.instant } ?? false }) {
+          let ruleSet = Recurrence(rules: rules)
+            .set(start: start.instant, zone: zone, allDay: isAllDay, onlyRuleStarts: true)
+          let first = ruleSet.occurrences(from: start.instant, to: start.instant + 1).first
+          if ruleSet.rulesEndBeforeStart {
             notes.append(Problem(line: ruleLine, message: "RRULE UNTIL is before DTSTART: the rule adds no occurrence"))
           } else if first != start.instant {
             notes.append(
               Problem(
                 line: ruleLine,
-                message: "DTSTART \(start.value.text) is not an occurrence of its RRULE: it is not counted as one"
+                message: "DTSTART \(start.value.text) is not an occurrence of its RRULE: "
+                  + "it is the first occurrence still"
               )
             )
           }
@@ -717,8 +728,10 @@ extension ICalendar {
 
       // Text fields.
       var title = single["SUMMARY"].map { ICalendar.unescape($0.value) } ?? ""
-      title = title.trimmingBlanksAndNewlines
-      if title.isEmpty { title = "(no title)" }
+      // Spaces are kept as written (a title is text the organiser wrote); line breaks at
+      // either end are not part of a one-line title.
+      title = title.trimmingCharacters(in: .newlines)
+      if title.allSatisfy(\.isWhitespace) { title = "(no title)" }
       let note = single["DESCRIPTION"].map { ICalendar.unescape($0.value) } ?? ""
       var location = single["LOCATION"].map { ICalendar.unescape($0.value) } ?? ""
       if location.allSatisfy(\.isWhitespace) { location = "" }
@@ -775,7 +788,8 @@ extension ICalendar {
         appointment,
         start: startLine,
         dates: recurrence == nil ? [] : (rdateLines + exdateLines).sorted { $0.line < $1.line },
-        summary: single["SUMMARY"]
+        summary: single["SUMMARY"],
+        recurrenceID: single["RECURRENCE-ID"]
       )
       // The rules every way in applies (`add`'s limits, no NUL...), reported at the property.
       do throws(AppointmentRules.Violation) {
@@ -797,6 +811,35 @@ extension ICalendar {
       return appointment
     }
 
+    enum RuleReading {
+      case rule(RecurrenceRule, note: String?)
+      case nothing(note: String)
+      case error(RecurrenceRuleError)
+    }
+
+    /// An RRULE value as other readers take it: one without FREQ (an empty `RRULE:` in a
+    /// holiday feed) repeats nothing, and a COUNT that is not a count (`COUNT=-1`) is left out.
+    static func readRule(_ value: String) -> RuleReading {
+      let text = value.trimmingBlanks
+      let nothing = "an RRULE without FREQ adds no occurrence; kept as it came"
+      guard !text.isEmpty else { return .nothing(note: nothing) }
+      do throws(RecurrenceRuleError) {
+        return .rule(try RecurrenceRule(parsing: text), note: nil)
+      } catch .missingFrequency {
+        return .nothing(note: nothing)
+      } catch .invalidValue(part: "COUNT", value: let count, expected: _) where (Int(count) ?? 1) <= 0 {
+        let rest = text.split(separator: ";").filter { !$0.uppercased().hasPrefix("COUNT=") }
+        do throws(RecurrenceRuleError) {
+          let rule = try RecurrenceRule(parsing: rest.joined(separator: ";"))
+          return .rule(rule, note: "RRULE COUNT=\(count) is not a count: the rule is read without it, kept as it came")
+        } catch {
+          return .error(error)
+        }
+      } catch {
+        return .error(error)
+      }
+    }
+
     /// The modelled lines to write back as they came (`ICalendarExtras.asRead`): DTSTART and
     /// the RDATE and EXDATE lines when the writer would write them otherwise (what appt
     /// writes itself is read back without any), and the absence of a SUMMARY.
@@ -804,7 +847,8 @@ extension ICalendar {
       _ appointment: Appointment,
       start: ContentLine,
       dates: [ContentLine],
-      summary: ContentLine?
+      summary: ContentLine?,
+      recurrenceID: ContentLine?
     ) -> [ICalendarExtras.AsRead]? {
       var kept: [ICalendarExtras.AsRead] = []
       // What the writer would write (`Writer.event`, without anything kept as read): its
@@ -827,7 +871,23 @@ extension ICalendar {
         kept.append(.init(name: "RDATE", lines: dates.map(\.raw), meaning: ICalendar.Writer.datesMeaning(appointment)))
       }
       if summary == nil { kept.append(.init(name: "SUMMARY", lines: [], meaning: appointment.title)) }
+      if let recurrenceID, let meaning = ICalendar.Writer.recurrenceMeaning(appointment),
+        writer.recurrenceIDLine(appointment, zone) != recurrenceID.raw
+      {
+        kept.append(.init(name: "RECURRENCE-ID", lines: [recurrenceID.raw], meaning: meaning))
+      }
       return kept.isEmpty ? nil : kept
+    }
+
+    /// The occurrence a RECURRENCE-ID names. Exchange writes an all-day occurrence's as the
+    /// midnight that starts its day in a zone (`TZID=GMT Standard Time:20200416T000000`, or
+    /// `...T000000Z`): that is the date's occurrence, wherever the calendar is read.
+    static func recurrenceID(_ moment: Moment, allDay: Bool, zone: TimeZone) -> Date {
+      guard allDay, let time = moment.value.time, time.hour == 0, time.minute == 0, time.second == 0 else {
+        return moment.instant
+      }
+      let day = CivilDate(year: moment.value.year, month: moment.value.month, day: moment.value.day)
+      return CivilDateTime(date: day).instant(in: zone)
     }
 
     /// The id an event appt wrote ("<id>@appt", not an override) keeps, so a round trip gives

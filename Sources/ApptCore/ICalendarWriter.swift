@@ -116,11 +116,13 @@ extension ICalendar {
       } else {
         lines.append("DTEND" + time(a.end, a, zone).joined(separator: ":"))
       }
-      if let override = a.override {
-        let range = override.thisAndFuture ? ";RANGE=THISANDFUTURE" : ""
-        lines.append(
-          "RECURRENCE-ID" + range + time(override.recurrenceID, a, zone, keepZone: true).joined(separator: ":")
-        )
+      if let meaning = Self.recurrenceMeaning(a) {
+        // As it came (another zone's midnight for an all-day occurrence) while it names the same one.
+        if let asRead = a.extras.lines(asRead: "RECURRENCE-ID", meaning: meaning) {
+          lines += asRead
+        } else if let line = recurrenceIDLine(a, zone) {
+          lines.append(line)
+        }
       }
       if let recurrence = a.recurrence {
         for rule in recurrence.rules {
@@ -227,6 +229,22 @@ extension ICalendar {
     }
 
     /// What a DTSTART kept as read stands for: the start instant, in the zone, timed or not.
+    /// The RECURRENCE-ID of an override; a date only when the occurrence it names starts a
+    /// day (an all-day occurrence of a timed series keeps its series' time).
+    func recurrenceIDLine(_ a: Appointment, _ zone: TimeZone) -> String? {
+      guard let override = a.override else { return nil }
+      let range = override.thisAndFuture ? ";RANGE=THISANDFUTURE" : ""
+      let local = CivilDateTime(override.recurrenceID, in: zone)
+      let allDay = a.isAllDay && local.hour == 0 && local.minute == 0 && local.second == 0
+      return "RECURRENCE-ID" + range
+        + time(override.recurrenceID, a, zone, keepZone: true, allDay: allDay).joined(separator: ":")
+    }
+
+    /// What a RECURRENCE-ID kept as read stands for: the occurrence and its range.
+    static func recurrenceMeaning(_ a: Appointment) -> String? {
+      a.override.map { "\(milliseconds($0.recurrenceID)) \($0.thisAndFuture)" }
+    }
+
     static func startMeaning(_ a: Appointment) -> String {
       "\(milliseconds(a.start)) \(a.timeZone) \(a.isAllDay)"
     }
@@ -348,8 +366,14 @@ extension ICalendar {
     /// `["", "20261201T090000Z"]` or `[";TZID=Europe/Paris", "20261201T100000"]`.
     /// A wall-clock time that does not name `date` alone (the repeated hour when clocks go
     /// back) is written in UTC instead, unless `keepZone`.
-    private func time(_ date: Date, _ a: Appointment, _ zone: TimeZone, keepZone: Bool = false) -> [String] {
-      if a.isAllDay { return [";VALUE=DATE", DateValue.local(date, in: zone, dateOnly: true).text] }
+    private func time(
+      _ date: Date,
+      _ a: Appointment,
+      _ zone: TimeZone,
+      keepZone: Bool = false,
+      allDay: Bool? = nil
+    ) -> [String] {
+      if allDay ?? a.isAllDay { return [";VALUE=DATE", DateValue.local(date, in: zone, dateOnly: true).text] }
       let local = DateValue.local(date, in: zone, dateOnly: false)
       // A floating time (read without a zone) is written without one.
       if a.extras.isWrittenFloating, let back = local.instant(in: zone), abs(back.timeIntervalSince(date)) < 1 {
@@ -369,11 +393,11 @@ extension ICalendar {
     }
 
     /// One RRULE's text; a whole-day series ends on a DATE, as RFC 5545 wants for a DATE
-    /// DTSTART.
+    /// DTSTART: the UTC UNTIL's own date, the last day the series has in every zone.
     private func rule(_ rule: RecurrenceRule, _ a: Appointment, _ zone: TimeZone) -> String {
       guard a.isAllDay, case .utc(let time) = rule.until else { return rule.text }
       var dated = rule
-      dated.until = .date(CivilDateTime(time.instant(in: .gmt), in: zone).date)
+      dated.until = .date(time.date)
       return dated.text
     }
 
@@ -401,7 +425,7 @@ extension ICalendar {
         }
         var last = a.end
         if let recurrence = a.recurrence {
-          last = recurrence.seriesEnd(start: a.start, duration: a.duration, zone: zone) ?? a.end
+          last = recurrence.seriesEnd(start: a.start, duration: a.duration, zone: zone, allDay: a.isAllDay) ?? a.end
         }
         let span = spans[name] ?? (zone, a.start, last)
         spans[name] = (zone, min(span.first, a.start), max(span.last, last))

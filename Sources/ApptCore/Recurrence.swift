@@ -88,8 +88,25 @@ public struct Recurrence: Hashable, Sendable {
 
   /// The set a series starting at `start` in `zone` expands, without `exceptions` (EXDATE
   /// instants).
-  public func set(start: Date, zone: TimeZone, exceptions: [Date] = []) -> RecurrenceSet {
-    RecurrenceSet(start: start, zone: zone, rules: rules, rdates: dates, exdates: exceptions.map { .instant($0) })
+  /// `allDay`: the series starts on a DATE (the rules' times of day do not apply). DTSTART is
+  /// the first occurrence even where the rules do not produce it, as Google and other readers
+  /// show it; `onlyRuleStarts` leaves it out then (to find where the rules begin, or count them).
+  public func set(
+    start: Date,
+    zone: TimeZone,
+    exceptions: [Date] = [],
+    allDay: Bool = false,
+    onlyRuleStarts: Bool = false
+  ) -> RecurrenceSet {
+    RecurrenceSet(
+      start: start,
+      zone: zone,
+      rules: rules,
+      rdates: dates,
+      exdates: exceptions.map { .instant($0) },
+      includesUnmatchedStart: !onlyRuleStarts,
+      isDateStart: allDay
+    )
   }
 
   /// The starts of the occurrences of a series first starting at `start` and lasting
@@ -101,11 +118,12 @@ public struct Recurrence: Hashable, Sendable {
     duration: TimeInterval,
     zone: TimeZone,
     exceptions: [Date] = [],
+    allDay: Bool = false,
     in window: DateInterval
   ) -> [Date] {
     let longest = max(duration, longestPeriod)
     let latestStart = AppointmentRules.latest.addingTimeInterval(-max(0, duration))
-    return set(start: start, zone: zone, exceptions: exceptions)
+    return set(start: start, zone: zone, exceptions: exceptions, allDay: allDay)
       .occurrences(from: window.start.addingTimeInterval(-longest), to: window.end)
       .filter { occurrence in
         occurrence <= latestStart
@@ -129,7 +147,7 @@ public struct Recurrence: Hashable, Sendable {
   /// An instant no occurrence ends after, or nil when the series never ends: the window
   /// query's bound. It may be later than the last occurrence's end (an UNTIL is taken as
   /// given, plus a day for a local one); it is never earlier.
-  public func seriesEnd(start: Date, duration: TimeInterval, zone: TimeZone) -> Date? {
+  public func seriesEnd(start: Date, duration: TimeInterval, zone: TimeZone, allDay: Bool = false) -> Date? {
     var end = start.addingTimeInterval(duration)
     for date in dates {
       switch date {
@@ -145,7 +163,8 @@ public struct Recurrence: Hashable, Sendable {
         end = max(end, until.instant(in: zone).addingTimeInterval(duration + 2 * 86400))
       } else if rule.count != nil {
         let only = Recurrence(rules: [rule])
-        let starts = only.set(start: start, zone: zone).occurrences(from: start, to: AppointmentRules.latest)
+        let starts = only.set(start: start, zone: zone, allDay: allDay)
+          .occurrences(from: start, to: AppointmentRules.latest)
         if let last = starts.last { end = max(end, last.addingTimeInterval(duration)) }
       } else {
         return nil
@@ -157,9 +176,10 @@ public struct Recurrence: Hashable, Sendable {
   /// The start of the last occurrence (of those lasting `duration` that end by
   /// `AppointmentRules.latest`), or nil when the series never ends. It expands the whole
   /// series: for reports and tests, not for windows (`seriesEnd` bounds those).
-  public func lastOccurrence(start: Date, duration: TimeInterval = 0, zone: TimeZone) -> Date? {
-    guard let bound = seriesEnd(start: start, duration: duration, zone: zone) else { return nil }
-    return occurrences(start: start, duration: duration, zone: zone, in: DateInterval(start: start, end: bound)).last
+  public func lastOccurrence(start: Date, duration: TimeInterval = 0, zone: TimeZone, allDay: Bool = false) -> Date? {
+    guard let bound = seriesEnd(start: start, duration: duration, zone: zone, allDay: allDay) else { return nil }
+    let window = DateInterval(start: start, end: bound)
+    return occurrences(start: start, duration: duration, zone: zone, allDay: allDay, in: window).last
   }
 
   static func weekday(of date: Date, calendar: Calendar) -> Weekday {

@@ -53,6 +53,8 @@ public struct RecurrenceSet: Hashable, Sendable {
   public var exdates: [RecurrenceDate]
   /// Count DTSTART as an occurrence even when it does not match the rules (libical).
   public var includesUnmatchedStart: Bool
+  /// DTSTART is a DATE (an all-day series): the rules' BYHOUR, BYMINUTE and BYSECOND do not apply.
+  public var isDateStart: Bool
 
   /// The most steps (intervals) one rule may take in one call.
   public static let maximumSteps = 5_000_000
@@ -63,7 +65,8 @@ public struct RecurrenceSet: Hashable, Sendable {
     rules: [RecurrenceRule],
     rdates: [RecurrenceDate] = [],
     exdates: [RecurrenceDate] = [],
-    includesUnmatchedStart: Bool = false
+    includesUnmatchedStart: Bool = false,
+    isDateStart: Bool = false
   ) {
     self.start = start
     self.zone = zone
@@ -71,6 +74,7 @@ public struct RecurrenceSet: Hashable, Sendable {
     self.rdates = rdates
     self.exdates = exdates
     self.includesUnmatchedStart = includesUnmatchedStart
+    self.isDateStart = isDateStart
   }
 
   /// A set whose DTSTART is `start` as seen in `zone`.
@@ -80,7 +84,8 @@ public struct RecurrenceSet: Hashable, Sendable {
     rules: [RecurrenceRule],
     rdates: [RecurrenceDate] = [],
     exdates: [RecurrenceDate] = [],
-    includesUnmatchedStart: Bool = false
+    includesUnmatchedStart: Bool = false,
+    isDateStart: Bool = false
   ) {
     self.init(
       start: CivilDateTime(start, in: zone),
@@ -88,8 +93,23 @@ public struct RecurrenceSet: Hashable, Sendable {
       rules: rules,
       rdates: rdates,
       exdates: exdates,
-      includesUnmatchedStart: includesUnmatchedStart
+      includesUnmatchedStart: includesUnmatchedStart,
+      isDateStart: isDateStart
     )
+  }
+
+  /// Every rule's UNTIL is before DTSTART (a DATE UNTIL before DTSTART's day): the rules add
+  /// nothing, and DTSTART is not an occurrence of them.
+  public var rulesEndBeforeStart: Bool {
+    !rules.isEmpty
+      && rules.allSatisfy { rule in
+        switch rule.until {
+        case .date(let day): return day < start.date
+        case .local(let time): return time < start
+        case .utc(let time): return time.instant(in: .gmt) < start.instant(in: zone)
+        case nil: return false
+        }
+      }
   }
 
   /// The occurrence starts in `[from, to)`, in order, each once.
@@ -108,11 +128,12 @@ public struct RecurrenceSet: Hashable, Sendable {
     func take(_ instant: Date) {
       if instant >= lower, instant < upper { found.append(instant) }
     }
-    if rules.isEmpty || includesUnmatchedStart {
+    // An unmatched DTSTART counts, unless every rule ends before it (nothing repeats at all).
+    if rules.isEmpty || (includesUnmatchedStart && !rulesEndBeforeStart) {
       if (civilFrom...civilTo).contains(start.civilSeconds) { take(start.instant(in: zone)) }
     }
     for rule in rules {
-      var expander = RuleExpander(rule: rule, start: start, zone: zone)
+      var expander = RuleExpander(rule: rule, start: start, zone: zone, dateStart: isDateStart)
       expander.forEach(civilFrom: civilFrom, civilTo: civilTo) { local in
         take(local.instant(in: offsets))
       }
@@ -168,8 +189,18 @@ struct RuleExpander {
   /// Every interval yields exactly one instance, so skipped intervals can be counted.
   let onePerInterval: Bool
   let untilUTC: Date?
+  /// An all-day series' UTC UNTIL as a date (its UTC date): the same last day in every zone.
+  let untilUTCDay: CivilDate?
 
-  init(rule: RecurrenceRule, start: CivilDateTime, zone: TimeZone) {
+  /// `dateStart`: DTSTART is a DATE, so BYHOUR, BYMINUTE and BYSECOND (which RFC 5545 forbids
+  /// there) are ignored, as libical does: each day yields its one all-day instance.
+  init(rule: RecurrenceRule, start: CivilDateTime, zone: TimeZone, dateStart: Bool = false) {
+    var rule = rule
+    if dateStart, rule.frequency >= .daily {
+      rule.byHour = []
+      rule.byMinute = []
+      rule.bySecond = []
+    }
     self.rule = rule
     self.start = start
     self.zone = zone
@@ -177,7 +208,9 @@ struct RuleExpander {
     let freq = rule.frequency
     let noDayParts =
       rule.byWeekNo.isEmpty && rule.byYearDay.isEmpty && rule.byMonthDay.isEmpty && rule.byDay.isEmpty
-    // The RFC's defaults: the parts DTSTART supplies when the rule names no day.
+    // The RFC's defaults: the parts DTSTART supplies when the rule names no day. A yearly
+    // rule that names weeks only takes DTSTART's weekday, and one that names days of the month
+    // only takes DTSTART's month (libical's reading: "yearly on the 29th" is not monthly).
     var byMonth = rule.byMonth
     var monthDays = rule.byMonthDay
     var byDay = rule.byDay
@@ -190,6 +223,9 @@ struct RuleExpander {
       case .weekly: byDay = [.init(start.date.weekday)]
       default: break
       }
+    } else if freq == .yearly, rule.byYearDay.isEmpty, rule.byDay.isEmpty {
+      if !rule.byWeekNo.isEmpty, rule.byMonthDay.isEmpty { byDay = [.init(start.date.weekday)] }
+      if rule.byWeekNo.isEmpty, byMonth.isEmpty { byMonth = [start.date.month] }
     }
     months = byMonth.isEmpty ? SmallSet(all: 1...12) : SmallSet(byMonth)
     var plain = SmallSet()
@@ -220,7 +256,13 @@ struct RuleExpander {
     case .monthly: onePerInterval = noParts && start.date.day <= 28
     default: onePerInterval = noParts
     }
-    if case .utc(let time) = rule.until { untilUTC = time.instant(in: .gmt) } else { untilUTC = nil }
+    if case .utc(let time) = rule.until {
+      untilUTC = time.instant(in: .gmt)
+      untilUTCDay = dateStart ? time.date : nil
+    } else {
+      untilUTC = nil
+      untilUTCDay = nil
+    }
   }
 
   // MARK: - Intervals
@@ -311,7 +353,12 @@ struct RuleExpander {
           switch until {
           case .date(let day): if local.date > day { return }
           case .local(let time): if local > time { return }
-          case .utc: if let untilUTC, local.instant(in: zone) > untilUTC { return }
+          case .utc:
+            if let untilUTCDay {
+              if local.date > untilUTCDay { return }
+            } else if let untilUTC, local.instant(in: zone) > untilUTC {
+              return
+            }
           }
         }
         if let count = rule.count {

@@ -572,9 +572,9 @@ struct OnsetClock {
       else { return nil }
       let noDayParts = rule.byMonthDay.isEmpty && rule.byDay.isEmpty
       interval = rule.interval
-      // RFC 5545's defaults, as RecurrenceSet applies them: DTSTART gives what is not named.
-      months =
-        rule.byMonth.isEmpty ? (noDayParts ? [start.date.month] : Array(1...12)) : Array(Set(rule.byMonth)).sorted()
+      // RFC 5545's defaults, as RecurrenceSet applies them: DTSTART gives what is not named
+      // (a yearly rule naming days of the month only is in DTSTART's month).
+      months = rule.byMonth.isEmpty ? [start.date.month] : Array(Set(rule.byMonth)).sorted()
       monthDays = noDayParts ? [start.date.day] : rule.byMonthDay
       weekdays = rule.byDay.map { ($0.weekday.rawValue, $0.ordinal) }
     }

@@ -478,19 +478,27 @@ public struct CommandExecutor: Sendable {
       )
     }
     let (added, updated, unchanged) = (imported.added, imported.updated, imported.unchanged)
-    let total = result.count
+    let superseded = imported.superseded
+    let total = result.count - superseded
     var summary = "imported \(total) appointment\(total == 1 ? "" : "s") (\(added) added, \(updated) updated"
     summary += (unchanged > 0 ? ", \(unchanged) unchanged" : "") + ") from \(shown)"
+    if superseded > 0 {
+      let plural = superseded == 1 ? "" : "s"
+      summary += "; left out \(superseded) changed occurrence\(plural) its newer series no longer has"
+    }
     if count > 0 {
-      let skipped = result.eventCount - total
-      throw .invalidRequest(
-        message: "import: \(summary); skipped \(skipped) event\(skipped == 1 ? "" : "s") with problems\n\(problems)"
-      )
+      let skipped = result.eventCount - result.count
+      let what =
+        skipped > 0
+        ? "skipped \(skipped) event\(skipped == 1 ? "" : "s") with problems"
+        : "\(count) problem\(count == 1 ? "" : "s") outside the events"
+      throw .invalidRequest(message: "import: \(summary); \(what)\n\(problems)")
     }
     if json {
       let noticeList = result.notices.map { AppointmentFormatter.jsonString(describe($0)) }.joined(separator: ",")
       let output =
         "{\"imported\":\(total),\"added\":\(added),\"updated\":\(updated),\"unchanged\":\(unchanged),"
+        + "\"superseded\":\(superseded),"
         + "\"file\":\(AppointmentFormatter.jsonString(path)),\"notices\":[\(noticeList)]}\n"
       return Outcome(output: output, notes: [])
     }

@@ -8,6 +8,8 @@ public struct CalendarImport: Sendable {
   public var added = 0
   public var updated = 0
   public var unchanged = 0
+  /// Overrides left out: their series, newer, no longer has their occurrence.
+  public var superseded = 0
   /// False when the file has problems and `partial` was not given: nothing was stored.
   public var stored = true
   /// The most parsed events held at once, by the reader and here (overrides wait for the
@@ -151,6 +153,7 @@ extension AppointmentDAO {
       added: counts.added,
       updated: counts.updated,
       unchanged: counts.unchanged,
+      superseded: counts.superseded,
       mostHeld: appointments.count
     )
   }
@@ -310,21 +313,23 @@ struct ImportBatches {
       case .added: 1
       case .updated: 2
       case .unchanged: 3
+      case .superseded: 4
       }
     if item.ordinal >= upshots.count { upshots += repeatElement(0, count: item.ordinal - upshots.count + 1) }
     // A later copy of an event stored already: what the import did to that event is the
     // first copy's upshot, unless that one changed nothing.
-    if upshots[item.ordinal] == 0 || upshots[item.ordinal] == 3 { upshots[item.ordinal] = code }
+    if upshots[item.ordinal] == 0 || upshots[item.ordinal] >= 3 { upshots[item.ordinal] = code }
   }
 
   /// How many events were added, updated and found unchanged so far.
-  var counts: (added: Int, updated: Int, unchanged: Int) {
-    var counts = (added: 0, updated: 0, unchanged: 0)
+  var counts: (added: Int, updated: Int, unchanged: Int, superseded: Int) {
+    var counts = (added: 0, updated: 0, unchanged: 0, superseded: 0)
     for code in upshots {
       switch code {
       case 1: counts.added += 1
       case 2: counts.updated += 1
       case 3: counts.unchanged += 1
+      case 4: counts.superseded += 1
       default: continue
       }
     }
@@ -338,6 +343,7 @@ struct ImportBatches {
       added: counts.added,
       updated: counts.updated,
       unchanged: counts.unchanged,
+      superseded: counts.superseded,
       mostHeld: mostHeld
     )
   }

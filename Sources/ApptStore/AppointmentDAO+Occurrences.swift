@@ -286,7 +286,8 @@ extension AppointmentDAO {
     let splitDay = CivilDateTime(split, in: zone).date
     for rule in recurrence.rules {
       if let count = rule.count {
-        let before = Recurrence(rules: [rule]).set(start: series.start, zone: zone)
+        let before = Recurrence(rules: [rule])
+          .set(start: series.start, zone: zone, allDay: series.isAllDay, onlyRuleStarts: true)
           .occurrences(from: series.start, to: split).count
         var head = rule
         head.count = before

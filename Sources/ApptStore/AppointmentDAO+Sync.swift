@@ -595,8 +595,8 @@ extension AppointmentDAO {
         in: connection
       )
       matched.insert(stored.id)
-      if upshot != .unchanged { changed = true }
-      if upshot != .added { existed = true }
+      if upshot == .added || upshot == .updated { changed = true }
+      if upshot == .updated || upshot == .unchanged { existed = true }
     }
     // What the item holds now (overrides that followed a moved series included), less what
     // the server's copy no longer has.

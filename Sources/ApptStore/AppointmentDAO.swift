@@ -357,7 +357,7 @@ extension AppointmentDAO {
   public func importAppointments(
     _ appointments: [Appointment],
     calendar name: String? = nil
-  ) throws(StoreError) -> (added: Int, updated: Int, unchanged: Int) {
+  ) throws(StoreError) -> (added: Int, updated: Int, unchanged: Int, superseded: Int) {
     let now = clock.now
     return try database.write { connection throws(StoreError) in
       // As `importCalendar`'s: the rows go all over the table and its indexes.
@@ -381,6 +381,8 @@ extension AppointmentDAO {
   /// What `merge` did with one incoming row.
   enum MergeUpshot: Equatable {
     case added, updated, unchanged
+    /// Not stored: an override its series, newer, no longer has (`isSuperseded`).
+    case superseded
   }
 
   /// Matches one incoming appointment (from a file or a server; series and one-offs before
@@ -412,6 +414,7 @@ extension AppointmentDAO {
     let existing: Appointment?
     if var override = incoming.override {
       let series = try importedSeries(uid: incoming.uid, calendar: target, in: connection)
+      if let series, isSuperseded(incoming, by: series) { return (incoming, .superseded) }
       override.seriesID = series?.id
       incoming.override = override
       // appt's own export of a series without a uid: its overrides stay without one.
@@ -469,6 +472,19 @@ extension AppointmentDAO {
       try linkOrphans(uid: uid, to: incoming.id, calendar: incoming.calendarID, at: now, in: connection)
     }
     return (incoming, upshot)
+  }
+
+  /// Whether `override` names an occurrence its series took back: one the series excludes
+  /// (EXDATE), or, from an older SEQUENCE, one its rules no longer make (an UNTIL brought
+  /// before it). A file or server that still carries it is read as the series says, as
+  /// Google and Python's recurring-ical-events read it.
+  static func isSuperseded(_ override: Appointment, by series: Appointment) -> Bool {
+    guard let value = override.override, let recurrence = series.recurrence else { return false }
+    if series.exceptions.contains(value.recurrenceID) { return true }
+    guard override.sequence < series.sequence, !value.thisAndFuture else { return false }
+    let id = value.recurrenceID
+    let set = recurrence.set(start: series.start, zone: series.zone(fallback: .gmt), allDay: series.isAllDay)
+    return set.occurrences(from: id, to: id + 1).first != id
   }
 
   /// What an import found out before it merges an event, so `merge` need not ask again.
@@ -1130,7 +1146,7 @@ extension Appointment: Persistable {
   /// No occurrence of a series ends after this; nil for a series without end (and a one-off).
   var seriesEnd: Date? {
     guard let recurrence else { return nil }
-    return recurrence.seriesEnd(start: start, duration: duration, zone: zone(fallback: .gmt))
+    return recurrence.seriesEnd(start: start, duration: duration, zone: zone(fallback: .gmt), allDay: isAllDay)
   }
 }
 

@@ -406,14 +406,51 @@ struct ICalendarTests {
 
   // MARK: - Problems
 
-  @Test("a malformed line is reported with the line it starts on, and stops its event")
-  func malformedLine() {
+  @Test("a malformed line in an event is left out with a note at the line it starts on; the event is read")
+  func malformedLine() throws {
     let text =
       "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:u\r\nSUMMARY:long\r\n  title\r\n"
       + "this line has no colon\r\nDTSTART;VALUE=DATE:20261201\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
-    let found = problems(text)
-    #expect(found.map(\.line) == [7])
-    #expect(found.first?.message.contains("malformed line") == true)
+    let result = read(text)
+    #expect(result.problems == [])
+    #expect(result.appointments.map(\.title) == ["long title"])
+    let notes = result.notices.filter { $0.message.contains("malformed line") }
+    #expect(notes.map(\.line) == [7])
+    #expect(notes.first?.message.hasSuffix("left out, the rest read") == true)
+    #expect(try #require(result.appointments.first).extras.lines.allSatisfy { !$0.contains("no colon") })
+  }
+
+  @Test("a misspelt END (END:VTOOD) ends the component it stands in, with a note; what follows is read")
+  func misspeltEnd() {
+    let text =
+      "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VTODO\r\nUID:t\r\nEND:VTOOD\r\n"
+      + "BEGIN:VEVENT\r\nUID:u\r\nSUMMARY:After\r\nDTSTART;VALUE=DATE:20261201\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+    let result = read(text)
+    #expect(result.problems == [])
+    #expect(result.appointments.map(\.title) == ["After"])
+    #expect(result.notices.contains(ICalendar.Problem(line: 5, message: "END:VTOOD ends BEGIN:VTODO (line 3)")))
+    // At the top level there is nothing it could end: still a problem.
+    #expect(problems("END:VEVENT\r\n").map(\.message) == ["END:VEVENT without BEGIN:VEVENT"])
+  }
+
+  @Test("an RRULE without FREQ (empty, as a holiday feed writes it) repeats nothing, with a note; COUNT=-1 is left out")
+  func lenientRules() throws {
+    for rule in ["RRULE:", "RRULE:INTERVAL=1"] {
+      let result = read(event("UID:u", "SUMMARY:Holiday", "DTSTART;VALUE=DATE:20261201", rule))
+      #expect(result.problems == [])
+      let holiday = try #require(result.appointments.first)
+      #expect(holiday.recurrence == nil)
+      #expect(holiday.extras.lines == [rule], "written back as it came")
+      #expect(result.notices.map(\.message) == ["an RRULE without FREQ adds no occurrence; kept as it came"])
+    }
+    let negative = read(
+      event("UID:u", "SUMMARY:x", "DTSTART;VALUE=DATE:20240304", "RRULE:FREQ=WEEKLY;UNTIL=20240331;COUNT=-1;INTERVAL=4")
+    )
+    #expect(negative.problems == [])
+    #expect(negative.appointments.first?.recurrence?.rrule == "FREQ=WEEKLY;UNTIL=20240331;INTERVAL=4")
+    #expect(negative.notices.map(\.message).contains { $0.hasPrefix("RRULE COUNT=-1 is not a count") })
+    // Any other mistake in a rule is still a problem.
+    #expect(read(event("UID:u", "DTSTART;VALUE=DATE:20261201", "RRULE:FREQ=SOMETIMES")).problems.count == 1)
   }
 
   @Test("impossible dates are errors, never normalised", arguments: ["20260230", "20261301", "20270229", "20261200"])

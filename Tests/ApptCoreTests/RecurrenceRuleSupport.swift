@@ -30,14 +30,16 @@ enum RRuleTesting {
     rdates: [String] = [],
     from: String? = nil,
     to: String = "20100101T000000",
-    first: Int? = nil
+    first: Int? = nil,
+    dateStart: Bool = false
   ) -> [String] {
     let set = RecurrenceSet(
       start: civil(start),
       zone: zone,
       rules: rules.map(rule),
       rdates: rdates.map { .local(civil($0)) },
-      exdates: exdates.map { .local(civil($0)) }
+      exdates: exdates.map { .local(civil($0)) },
+      isDateStart: dateStart
     )
     let lower = civil(from ?? start).instant(in: zone)
     let occurrences = set.occurrences(from: lower, to: civil(to).instant(in: zone))
