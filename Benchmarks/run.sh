@@ -314,13 +314,23 @@ import_floor "$DATA/import-appt-1.sqlite3" "$RAW/import-floor.json"
 rm -f "$DATA"/import-appt-?.sqlite3*
 "$BENCH" probe-import --ics "$ics" --dir "$DATA" --runs 3 > "$RAW/import-probe.json"
 cat "$RAW/import-probe.json" >&2
-# Issue 17: 1M shuffled events into a fresh file, once, as `appt import` reads a regular file
-# (a piece at a time), in process: `appt import` itself refuses a file over 64 MiB (README).
+# 1M shuffled events into a fresh file, once, by the command itself (`appt import FILE` reads
+# a regular file a piece at a time, whatever its size), under GNU time for its peak RSS.
 if [ -s "$DATA/import-$IMPORT_LARGE.ics" ]; then
-  log "import: the shuffled $IMPORT_LARGE .ics, streamed as appt import does, one run"
-  "$BENCH" import-streamed --ics "$DATA/import-$IMPORT_LARGE.ics" --db "$DATA/import-large.sqlite3" \
-    > "$RAW/import-large.json"
-  cat "$RAW/import-large.json" >&2
+  log "import: appt import of the shuffled $IMPORT_LARGE .ics, one run"
+  rm -f "$DATA/import-large.sqlite3" "$DATA/import-large.sqlite3-wal" "$DATA/import-large.sqlite3-shm"
+  printf 'appt-import-large\t1\t%s\t--db\t%s\timport\t%s\n' "$APPT" "$DATA/import-large.sqlite3" \
+    "$DATA/import-$IMPORT_LARGE.ics" > "$DATA/import-large-spec.tsv"
+  "$BENCH" exec-time --spec "$DATA/import-large-spec.tsv" --warmup 0 --rss wrapped --out-dir "$DATA" \
+    > "$RAW/import-large-cli.json"
+  python3 - "$RAW/import-large-cli.json" > "$RAW/import-large.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))["appt-import-large"]
+if run["statuses"] != [0]:
+    sys.exit(f"appt import of the large file failed: {run['statuses']}")
+print(json.dumps({"wall_s": run["median_s"], "rss_kib": run["rss_kib"], "command": True}))
+PY
+  cat "$DATA/appt-import-large.out" "$RAW/import-large.json" >&2
   import_floor "$DATA/import-large.sqlite3" "$RAW/import-floor-large.json"
   rm -f "$DATA/import-large.sqlite3" "$DATA/import-large.sqlite3-wal" "$DATA/import-large.sqlite3-shm"
 fi

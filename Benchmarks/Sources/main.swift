@@ -11,7 +11,6 @@
 //   write-worker --db FILE|URL --adds N --seed S   (a child of write-load)
 //   probe        --db FILE --day YYYY-MM-DD [--week YYYY-MM-DD] [--repeat N] [--pragma SQL]
 //   probe-import --ics FILE --dir DIR [--runs R]
-//   import-streamed --ics FILE --db FILE
 //   report       --raw DIR --json FILE --markdown FILE
 //
 // Every measuring command prints one JSON object on stdout.
@@ -22,7 +21,7 @@ let words = Array(CommandLine.arguments.dropFirst())
 guard let command = words.first else {
   fail(
     "usage: appt-bench generate|bulk-insert|exec-time|tui|first-frame|writer|pg-load|write-load|write-worker|probe|"
-      + "probe-import|import-streamed|report [options]"
+      + "probe-import|report [options]"
   )
 }
 let arguments = Arguments(Array(words.dropFirst()), flags: ["model"])
@@ -39,7 +38,6 @@ case "write-load": writeLoadCommand(arguments)
 case "write-worker": await writeWorkerCommand(arguments)
 case "probe": await probeCommand(arguments)
 case "probe-import": await probeImportCommand(arguments)
-case "import-streamed": await importStreamedCommand(arguments)
 case "report": reportCommand(arguments)
 default: fail("unknown command \(command)")
 }

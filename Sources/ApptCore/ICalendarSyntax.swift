@@ -96,10 +96,26 @@ extension ICalendar {
           scan = bytes.count
         }
         let read = scan - start
+        if read > Self.longestLine {
+          // A file read a piece at a time has no size limit; its lines have one, so memory
+          // stays bounded whatever the file holds (a multi-gigabyte file without line ends).
+          problems.append(
+            Problem(
+              line: number + 1,
+              message: "a line longer than \(Self.longestLine >> 20) MiB: the file is not read past it"
+            )
+          )
+          (bytes, start, source) = ([], 0, nil)
+          return
+        }
         guard readChunk() else { return }
         scan = start + read
       }
     }
+
+    /// The longest logical line read from a source (a long Teams invitation's DESCRIPTION is
+    /// a few hundred KiB; an inline ATTACH a few MiB).
+    static let longestLine = 32 << 20
 
     /// Moves what is left of the buffer to its front and appends the source's next chunk;
     /// false at the end of the text (the source is then let go).

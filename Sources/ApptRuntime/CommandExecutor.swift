@@ -537,10 +537,11 @@ public struct CommandExecutor: Sendable {
       : "exported \(count) appointment\(count == 1 ? "" : "s") to \(TextSafety.escapingControls(path))\n"
   }
 
-  /// The most `import` reads from one file: 64 MiB. Real calendars are far smaller (ten
-  /// years of a busy work calendar exported by Google or Outlook is a few MiB), and parsing
-  /// costs a few times the file in memory, so this keeps `import /dev/zero` or a mistaken
-  /// multi-gigabyte file from taking the machine's memory.
+  /// The most `import` reads whole: 64 MiB, from a pipe or a FIFO (a regular file is read a
+  /// piece at a time, any size), or a file that must be read whole (a METHOD message, one
+  /// whose X-WR-TIMEZONE comes after its events). Real calendars are far smaller (ten years
+  /// of a busy work calendar is a few MiB); this keeps `import /dev/zero` from taking the
+  /// machine's memory.
   public static let importSizeLimit = 64 << 20
 
   /// The bytes of a file (a regular file, a FIFO, `/dev/stdin`, a pipe), read in bounded
@@ -592,7 +593,8 @@ public struct CommandExecutor: Sendable {
       StoreError.invalidRequest(message: "\(command): cannot read \(shown): \(reason)")
     }
     let tooLarge = StoreError.invalidRequest(
-      message: "\(command): \(shown) is larger than \(limit >> 20) MiB, the most appt imports at once; nothing imported"
+      message: "\(command): \(shown) is larger than \(limit >> 20) MiB, the most appt reads whole"
+        + " (a pipe, or a file that must be read whole); nothing imported"
     )
     return (failure, tooLarge)
   }

@@ -3,9 +3,9 @@ import ApptStore
 import Glibc
 
 /// A regular file read a piece at a time, so an import holds one piece of its text rather
-/// than all of it (`CommandExecutor.readFile` reads a pipe or a FIFO whole, as before). A
-/// file over the import limit is refused before it is read, as `readFile` refuses it.
-/// `Sendable`: the import's reader thread reads it, one piece after another.
+/// than all of it, whatever its size (`CommandExecutor.readFile` reads a pipe or a FIFO
+/// whole, up to the import limit). `Sendable`: the import's reader thread reads it, one
+/// piece after another.
 final class FileChunks: Sendable {
   /// Bytes per piece: big enough that the reads cost nothing, small beside the page cache.
   static let pieceSize = 1 << 20
@@ -23,7 +23,7 @@ final class FileChunks: Sendable {
   }
 
   /// Opens `path` once. `errors` are `readFile`'s: a failure with its reason, and the refusal
-  /// of a file over `limit`.
+  /// of a pipe's text over `limit`.
   static func open(
     path: String,
     limit: Int,
@@ -35,10 +35,6 @@ final class FileChunks: Sendable {
     guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
       defer { Glibc.close(fd) }
       return .whole(try CommandExecutor.readAll(fd, isRegular: false, size: 0, limit: limit, errors: errors))
-    }
-    guard info.st_size <= limit else {
-      Glibc.close(fd)
-      throw errors.tooLarge
     }
     return .pieces(FileChunks(fd: fd, failure: errors.failure))
   }

@@ -68,7 +68,9 @@ struct FileTargetTests {
 
     let over = directory.file("over.ics")
     try Data(repeating: 0x41, count: limit + 1).write(to: over)
-    let message = "import: \(over.path) is larger than 1 MiB, the most appt imports at once; nothing imported"
+    let message =
+      "import: \(over.path) is larger than 1 MiB, the most appt reads whole (a pipe, or a file that must be read"
+      + " whole); nothing imported"
     #expect(throws: StoreError.invalidRequest(message: message)) {
       try CommandExecutor.readFile(over.path, command: "import", limit: limit)
     }
@@ -90,7 +92,8 @@ struct FileTargetTests {
     }
     writer.start()
     let fromFIFO = StoreError.invalidRequest(
-      message: "import: \(fifo) is larger than 1 MiB, the most appt imports at once; nothing imported"
+      message: "import: \(fifo) is larger than 1 MiB, the most appt reads whole (a pipe, or a file that must be"
+        + " read whole); nothing imported"
     )
     #expect(throws: fromFIFO) { try CommandExecutor.readFile(fifo, command: "import", limit: limit) }
   }

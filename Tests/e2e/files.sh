@@ -57,13 +57,15 @@ scenario_import_dev_zero_is_refused_at_the_limit() {
     source "$T/run" || { fail "no result"; return; }
     no_crash "import /dev/zero"
     check_status 1 "import /dev/zero"
-    check_eq "appt: import: /dev/zero is larger than 64 MiB, the most appt imports at once; nothing imported" \
+    check_eq "appt: import: /dev/zero is larger than 64 MiB, the most appt reads whole (a pipe, or a file that must be read whole); nothing imported" \
         "$ERR" "import /dev/zero: stderr"
     check_eq "Dentist|Standup" "$(titles "$db")" "the database after import /dev/zero"
 }
 
-# A regular file over the limit is refused before it is read (sparse: no disk used).
-scenario_import_huge_file_is_refused() {
+# A regular file is read a piece at a time, whatever its size; a line is bounded instead: a
+# 200 MB file whose calendar is followed by one endless line (sparse: no disk used) is read up
+# to that line, in bounded memory, and refused with the line's number.
+scenario_import_huge_line_is_refused() {
     local db="$T/db.sqlite3"
     seed "$db" || return
     calendar "$T/huge.ics"
@@ -72,7 +74,8 @@ scenario_import_huge_file_is_refused() {
     source "$T/run" || { fail "no result"; return; }
     no_crash "import of a 200 MB file"
     check_status 1 "import of a 200 MB file"
-    check_contains "$ERR" "huge.ics is larger than 64 MiB, the most appt imports at once; nothing imported"
+    check_contains "$ERR" "a line longer than 32 MiB: the file is not read past it"
+    check_contains "$ERR" "nothing imported"
     check_eq "Dentist|Standup" "$(titles "$db")" "the database after the refused import"
 }
 

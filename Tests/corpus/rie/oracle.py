@@ -5,7 +5,9 @@
     oracle.py --window FILE             the window run.sh uses for FILE: "FROM TO"
     oracle.py --batch TZ OUTDIR FILE... both for many files in one process: OUTDIR/NAME.window
                                         and OUTDIR/NAME.oracle, or OUTDIR/NAME.error when the
-                                        library cannot read NAME (one line: why)
+                                        library cannot read NAME (one line: why; with
+                                        NAME.window when it reads the file but cannot expand
+                                        it: run.sh still runs appt's round trip there)
 
 Occurrences: recurring_ical_events.of(calendar).between(FROM, TO), FROM and TO being dates
 (their midnight in TZ; TO exclusive): every VEVENT occurrence overlapping the window. `of`
@@ -105,13 +107,18 @@ def batch(tz_name, outdir, paths):
         try:
             cal = read(path)
             start, stop = window(cal)
-            lines = occurrences(cal, tz, start, stop)
         except Exception as error:  # the library cannot read it: run.sh skips it
             with open(base + ".error", "w", encoding="utf-8") as f:
                 f.write(one_line(error) + "\n")
             continue
-        with open(base + ".oracle", "w", encoding="utf-8") as f:
-            f.write("".join(line + "\n" for line in lines))
+        try:
+            lines = occurrences(cal, tz, start, stop)
+        except Exception as error:  # nor expand it: not compared, but the window is known
+            with open(base + ".error", "w", encoding="utf-8") as f:
+                f.write(one_line(error) + "\n")
+        else:
+            with open(base + ".oracle", "w", encoding="utf-8") as f:
+                f.write("".join(line + "\n" for line in lines))
         # last: run.sh takes NAME.window as "the oracle finished this file"
         with open(base + ".window", "w", encoding="utf-8") as f:
             f.write(f"{start.isoformat()} {stop.isoformat()}\n")
