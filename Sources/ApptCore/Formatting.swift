@@ -254,7 +254,8 @@ public struct AppointmentFormatter: Sendable {
   public func jsonObject(_ a: Appointment, calendar: String? = nil) -> String {
     var out = "{\"id\":"
     out += Self.jsonString(a.id.description)
-    out += ",\"title\":" + Self.jsonString(a.title)
+    // An event that came without a SUMMARY has none in data; "(no title)" is for people.
+    out += ",\"title\":" + Self.jsonString(a.extras.isUntitled(a.title) ? "" : a.title)
     out += ",\"start\":" + Self.jsonString(iso8601(a.start))
     out += ",\"end\":" + Self.jsonString(iso8601(a.end))
     out += ",\"note\":" + Self.jsonString(a.note)
@@ -301,7 +302,7 @@ public struct AppointmentFormatter: Sendable {
     let a = instance.appointment
     return "{\"fire_at\":" + Self.jsonString(iso8601(instance.fireAt))
       + ",\"id\":" + Self.jsonString(a.id.description)
-      + ",\"title\":" + Self.jsonString(a.title)
+      + ",\"title\":" + Self.jsonString(a.extras.isUntitled(a.title) ? "" : a.title)
       + ",\"start\":" + Self.jsonString(iso8601(a.start))
       + ",\"end\":" + Self.jsonString(iso8601(a.end))
       + ",\"calendar\":" + (calendar.map(Self.jsonString) ?? "null")

@@ -219,7 +219,11 @@ public enum ICalendar {
   public static func write(_ appointments: [Appointment], fallbackZone: TimeZone, calendarName: String? = nil)
     -> String
   {
-    Writer(fallbackZone: fallbackZone, calendarName: calendarName).write(appointments)
+    Writer(
+      fallbackZone: fallbackZone,
+      calendarName: calendarName,
+      calendarZone: Writer.calendarZone(for: appointments)
+    ).write(appointments)
   }
 
   /// `write`'s text in pieces of about `piece` bytes (whole lines), each handed to `body`
@@ -231,7 +235,11 @@ public enum ICalendar {
     piece: Int,
     _ body: (String) -> Bool
   ) {
-    Writer(fallbackZone: fallbackZone, calendarName: calendarName).write(appointments, piece: piece, body)
+    Writer(
+      fallbackZone: fallbackZone,
+      calendarName: calendarName,
+      calendarZone: Writer.calendarZone(for: appointments)
+    ).write(appointments, piece: piece, body)
   }
 
   /// Whether `appointment` belongs in an export of `range`: a one-off that overlaps it, or a

@@ -15,14 +15,12 @@ public struct ICalendarExtras: Hashable, Sendable, Codable {
   /// DTSTART's TZID as written, when it differs from the appointment's `timeZone`; "" for a
   /// floating DTSTART (no TZID, no Z: read in the importing zone, written back floating, its
   /// wall-clock time the same in any zone); `calendarZoneTimes` for one its calendar's
-  /// X-WR-TIMEZONE placed (written back floating too, but a time in that zone).
+  /// X-WR-TIMEZONE placed (a time in that zone, written back under that X-WR-TIMEZONE).
   public var zoneID: String?
 
   /// `zoneID` of a time without a zone that X-WR-TIMEZONE placed.
   public static let calendarZoneTimes = "X-WR-TIMEZONE"
 
-  /// Its times are written without a zone, as they came.
-  public var isWrittenFloating: Bool { zoneID == "" || zoneID == Self.calendarZoneTimes }
   /// The VTIMEZONE that defined `zoneID`, as read (unfolded lines, BEGIN to END).
   public var zoneDefinition: [String]
   /// How the event gave its end when it was not a DTEND appt writes back the same: the line
@@ -71,6 +69,12 @@ public struct ICalendarExtras: Hashable, Sendable, Codable {
   /// The lines kept for `name` while they still mean `meaning`; nil otherwise.
   public func lines(asRead name: String, meaning: String) -> [String]? {
     asRead?.first { $0.name == name && $0.meaning == meaning }?.lines
+  }
+
+  /// Whether `title` is the one an event read without a SUMMARY was given (and still has):
+  /// data (JSON) says it has none.
+  public func isUntitled(_ title: String) -> Bool {
+    lines(asRead: "SUMMARY", meaning: title)?.isEmpty == true
   }
 
   public static let none = ICalendarExtras()

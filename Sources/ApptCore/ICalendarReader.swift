@@ -853,7 +853,7 @@ extension ICalendar {
       var kept: [ICalendarExtras.AsRead] = []
       // What the writer would write (`Writer.event`, without anything kept as read): its
       // DTSTART, RDATE and EXDATE lines, and the extras lines of those names it writes back.
-      let writer = ICalendar.Writer(fallbackZone: .gmt)
+      let writer = ICalendar.Writer(fallbackZone: .gmt, calendarZone: ICalendar.Writer.calendarZone(for: [appointment]))
       let zone = appointment.zone(fallback: .gmt)
       var writtenStart = [writer.startLine(appointment, zone)]
       var writtenDates = appointment.recurrence.map { writer.dateLines(appointment, $0, zone) } ?? []

@@ -5,6 +5,27 @@ extension ICalendar {
   struct Writer {
     let fallbackZone: TimeZone
     var calendarName: String? = nil
+    /// The X-WR-TIMEZONE written: the zone of the times without a zone that a calendar's
+    /// X-WR-TIMEZONE placed, when they all had the same one and nothing else is floating
+    /// (`calendarZone(for:)`). Such times are then written without a zone again; otherwise
+    /// with a TZID, so that no reader places them elsewhere.
+    var calendarZone: String? = nil
+
+    /// The X-WR-TIMEZONE `appointments` are written under (see `calendarZone`).
+    static func calendarZone(for appointments: [Appointment]) -> String? {
+      var zones: Set<String> = []
+      for a in appointments {
+        if a.extras.zoneID == "" { return nil }
+        if a.extras.zoneID == ICalendarExtras.calendarZoneTimes { zones.insert(a.timeZone) }
+      }
+      return zones.count == 1 ? zones.first : nil
+    }
+
+    /// Whether `a`'s times are written without a zone: floating ones, and those the
+    /// X-WR-TIMEZONE written places.
+    func writesFloating(_ a: Appointment) -> Bool {
+      a.extras.zoneID == "" || (a.extras.zoneID == ICalendarExtras.calendarZoneTimes && a.timeZone == calendarZone)
+    }
 
     /// Zones written as UTC (`...Z`) rather than with a TZID.
     static let utcIdentifiers: Set<String> = [
@@ -36,6 +57,7 @@ extension ICalendar {
       emit("PRODID:" + ICalendar.productID)
       emit("CALSCALE:GREGORIAN")
       if let calendarName { emit("X-WR-CALNAME:" + ICalendar.escape(calendarName)) }
+      if let calendarZone { emit("X-WR-TIMEZONE:" + calendarZone) }
       for line in timeZones(for: appointments) { emit(line) }
       for appointment in Self.grouped(appointments) {
         for line in event(appointment) { emit(line) }
@@ -345,7 +367,9 @@ extension ICalendar {
     /// The TZID an appointment's times are written with: the one it was read with (a
     /// Windows name, a zone defined by its VTIMEZONE), else its zone's IANA name.
     private func zoneName(_ a: Appointment, _ zone: TimeZone) -> String {
-      guard let name = a.extras.zoneID, !a.extras.isWrittenFloating else { return zone.identifier }
+      guard let name = a.extras.zoneID, name != ICalendarExtras.calendarZoneTimes, !writesFloating(a) else {
+        return zone.identifier
+      }
       // Still the zone it was read as (an edit to another zone leaves the old name behind).
       if Self.definedName(a.extras.zoneDefinition) == name { return name }
       // A name no zone has was read as floating: kept.
@@ -376,7 +400,7 @@ extension ICalendar {
       if allDay ?? a.isAllDay { return [";VALUE=DATE", DateValue.local(date, in: zone, dateOnly: true).text] }
       let local = DateValue.local(date, in: zone, dateOnly: false)
       // A floating time (read without a zone) is written without one.
-      if a.extras.isWrittenFloating, let back = local.instant(in: zone), abs(back.timeIntervalSince(date)) < 1 {
+      if writesFloating(a), let back = local.instant(in: zone), abs(back.timeIntervalSince(date)) < 1 {
         return ["", local.text]
       }
       if Self.isUTC(zone) { return ["", utc(date)] }
@@ -415,7 +439,7 @@ extension ICalendar {
       // Zones written as they were read (a Windows name, a VTIMEZONE-only zone), by TZID.
       var definitions: [String: [String]] = [:]
       // A floating event's times name no zone (they are written without a TZID).
-      for a in appointments where !a.isAllDay && !a.extras.isWrittenFloating {
+      for a in appointments where !a.isAllDay && !writesFloating(a) {
         let zone = a.zone(fallback: fallbackZone)
         if Self.isUTC(zone) { continue }
         let name = zoneName(a, zone)

@@ -127,6 +127,10 @@ struct ICalendarAsReadTests {
     var titled = try #require(read.first)
     titled.title = "Named"
     #expect(written([titled], ["SUMMARY"]) == ["SUMMARY:Named"])
+    // Data says it has no title; "(no title)" is what people are shown.
+    let formatter = AppointmentFormatter(clock: Clock.fixed(Date(timeIntervalSince1970: 0), timeZone: .gmt))
+    #expect(formatter.jsonObject(try #require(read.first)).contains(#""title":"","#))
+    #expect(formatter.jsonObject(titled).contains(#""title":"Named","#))
   }
 
   @Test("a bare CR inside a kept line is written as an escaped line break, never raw (fuzz find)")

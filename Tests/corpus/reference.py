@@ -28,7 +28,7 @@ The rules this reference applies (RFC 5545, and where it is silent, what common 
   status), unless a later override of its own says otherwise. An override whose master is
   absent is an event of its own.
 - STATUS:CANCELLED: the event (or that occurrence) is left out.
-- A missing SUMMARY is "(no title)" (appt's word for it; the only convention taken from appt).
+- A missing SUMMARY is an empty title (as appt's JSON has it).
 
 Where icalendar itself needs help (written down in Tests/corpus/README.md):
 - the file is read as bytes (icalendar strips a UTF-8 BOM only from bytes);
@@ -158,7 +158,7 @@ class Event:
         dt = comp["DTSTART"]
         self.start = ctx.instant(dt.dt, dt.params)
         self.all_day = not isinstance(self.start, datetime)
-        self.title = str(comp["SUMMARY"]) if "SUMMARY" in comp else "(no title)"
+        self.title = str(comp["SUMMARY"]) if "SUMMARY" in comp else ""
         self.cancelled = str(comp.get("STATUS", "")).upper() == "CANCELLED"
         self.sequence = int(comp.get("SEQUENCE", 0))
         rid = comp.get("RECURRENCE-ID")

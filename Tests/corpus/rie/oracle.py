@@ -13,7 +13,7 @@ Occurrences: recurring_ical_events.of(calendar).between(FROM, TO), FROM and TO b
 (their midnight in TZ; TO exclusive): every VEVENT occurrence overlapping the window. `of`
 applies X-WR-TIMEZONE. Those with STATUS:CANCELLED are left out: the library lists them, appt's
 `list` does not (its --include-cancelled would list EXDATE'd occurrences too, which the library
-leaves out). Each is printed as its SUMMARY ("(no title)" without one) and its start in UTC
+leaves out). Each is printed as its SUMMARY (empty without one, as appt's JSON has it) and its start in UTC
 (YYYY-MM-DDTHH:MM:SSZ); a DATE is its midnight in TZ, a floating time is TZ's. Sorted by
 (start, title), so two outputs are equal exactly when the multisets are.
 
@@ -90,7 +90,7 @@ def occurrences(cal, tz, start, stop):
     for ev in recurring_ical_events.of(cal).between(begin, end):
         if str(ev.get("STATUS", "")).strip().upper() == "CANCELLED":
             continue
-        title = str(ev.get("SUMMARY")) if ev.get("SUMMARY") is not None else "(no title)"
+        title = str(ev.get("SUMMARY")) if ev.get("SUMMARY") is not None else ""
         rows.append((utc_text(ev["DTSTART"].dt, tz), title))
     return [json.dumps({"title": t, "start": s}, ensure_ascii=False) for s, t in sorted(rows)]
 
