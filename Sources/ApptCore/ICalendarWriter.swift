@@ -453,6 +453,10 @@ extension ICalendar {
         }
         let span = spans[name] ?? (zone, a.start, last)
         spans[name] = (zone, min(span.first, a.start), max(span.last, last))
+        // RDATEs and EXDATEs written as they came may name zones of their own.
+        for (tzid, other) in keptDateZones(a) where spans[tzid] == nil && definitions[tzid] == nil {
+          spans[tzid] = (other, a.start, last)
+        }
       }
       var lines: [String] = []
       for name in Set(spans.keys).union(definitions.keys).sorted() {
@@ -463,6 +467,21 @@ extension ICalendar {
         }
       }
       return lines
+    }
+
+    /// The zones (by TZID as written) of the RDATE and EXDATE lines `a` is written with as they
+    /// came, other than UTC: each needs its VTIMEZONE too (RFC 5545), or a reader that does
+    /// not know the name places those dates elsewhere.
+    private func keptDateZones(_ a: Appointment) -> [(String, TimeZone)] {
+      guard a.recurrence != nil, let kept = a.extras.lines(asRead: "RDATE", meaning: Self.datesMeaning(a)) else {
+        return []
+      }
+      return kept.compactMap { raw in
+        guard let tzid = ICalendar.contentLine(raw, line: 0)?.parameter("TZID"),
+          let zone = TimeZoneResolver.zone(forTZID: tzid), !Self.isUTC(zone)
+        else { return nil }
+        return (tzid, zone)
+      }
     }
 
     /// The line that marks a VTIMEZONE appt generated.

@@ -133,6 +133,7 @@ public enum SeriesWeeks {
       start: appointment.start,
       duration: appointment.duration,
       zone: appointment.zone(fallback: .gmt),
+      allDay: appointment.isAllDay,
       in: DateInterval(start: appointment.start, end: max(end, appointment.start.addingTimeInterval(1)))
     )
     var days: [Int64: Int64] = [:]

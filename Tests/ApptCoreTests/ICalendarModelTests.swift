@@ -289,6 +289,44 @@ struct ICalendarModelTests {
     #expect(result.notices.map(\.line) == [3])
   }
 
+  @Test("an RDATE in another zone than DTSTART's is exported with that zone's VTIMEZONE too")
+  func rdateZoneWritten() throws {
+    let text = event(
+      "UID:r",
+      "SUMMARY:Call",
+      "DTSTART;TZID=Europe/Berlin:20261201T090000",
+      "DURATION:PT1H",
+      "RDATE;TZID=Pacific Standard Time:20261210T080000"
+    )
+    let read = read(text).appointments
+    let written = ICalendar.write(read, fallbackZone: .gmt)
+    #expect(written.contains("RDATE;TZID=Pacific Standard Time:20261210T080000\r\n"))
+    #expect(written.contains("TZID:Pacific Standard Time\r\n"))
+    #expect(written.contains("TZID:Europe/Berlin\r\n"))
+  }
+
+  @Test("X-WR-TIMEZONE times are exported under that X-WR-TIMEZONE, or with a TZID beside other floating times")
+  func wrTimezoneWrittenBack() throws {
+    let text =
+      "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nX-WR-TIMEZONE:America/New_York\r\nBEGIN:VEVENT\r\nUID:f\r\n"
+      + "DTSTART:20261201T090000\r\nDURATION:PT1H\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+    let placed = read(text).appointments
+    let alone = ICalendar.write(placed, fallbackZone: .gmt)
+    #expect(alone.contains("X-WR-TIMEZONE:America/New_York\r\n"))
+    #expect(alone.contains("DTSTART:20261201T090000\r\n"))
+    // In any zone, the export reads back at the same instant.
+    let tokyo = Clock.fixed(clock.now, timeZone: TimeZone(identifier: "Asia/Tokyo") ?? .gmt)
+    #expect(read(alone, clock: tokyo).appointments.map(\.start) == placed.map(\.start))
+    // Beside a truly floating event, an X-WR-TIMEZONE would move that one: a TZID instead.
+    let floating = read(event("UID:g", "DTSTART:20261202T100000", "DURATION:PT1H")).appointments
+    let mixed = ICalendar.write(placed + floating, fallbackZone: .gmt)
+    #expect(!mixed.contains("X-WR-TIMEZONE"))
+    #expect(mixed.contains("DTSTART;TZID=America/New_York:20261201T090000\r\n"))
+    #expect(mixed.contains("DTSTART:20261202T100000\r\n"))
+    let back = read(mixed, clock: tokyo).appointments
+    #expect(back.first { $0.uid == "f" }?.start == placed.first?.start)
+  }
+
   // MARK: - Structure
 
   @Test("a VCALENDAR nested in a VCALENDAR: its events are read, with a note")

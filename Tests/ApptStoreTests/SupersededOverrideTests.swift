@@ -6,8 +6,9 @@ import Testing
 @testable import ApptStore
 
 /// A file or a server that still carries a changed occurrence its newer series took back
-/// (python-recurring-ical-events' issues 148, 163 and 253, as Google's exports have them): the
-/// series says what there is, as Google and recurring-ical-events show it.
+/// (Tests/corpus/rie's issue_148_edge_case_1, issue_163_deleted_modification and
+/// issue_253_additional_recurrence_id): the series says what there is, as Google and
+/// recurring-ical-events show it.
 @Suite struct SupersededOverrideTests {
   /// A weekly series from Monday 7 December 2026 at 09:00 (SEQUENCE 2, `seriesLines` added)
   /// and a change of its 21 December occurrence made at SEQUENCE `overrideSequence`.
