@@ -168,6 +168,9 @@ struct FileOpener {
 struct Migrator {
   let configuration: DatabaseConfiguration
 
+  /// How long a migration waits for the write lock, in milliseconds.
+  static let migrationBusyTimeout: Int32 = 300_000
+
   func migrate(_ connection: SQLiteConnection) throws(StoreError) {
     // The header check cannot see commits still in another program's WAL; now that SQLite
     // reads the WAL too, make sure the file is ours (or empty) before writing anything.
@@ -192,6 +195,10 @@ struct Migrator {
     if connection.isReadOnly || configuration.readOnly {
       throw .readOnly(path: connection.path)
     }
+    // Processes opening a new file at once wait for the first one's steps, one lock after
+    // another: on a loaded machine that is longer than a command's usual wait for the lock.
+    connection.setBusyTimeout(milliseconds: max(configuration.busyTimeout, Self.migrationBusyTimeout))
+    defer { connection.setBusyTimeout(milliseconds: configuration.busyTimeout) }
     for index in current..<known {
       let migration = configuration.migrations[index]
       try connection.execute("BEGIN IMMEDIATE")
