@@ -308,16 +308,14 @@ extension AppointmentDAO {
     let master = appointment.override?.seriesID ?? appointment.id
     let uid = appointment.uid ?? "\(master)@appt"
     let own = uid.hasSuffix("@appt") ? String(uid.dropLast(5)) : ""
-    let copy = try connection.scalar(
-      """
-      SELECT id FROM appointment WHERE (uid = ? OR (uid IS NULL AND coalesce(series_id, id) = ?))
-        AND coalesce(recurrence_ms, -1) = ? AND calendar_id = ? AND id <> ?
-      """,
-      [
-        .text(uid), .text(own), .integer(appointment.override?.recurrenceID.millisecondsSince1970 ?? -1),
-        .text(appointment.calendarID), .text(appointment.id.description),
-      ]
-    )
+    let recurrence = SQLValue.integer(appointment.override?.recurrenceID.millisecondsSince1970 ?? -1)
+    let place = [recurrence, .text(appointment.calendarID), .text(appointment.id.description)]
+    var copy = try connection.scalar(copyByUID, [.text(uid)] + place)
+    // For a master appt made, `own` is its own id: no other row can have its key.
+    let mayHaveOwnCopy = !own.isEmpty && (appointment.override != nil || own != appointment.id.description)
+    if copy == nil && mayHaveOwnCopy {
+      copy = try connection.scalar(copyByOwnID, [.text(own), .text(own), .text(own)] + place)
+    }
     guard let copy = copy?.string else { return }
     let name = try connection.scalar("SELECT name FROM calendar WHERE id = ?", [.text(appointment.calendarID)])?.string
     throw .invalidRequest(
@@ -325,6 +323,20 @@ extension AppointmentDAO {
         + " \(TextSafety.escapingControls(uid)), appointment \(copy.prefix(8))): delete one copy first"
     )
   }
+
+  /// Another row of an event by its uid, RECURRENCE-ID and calendar: through `appointment_by_uid`.
+  static let copyByUID = """
+    SELECT id FROM appointment WHERE uid = ? AND coalesce(recurrence_ms, -1) = ? AND calendar_id = ? AND id <> ?
+    """
+
+  /// Another row of an event appt made (no uid, known as "<id>@appt"): its master by the
+  /// primary key, an override by `appointment_by_series`. Both probes are indexed: a scan
+  /// here would read the whole table on every add (and, on PostgreSQL, lock all of it for
+  /// serializable writers).
+  static let copyByOwnID = """
+    SELECT id FROM appointment WHERE (id = ? OR series_id = ?) AND uid IS NULL AND coalesce(series_id, id) = ?
+      AND coalesce(recurrence_ms, -1) = ? AND calendar_id = ? AND id <> ?
+    """
 
   static func check(_ stored: Appointment, expected: Int) throws(StoreError) {
     guard stored.revision == expected else { throw .staleRevision(current: stored) }
