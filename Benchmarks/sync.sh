@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The sync part of `make bench` (issue 14, "Done when" 4): a 10,000-event calendar on a
-# Radicale server on loopback, its first `appt sync` into an empty SQLite file (time and peak
-# memory) and a sync with no change; the numbers go to Benchmarks/results/sync.json and into
-# BENCHMARKS.md as the section "8. Sync" (put in place of an earlier one, the other sections
-# left as they are). run.sh runs it after its report; alone it measures and writes only this.
+# The sync part of `make bench`: a 10,000-event calendar on a Radicale server on loopback, its
+# first `appt sync` into an empty SQLite file (time and peak memory) and a sync with no change;
+# the numbers go to Benchmarks/results/sync.json and into BENCHMARKS.md as the section "8. Sync"
+# (put in place of an earlier one, the other sections left as they are). run.sh runs it after
+# its report; alone it measures and writes only this.
 #
 # The calendar is written straight into Radicale's storage before the server starts (peer.py
 # prefill-radicale: fast, and the same events every run), then the server's own first scan of

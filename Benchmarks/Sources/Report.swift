@@ -1,6 +1,6 @@
 // `report --raw DIR --json FILE --markdown FILE`: merges the raw results of one run.sh run
-// into one JSON file and writes BENCHMARKS.md from it, including the verdict on each goal of
-// issue 7. Nothing here measures; every number comes from the raw files.
+// into one JSON file and writes BENCHMARKS.md from it, ending with the verdict on each goal.
+// Nothing here measures; every number comes from the raw files.
 
 import Foundation
 
@@ -78,8 +78,8 @@ private struct Goal {
   let note: String
 }
 
-/// Why a goal is not met, as analysed on this code base (see the report of issue 7). Shown
-/// only while the goal is unmet; when the code changes, the numbers above are what count.
+/// Why a goal is not met, as analysed on this code base. Shown only while the goal is unmet;
+/// when the code changes, the numbers above are what count.
 private enum GoalNotes {
   static let listVersusSQLite = """
     The minimal query's three columns read from appt's own file take about what they take \
@@ -95,8 +95,8 @@ private enum GoalNotes {
     while appt's grows only with the week; but 100× at this size asks appt to print the week \
     in about the time the sqlite3 CLI alone takes (the floor above), so appt's fixed start-up \
     and its per-row costs (rows read from the table, ids parsed by Foundation, series \
-    expanded with `Calendar`) all have to go; see "Where `list`'s time and memory go", \
-    "Where the calendar's time goes" and the issue 7 report.
+    expanded with `Calendar`) all have to go; see "Where `list`'s time and memory go" \
+    and "Where the calendar's time goes".
     """
   static let listRSS = """
     The floor is the runtime, not the data (see "Where `list`'s time and memory go"): \
@@ -131,7 +131,7 @@ private enum GoalNotes {
     soon as it is ready; SQLite copies a long WAL back into the file after that (not inside \
     the COMMIT, where its auto-checkpoint made one commit in a few hundred wait); what \
     remains is the durable commit itself, an fdatasync of the WAL, whose own p99 on this disk \
-    in the same run is in the issue 17 goals below, and drawing the day.
+    in the same run is in the speed goals below, and drawing the day.
     """
   static let streaming = """
     Each line is written as bytes into its chunk's buffer; an occurrence is a copy of its \
@@ -164,11 +164,11 @@ private enum GoalNotes {
     """
 }
 
-// MARK: - Issue 17's goals
+// MARK: - Speed goals
 
-/// Issue 17's table, each goal with what this run measured and, where it is not met, the floor
-/// measured beside it in the same run.
-private struct Issue17Goals {
+/// The speed goals (import, `list`, streaming and the calendar at scale), each with what this
+/// run measured and, where it is not met, the floor measured beside it in the same run.
+private struct SpeedGoals {
   let raw: String
   let largest: Int
   let sizes: [Int]
@@ -194,7 +194,7 @@ private struct Issue17Goals {
     let importFloor = loadJSON("\(raw)/import-floor.json")
     let importFloorLarge = loadJSON("\(raw)/import-floor-large.json")
     let importProbe = loadJSON("\(raw)/import-probe.json")
-    // Each of the issue's import rows is two goals here, time and memory: they have different
+    // Each import target is two goals here, time and memory: they have different
     // floors (SQLite's inserts; none for memory).
     goals.append(
       Goal(
@@ -479,7 +479,7 @@ func reportCommand(_ arguments: Arguments) {
         note: GoalNotes.keyLatency
       )
     )
-    // Issue 16, "Done when" 4: the week view keeps to the day view's key -> frame goal.
+    // The week view keeps to the day view's key -> frame goal.
     let weekWorst = sizes.compactMap { number(tui["\($0)"], "week_next_day.p99_ms") }.max()
     let dayWorst = sizes.compactMap { number(tui["\($0)"], "key_next_day.p99_ms") }.max()
     goals.append(
@@ -530,7 +530,7 @@ func reportCommand(_ arguments: Arguments) {
   merged["goals"] = goals.map { goal -> [String: Any] in
     ["goal": goal.text, "met": goal.met.map { $0 as Any } ?? NSNull(), "measured": goal.measured]
   }
-  let speedGoals = Issue17Goals(
+  let speedGoals = SpeedGoals(
     raw: raw,
     largest: largest,
     sizes: sizes,
@@ -541,7 +541,7 @@ func reportCommand(_ arguments: Arguments) {
     importWall: importWall,
     importRSS: importRSS
   ).goals
-  merged["goals_issue_17"] = speedGoals.map { goal -> [String: Any] in
+  merged["speed_goals"] = speedGoals.map { goal -> [String: Any] in
     ["goal": goal.text, "met": goal.met.map { $0 as Any } ?? NSNull(), "measured": goal.measured]
   }
 
@@ -553,7 +553,7 @@ func reportCommand(_ arguments: Arguments) {
   line("# Benchmarks")
   line()
   line("Written by `make bench` (`Benchmarks/run.sh`); do not edit by hand, rerun it. Raw numbers:")
-  line("`Benchmarks/results/latest.json`. Issue 7 sets the goals; the verdicts are at the end.")
+  line("`Benchmarks/results/latest.json`. The goals and their verdicts are at the end.")
   line()
   line("| | |")
   line("|---|---|")
@@ -763,8 +763,8 @@ func reportCommand(_ arguments: Arguments) {
       }.joined(separator: ", ") + "."
   )
   line()
-  line("calcurse for reference (issue 7, same kind of machine, not rerun here): TUI ready 0.11 / 0.74 / 6.9 s,")
-  line("next-day redraw 16 / 93 / 870 ms at 10k / 100k / 1M.")
+  line("calcurse for reference (an earlier measurement on the same kind of machine, not rerun here): TUI ready")
+  line("0.11 / 0.74 / 6.9 s, next-day redraw 16 / 93 / 870 ms at 10k / 100k / 1M.")
   line()
 
   if let probe {
@@ -849,7 +849,7 @@ func reportCommand(_ arguments: Arguments) {
     line()
     line(
       "First line, from starting the process to reading it on a pipe (median of 5): "
-        + "\(milliseconds(number(streamFirstLine, "first_line_ms"))). Issue 17's goals: first line < 50 ms, "
+        + "\(milliseconds(number(streamFirstLine, "first_line_ms"))). The speed goals: first line < 50 ms, "
         + "RSS < 30 MiB, > 1M lines/s."
     )
   }
@@ -879,7 +879,7 @@ func reportCommand(_ arguments: Arguments) {
     line()
   }
 
-  for (title, list) in [("## Goals (issue 7)", goals), ("## Goals (issue 17: speed round 2)", speedGoals)] {
+  for (title, list) in [("## Goals", goals), ("## Speed goals", speedGoals)] {
     line(title)
     line()
     for goal in list {
@@ -1133,9 +1133,9 @@ private struct ModelReport {
       let known = bars.compactMap { $0 }
       return known.isEmpty ? nil : known.allSatisfy { value <= $0 }
     }
-    // Issue 13's bar is "today's figures": the previous report's, measured at 1M. At another
-    // size there are none, and the plain dataset of this run stands in. The plain dataset is
-    // shown beside in any case: its week and day hold fewer rows (1% series, not 5%).
+    // The calendar model's bar is "today's figures": the previous report's, measured at 1M. At
+    // another size there are none, and the plain dataset of this run stands in. The plain dataset
+    // is shown beside in any case: its week and day hold fewer rows (1% series, not 5%).
     let compareToPrevious = size == 1_000_000
     func bar(_ plain: Double?, _ previous: Double) -> [Double?] { compareToPrevious ? [previous] : [plain] }
     /// The model's figure against its bar, the plain dataset's beside it.
@@ -1169,7 +1169,7 @@ private struct ModelReport {
         "key_next_day_p99_ms": Self.previousNextDayP99,
       ],
       "goal": [
-        "goal": "issue 13: a week's list and a day's drawing on the calendar model no slower than on the plain dataset",
+        "goal": "the calendar model: a week's list and a day's drawing no slower than on the plain dataset",
         "met": verdict.map { $0 as Any } ?? NSNull(),
         "measured": checks.map { "\($0.0): \($0.2)" }.joined(separator: "; "),
       ],
@@ -1181,7 +1181,7 @@ private struct ModelReport {
     func stat(_ key: String) -> String { number(stats, key).map { String(Int($0)) } ?? "n/a" }
     line("## 7. Calendar model at \(count(size))")
     line()
-    line("Issue 13's bar: a store of \(count(size)) rows with 5% series carrying overrides and RDATEs lists a week")
+    line("The bar: a store of \(count(size)) rows with 5% series carrying overrides and RDATEs lists a week")
     line("and draws a day no slower than today's figures: those of the previous report (at 1M; at another size,")
     line("the plain dataset of this run). The plain dataset of this run (sections 1 and 3) is beside them.")
     line("The dataset (`appt-bench generate --model`, the same seed, through `DatabaseService.save(all:)`): the")
@@ -1321,7 +1321,7 @@ private struct ModelReport {
     line()
     let verdictText = verdict.map { $0 ? "**met**" : "**not met**" } ?? "**not measurable in this run**"
     line(
-      "Verdict (issue 13, \"Done when\" 5: the calendar model no slower than "
+      "Verdict (the calendar model no slower than "
         + (compareToPrevious ? "the previous report" : "the plain dataset of this run") + "): \(verdictText). "
         + checks.map { check in
           "\(check.0) \(check.1.map { $0 ? "met" : "not met" } ?? "n/a") (\(check.2))"

@@ -58,7 +58,7 @@ struct FormattingTests {
     #expect(!formatter.textLine(a).unicodeScalars.contains(where: TextSafety.isControl))
   }
 
-  /// Issue 12: bidirectional controls reached stdout raw, so `list` could show a title other
+  /// Bidirectional controls must not reach stdout raw, or `list` could show a title other
   /// than the stored one (Trojan Source).
   @Test("invisible format controls are escaped in text output; emoji sequences are not")
   func escapedFormatControls() {
@@ -80,7 +80,7 @@ struct FormattingTests {
     #expect(AppointmentFormatter.jsonString(kept) == "\"" + kept + "\"")
   }
 
-  /// Issue 12: JSON stays exact data, but carries no raw bidirectional control either.
+  /// JSON stays exact data, but carries no raw bidirectional control either.
   @Test("JSON escapes invisible format controls losslessly")
   func jsonFormatControls() throws {
     let text = "a\u{202E}b\u{2066}c\u{E0041}d👩\u{200D}👩\u{200D}👧"

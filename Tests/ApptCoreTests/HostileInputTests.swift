@@ -3,7 +3,7 @@ import Testing
 
 @testable import ApptCore
 
-/// Issue 12's hostile-input classes about text and values: one set of rules for every way in,
+/// Hostile input about text and values: one set of rules for every way in,
 /// the supported range of times, and lines of any length.
 @Suite("Hostile input: rules, times, lines")
 struct HostileInputTests {
@@ -43,7 +43,7 @@ struct HostileInputTests {
     }
   }
 
-  /// Issue 12: `--at "9999-12-31 23:30" --for 1h` stored an end in year 10000.
+  /// `--at "9999-12-31 23:30" --for 1h` once stored an end in year 10000.
   @Test("add and edit refuse times outside the range, naming the input")
   func parserRefusesOutOfRangeTimes() {
     let message = failure("add X --at \"9999-12-31 23:30\" --for 1h")?.message
@@ -135,7 +135,7 @@ struct HostileInputTests {
 
   // MARK: - Import applies the rules
 
-  /// Issue 12: a 5,000-character SUMMARY, a 50,000-character DESCRIPTION and a raw NUL were
+  /// A 5,000-character SUMMARY, a 50,000-character DESCRIPTION and a raw NUL were once
   /// imported.
   @Test("import refuses what add refuses, per event, at the property's line")
   func importAppliesTheRules() {
@@ -247,7 +247,7 @@ struct HostileInputTests {
     #expect(lines(Array("one\n".utf8), chunkSize: chunkSize) == [text("one")])
   }
 
-  /// Issue 12: a UTF-8 BOM before a script's first line made it "unknown command".
+  /// A UTF-8 BOM before a script's first line once made it "unknown command".
   @Test("a byte order mark is skipped at the start of the input only", arguments: [1, 2, 65_536])
   func byteOrderMark(chunkSize: Int) {
     let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
@@ -259,7 +259,7 @@ struct HostileInputTests {
     #expect(lines(bom, chunkSize: chunkSize) == [text("")])
   }
 
-  /// Issue 12: a 32 MB line took 6 s and 100 MB with no newline over a minute (the buffer was
+  /// A 32 MB line once took 6 s and 100 MB with no newline over a minute (the buffer was
   /// rescanned from the line's start after every read).
   @Test("a line longer than the limit is skipped and reported; the next one reads", arguments: [1, 5, 65_536])
   func longLines(chunkSize: Int) {

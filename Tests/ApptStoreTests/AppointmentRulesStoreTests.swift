@@ -5,7 +5,7 @@ import Testing
 
 @testable import ApptStore
 
-/// Issue 12: `import` did not apply `add`'s rules (a 5,000-character SUMMARY, a 50,000-character
+/// `import` once did not apply `add`'s rules (a 5,000-character SUMMARY, a 50,000-character
 /// DESCRIPTION and a raw NUL were stored). Every write path of the DAO now ends in
 /// `AppointmentRules.validate`, so no caller can bypass it; a refused write changes nothing.
 @Suite struct AppointmentRulesStoreTests {

@@ -177,7 +177,7 @@ import Testing
     #expect(state.mode == .browsing)
   }
 
-  /// Issue 16: `/` then tab searches every day; the results are a list to go from.
+  /// `/` then tab searches every day; the results are a list to go from.
   @Test func searchEveryDayListsResultsToGoTo() {
     var state = loaded([dentist])
     press("/", on: &state)
@@ -208,7 +208,7 @@ import Testing
     #expect(state.mode == .browsing)
   }
 
-  /// Issue 16: the mouse. The fixture's month, November 2026, starts on a Sunday: its 1st is
+  /// The mouse. The fixture's month, November 2026, starts on a Sunday: its 1st is
   /// the seventh cell of the first week row (screen row 3, columns 19-20), the 2nd row 4.
   @Test func clicksChooseDaysAndAppointmentsAndTheWheelMoves() {
     var state = loaded([dentist, lunch])
@@ -241,7 +241,7 @@ import Testing
     #expect(Views.render(state, environment: environment).rows[23].hasPrefix(" :list --all"))
     #expect(Views.cursorPosition(state)?.row == 23)
     #expect(press("enter", on: &state) == [.runCommand("list --all")])
-    // Issue 16: more than a line of output is shown whole, in a pane (was: "a  (+2 more lines)").
+    // More than a line of output is shown whole, in a pane (was: "a  (+2 more lines)").
     _ = UI.update(&state, .commandFinished(output: "a\nb\nc\n", isError: false), environment: environment)
     #expect(state.mode == .output(State.OutputPane(lines: ["a", "b", "c"], isError: false)))
     let rows = Views.render(state, environment: environment).rows

@@ -5,7 +5,7 @@ import Testing
 
 @testable import ApptUI
 
-/// Issue 13 in the calendar's model: the Location field, the question `e` and `c` ask on an
+/// The calendar model in the UI: the Location field, the question `e` and `c` ask on an
 /// occurrence of a series (o / f / s, esc), what each answer sends, the undo each edit
 /// records, and what the list and the detail pane show of a location and a changed occurrence.
 @Suite struct OccurrenceScopeTests: UIModelTest {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import ApptUI
 
-/// Issue 16: the week and agenda views read the span's appointments day by day from an index
+/// The week and agenda views read the span's appointments day by day from an index
 /// (`State.spanIndex`) made once per snapshot, span, filter or `v` change, not filtered again
 /// on every frame; and a column draws only the lanes it has room for ("+N" for the rest).
 @Suite struct SpanIndexTests: UIModelTest {

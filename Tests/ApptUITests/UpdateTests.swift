@@ -158,7 +158,7 @@ import Testing
     #expect(press("x", on: &state) == [], "keys wait while saving")
   }
 
-  /// Issue 16: the prefilled Start was appended to (`2026-12-01 fri 3pm`, an error) until
+  /// The prefilled Start used to be appended to (`2026-12-01 fri 3pm`, an error) until
   /// the user thought of Ctrl-U. It opens selected: typing replaces it, and a time typed
   /// alone falls on the form's day, not today; a cursor key keeps the text.
   @Test func aPrefilledFieldIsReplacedByTypingAndKeptByACursorKey() {
@@ -213,7 +213,7 @@ import Testing
     #expect(form.focus == .title, "focus moves to the first bad field")
   }
 
-  /// Issue 12: an end in year 10000 made an export appt could not import; the form refuses
+  /// An end in year 10000 made an export appt could not import; the form refuses
   /// such times as `add` does, inline, keeping what was typed.
   @Test func timesPastTheSupportedRangeAreRefusedInline() {
     var state = loaded([])

@@ -151,7 +151,8 @@ import Testing
     )
   }
 
-  /// Issue 16: the status line cut its hints at the right edge, "? help" and "q quit" first.
+  /// The status line used to cut its hints at the right edge, "? help" and "q quit" first;
+  /// a narrow one keeps those two and fills the rest with what fits.
   @Test func narrowStatusLinesKeepTheHintsThatMatter() {
     #expect(Views.hints(.standard, width: 40) == "j/k move  a add  e edit  ? help  q quit")
     #expect(Views.hints(.standard, width: 60) == "j/k move  h/l day  a add  e edit  c cancel  ? help  q quit")
@@ -159,7 +160,7 @@ import Testing
     #expect(Views.hints(.standard, width: 13) == "a add  ? help", "what still fits fills the line")
   }
 
-  /// Issue 16: at 60x20 the help was cut before "quit"; taller than the terminal, it scrolls.
+  /// At 60x20 the help used to be cut before "quit"; taller than the terminal, it scrolls.
   @Test func theHelpScrollsWhenItIsTallerThanTheTerminal() {
     var state = state(size: Screen.Size(rows: 20, columns: 60), items: [dentist])
     _ = UI.update(&state, .keyPressed(.character("?")), environment: environment)
@@ -179,7 +180,8 @@ import Testing
     #expect(state.mode == .browsing, "any other key closes it")
   }
 
-  /// Issue 16: at 20x5 the form took keys with nothing of it shown.
+  /// At 20x5 the form used to take keys with nothing of it shown; now it says it is too small
+  /// and takes only esc.
   @Test func aFormTooSmallToShowSaysSoAndTakesOnlyEsc() {
     var state = state(size: Screen.Size(rows: 5, columns: 20), items: [dentist])
     _ = UI.update(&state, .keyPressed(.character("a")), environment: environment)
@@ -240,8 +242,8 @@ import Testing
     #expect(!rows.joined().unicodeScalars.contains { TextSafety.isControl($0) })
   }
 
-  /// Issue 12: a right-to-left override in a title reached the terminal raw (Trojan Source:
-  /// the row read "safe" and a reversed name instead of what is stored).
+  /// A right-to-left override in a title must not reach the terminal raw (Trojan Source:
+  /// the row would read "safe" and a reversed name instead of what is stored).
   @Test func bidirectionalControlsInTitlesAreEscaped() {
     let evil = TestStore.appointment(
       "invoice\u{202E}fdp.exe\u{2066}x\u{2069}\u{200F}",

@@ -208,7 +208,7 @@ import Testing
     return UI.update(&state, .mouse(MouseEvent(.click, row: place.row, column: place.column)), environment: environment)
   }
 
-  /// Issue 16: a click in the week view chooses a block (and its day), a whole day on top,
+  /// A click in the week view chooses a block (and its day), a whole day on top,
   /// or a day by its header or an empty slot of its column; in the agenda view a line.
   @Test func clicksInTheWeekAndTheAgendaChooseWhatIsUnderThem() {
     for (columns, rows) in [(120, 40), (80, 24)] {

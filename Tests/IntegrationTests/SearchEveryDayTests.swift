@@ -5,7 +5,7 @@ import ApptUI
 import Foundation
 import Testing
 
-/// Issue 16: `/` filtered only the day shown. Tab searches every day against the real store,
+/// `/` filters only the day shown; tab searches every day against the real store,
 /// and a result takes the calendar to its day with it selected.
 @MainActor
 @Suite struct SearchEveryDayTests {

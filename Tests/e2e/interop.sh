@@ -492,9 +492,9 @@ reimport_updates_in_place() {
     check_contains "$OUT" "(0 added, 0 updated, 5 unchanged)" "re-import of our own export"
 }
 
-# (g) Issue 5, done when 1: a weekly series lists on every matching day of three months, keeps
-# its local time across the DST change (New York, 14 March 2027), and one occurrence can be
-# cancelled alone; an export and import keep all of it.
+# (g) A weekly series lists on every matching day of three months, keeps its local time across
+# the DST change (New York, 14 March 2027), and one occurrence can be cancelled alone; an export
+# and import keep all of it.
 weekly_across_dst() {
     export TZ=America/New_York
     run_appt --db db --json add "Team sync" --at "2027-02-01 09:00" --for 45m --repeat weekly

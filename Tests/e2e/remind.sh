@@ -118,8 +118,8 @@ wait_for_notes() {
 count_notes() { grep -c "^$1|" "$T/notes"; }
 
 # on_time TITLE EXPECTED_EPOCH: its notification came, and not before EXPECTED_EPOCH (less
-# 50 ms for the two clocks' rounding); how late it came is printed, not bounded (the issue's
-# "within 2 s" is measured by Benchmarks/remind.sh, section 9 of BENCHMARKS.md: a test that
+# 50 ms for the two clocks' rounding); how late it came is printed, not bounded (the goal,
+# "within 2 s", is measured by Benchmarks/remind.sh, section 9 of BENCHMARKS.md: a test that
 # bounds a latency fails when CI runs beside other work).
 on_time() {
     local line

@@ -392,7 +392,7 @@ check_message() {
     check_contains "$ERR" "127.0.0.1:${2:-$PROXY_PORT}" "$1: the message names the server"
 }
 
-# ---------------------------------------------------------------- Done when 1: both ways
+# ---------------------------------------------------------------- Both ways
 
 # An event made by another client (every property a phone writes), a series with an override
 # and an EXDATE, a whole-day one, a cancelled one, in two calendars: all arrive, nothing lost.
@@ -891,7 +891,7 @@ command_line() {
     check_eq 0 "$?" "the first sync finishes"
 }
 
-# ---------------------------------------------------------------- Done when 2: conflicts
+# ---------------------------------------------------------------- Conflicts
 
 # The same event edited on both sides: the server's version is kept, appt's is listed by
 # `appt conflicts`; resolve keeps either.
@@ -985,7 +985,7 @@ Edited on the server, v2" "$listed" "both edits won over the deletes"
     check_summary 0 0 0 0 0
 }
 
-# ---------------------------------------------------------------- Done when 3: faults
+# ---------------------------------------------------------------- Faults
 
 # The server killed in the middle of a 1,000-event first sync (the events on the server, put
 # there straight into its storage before it starts), then started again: the next sync
