@@ -376,8 +376,9 @@ public struct Appointment: Hashable, Sendable, Identifiable {
   public var duration: TimeInterval { end.timeIntervalSince(start) }
   public var isCancelled: Bool { status == .cancelled }
 
-  /// Whether the appointment intersects the half-open interval `[from, to)`.
-  public func overlaps(from: Date, to: Date) -> Bool { start < to && end > from }
+  /// Whether the appointment intersects the half-open interval `[from, to)`: one of no
+  /// length (a moment) does when it starts in it.
+  public func overlaps(from: Date, to: Date) -> Bool { start < to && (end > from || start >= from) }
 
   /// Display order everywhere: by start, then end, then title, then id (a total order, so
   /// lists and change sets are deterministic).

@@ -68,7 +68,7 @@ public enum AppointmentRules {
   public enum Limits: Sendable, Equatable {
     /// Everything: `add`, `edit`, the form, `import`.
     case input
-    /// What no layer can carry (NUL, times out of range, an end not after the start, a UID
+    /// What no layer can carry (NUL, times out of range, an end before the start, a UID
     /// or zone name that is not one), not the lengths.
     case server
   }
@@ -89,6 +89,7 @@ public enum AppointmentRules {
     }
     let sameLength = stored.map { a.end.timeIntervalSince(a.start) == $0.end.timeIntervalSince($0.start) } ?? false
     try checkTimes(start: a.start, end: a.end, longest: lengths && !sameLength)
+    if a.isAllDay, a.end == a.start { throw Violation(.end, "a whole-day appointment lasts at least a day") }
     if let outside = a.exceptions.first(where: { !supportedTimes.contains($0) }) {
       throw Violation(.exceptions, "a cancelled occurrence at \(utcText(outside)) is \(rangeText)")
     }
@@ -148,8 +149,9 @@ public enum AppointmentRules {
   public static func checkTimes(start: Date, end: Date, longest: Bool = true) throws(Violation) {
     try checkInstant(start, .start)
     try checkInstant(end, .end)
-    guard end > start else {
-      throw Violation(.end, "the end \(utcText(end)) is not after the start \(utcText(start))")
+    // An end at the start is a moment (a deadline, a reminder): RFC 5545's event of no length.
+    guard end >= start else {
+      throw Violation(.end, "the end \(utcText(end)) is before the start \(utcText(start))")
     }
     guard !longest || end.timeIntervalSince(start) <= DurationParser.maximum else {
       throw Violation(.end, "an appointment cannot last more than 366 days")

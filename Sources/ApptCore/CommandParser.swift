@@ -163,15 +163,15 @@ public struct CommandParser: Sendable {
     let start = instant(of: at.parts)
     var end = start.addingTimeInterval(defaults.duration)
     if let duration = scan.texts["--for"] {
-      end = start.addingTimeInterval(try DurationParser.parse(duration))
+      end = start.addingTimeInterval(try DurationParser.parse(duration, allowingZero: true))
     } else if let until = scan.whens["--until"] {
       end = untilInstant(until.parts, start: start)
-      guard end > start else {
+      guard end >= start else {
         let formatter = AppointmentFormatter(clock: clock)
         let sameDay = clock.startOfDay(end) == clock.startOfDay(start)
         let endText = sameDay ? formatter.time(end) : Self.dateTime(end, formatter)
         let startText = sameDay ? formatter.time(start) : Self.dateTime(start, formatter)
-        throw .invalid("end \(endText) is not after start \(startText)")
+        throw .invalid("end \(endText) is before start \(startText)")
       }
       guard end.timeIntervalSince(start) <= DurationParser.maximum else {
         throw .invalid("add: an appointment cannot last more than 366 days")
@@ -558,7 +558,7 @@ public struct CommandParser: Sendable {
       request.start = start
       request.notice = dstNotice(of: at.parts)
     }
-    if let duration = scan.texts["--for"] { request.duration = try DurationParser.parse(duration) }
+    if let duration = scan.texts["--for"] { request.duration = try DurationParser.parse(duration, allowingZero: true) }
     if let note = scan.texts["--note"] {
       try Self.checkLengths("edit", title: nil, note: note)
       request.note = note

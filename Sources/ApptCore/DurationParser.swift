@@ -5,7 +5,8 @@ import Foundation
 /// Parsing is case-insensitive. Units are `d` (24 hours), `h` and `m`, largest first, each at
 /// most once; a bare number is minutes, and so is a bare number after hours (`1h30`).
 /// Spaces between parts are allowed (`2d 3h`), so everything `format` prints parses back.
-/// A duration must be more than zero and at most 366 days; whole minutes only.
+/// A duration is more than zero (zero too where a moment is meant: `allowingZero`) and at
+/// most 366 days; whole minutes only.
 public enum DurationParser {
   /// The longest duration accepted: 366 days.
   public static let maximum: TimeInterval = 366 * 24 * 3600
@@ -13,13 +14,13 @@ public enum DurationParser {
   private static let maximumMinutes = 366 * 24 * 60
   private static let hint = "try 45m, 1h, 1h30m, 90 (minutes)"
 
-  /// Parses `text` into seconds.
-  public static func parse(_ text: String) throws(CommandError) -> TimeInterval {
+  /// Parses `text` into seconds; `allowingZero`, `0` (`0m`...) is a moment.
+  public static func parse(_ text: String, allowingZero: Bool = false) throws(CommandError) -> TimeInterval {
     let quoted = WhenParser.quoted(text)
     let body = text.trimmingCharacters(in: .whitespaces).lowercased()
     guard !body.isEmpty else { throw .invalid("missing duration: \(hint)") }
     if body.hasPrefix("-") {
-      throw .invalid("invalid duration \(quoted): must be more than zero")
+      throw .invalid("invalid duration \(quoted): must be \(allowingZero ? "zero or more" : "more than zero")")
     }
 
     // Tokens: (number, unit?) pairs, spaces allowed between them.
@@ -67,7 +68,7 @@ public enum DurationParser {
       let factor = unit == "d" ? 24 * 60 : unit == "h" ? 60 : 1
       minutes += part.number * factor  // each number <= 527040, so no overflow
     }
-    guard minutes > 0 else { throw .invalid("invalid duration \(quoted): must be more than zero") }
+    guard minutes > 0 || allowingZero else { throw .invalid("invalid duration \(quoted): must be more than zero") }
     guard minutes <= maximumMinutes else {
       throw .invalid("invalid duration \(quoted): longer than the limit of 366 days")
     }

@@ -258,6 +258,6 @@ public enum ICalendar {
         allDay: appointment.isAllDay
       )
     else { return true }
-    return end > range.start
+    return end > range.start || (end == range.start && appointment.duration == 0)
   }
 }

@@ -428,6 +428,15 @@ extension ICalendar {
     /// Text properties written as they came while their field keeps its value.
     static let textProperties = ["SUMMARY", "DESCRIPTION", "LOCATION"]
 
+    /// Whether `end` (a DTEND) names an earlier instant than `start` (a DTSTART) of the same
+    /// value type. What either says wrong is told when it is read for the event.
+    private mutating func endsBeforeStart(_ start: ContentLine, _ end: ContentLine) -> Bool {
+      guard case .success(let from) = moment(start, note: { _ in }),
+        case .success(let to) = moment(end, note: { _ in })
+      else { return false }
+      return from.value.isDate == to.value.isDate && to.instant < from.instant
+    }
+
     /// The appointment for one VEVENT, or nil after recording why it cannot be imported.
     private mutating func map(_ event: Component) -> Appointment? {
       var errors = event.problems
@@ -499,9 +508,17 @@ extension ICalendar {
       }
 
       // Times.
-      guard let startLine = single["DTSTART"] else {
+      guard var startLine = single["DTSTART"] else {
         fail(event.line, "VEVENT without DTSTART")
         return reject(errors)
+      }
+      let repeats = !ruleLines.isEmpty || !rdateLines.isEmpty || single["RECURRENCE-ID"] != nil
+      if !repeats, let endLine = single["DTEND"], endsBeforeStart(startLine, endLine) {
+        // Written the wrong way round: read swapped, as Python's icalendar and
+        // recurring-ical-events do. (A series is anchored at its DTSTART: it keeps it.)
+        notes.append(Problem(line: endLine.line, message: "DTEND is before DTSTART: the two are read swapped"))
+        single["DTEND"] = startLine.renamed("DTEND")
+        startLine = endLine.renamed("DTSTART")
       }
       func noting(_ line: Int) -> (String) -> Void { { notes.append(Problem(line: line, message: $0)) } }
       guard let start = failing(startLine.line, moment(startLine, note: noting(startLine.line))) else {
@@ -518,10 +535,9 @@ extension ICalendar {
       }
       var calendar = Calendar(identifier: .gregorian)
       calendar.timeZone = zone
-      // An event without a length: a date lasts its day; a time is kept one second long, the
-      // shortest appointment appt has (and written back without an end, as it came).
-      let shortest = isAllDay ? calendar.date(byAdding: .day, value: 1, to: start.instant) : start.instant + 1
-      let shortestText = isAllDay ? "the event lasts one day" : "an event of no length, kept one second long"
+      // An event without a length: a date lasts its day, a time is a moment (RFC 5545 3.6.1).
+      let shortest = isAllDay ? calendar.date(byAdding: .day, value: 1, to: start.instant) : start.instant
+      let shortestText = isAllDay ? "the event lasts one day" : "an event of no length"
 
       var end: Date?
       var endLine: String?
@@ -552,7 +568,7 @@ extension ICalendar {
               )
             }
           }
-          if instant <= start.instant {
+          if instant < start.instant || (isAllDay && instant == start.instant) {
             notes.append(
               Problem(
                 line: dtend.line,
@@ -581,14 +597,14 @@ extension ICalendar {
             duration = DurationValue(days: duration.days + (duration.seconds + 86399) / 86400, seconds: 0)
           }
           end = duration.end(from: start.instant, in: zone)
-          if let instant = end, instant <= start.instant {
+          if isAllDay, let instant = end, instant <= start.instant {
             notes.append(Problem(line: durationLine.line, message: "DURATION:\(text) is no time: \(shortestText)"))
             end = shortest
           }
         }
       } else {
-        // A date without an end lasts its day (RFC 5545 3.6.1): no assumption to say.
-        if !isAllDay { notes.append(Problem(line: startLine.line, message: "no DTEND or DURATION: \(shortestText)")) }
+        // A date without an end lasts its day, a time is a moment (RFC 5545 3.6.1): no
+        // assumption to say.
         endLine = ""
         end = shortest
       }

@@ -16,6 +16,17 @@ extension ICalendar {
     var raw: String
 
     func parameter(_ name: String) -> String? { parameters[name] }
+
+    /// The same parameters and value under another property's name.
+    func renamed(_ newName: String) -> ContentLine {
+      ContentLine(
+        name: newName,
+        parameters: parameters,
+        value: value,
+        line: line,
+        raw: newName + raw.dropFirst(min(name.count, raw.count))
+      )
+    }
   }
 
   // MARK: - Lines

@@ -126,8 +126,10 @@ public struct Recurrence: Hashable, Sendable {
     return set(start: start, zone: zone, exceptions: exceptions, allDay: allDay)
       .occurrences(from: window.start.addingTimeInterval(-longest), to: window.end)
       .filter { occurrence in
+        // One of no length at the window's start is in it: it starts there.
         occurrence <= latestStart
-          && occurrence.addingTimeInterval(periodLength(at: occurrence) ?? duration) > window.start
+          && (occurrence.addingTimeInterval(periodLength(at: occurrence) ?? duration) > window.start
+            || occurrence >= window.start)
       }
   }
 
@@ -178,7 +180,8 @@ public struct Recurrence: Hashable, Sendable {
   /// series: for reports and tests, not for windows (`seriesEnd` bounds those).
   public func lastOccurrence(start: Date, duration: TimeInterval = 0, zone: TimeZone, allDay: Bool = false) -> Date? {
     guard let bound = seriesEnd(start: start, duration: duration, zone: zone, allDay: allDay) else { return nil }
-    let window = DateInterval(start: start, end: bound)
+    // A second past the bound: the last occurrence of a series of moments starts at it.
+    let window = DateInterval(start: start, end: bound.addingTimeInterval(1))
     return occurrences(start: start, duration: duration, zone: zone, allDay: allDay, in: window).last
   }
 

@@ -123,9 +123,8 @@ struct LocalDays {
 }
 
 extension Appointment {
-  /// Whether it touches `interval` (a day): it begins before the day ends and ends after the
-  /// day begins (the end is always after the start: `AppointmentRules`), as windows list.
+  /// Whether it touches `interval` (a day), as windows list: `overlaps`.
   func touches(_ interval: DateInterval) -> Bool {
-    start < interval.end && end > interval.start
+    overlaps(from: interval.start, to: interval.end)
   }
 }

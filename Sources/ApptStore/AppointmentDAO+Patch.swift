@@ -40,7 +40,7 @@ extension AppointmentDAO {
     var patched = items.filter { !ids.contains($0.id) }
     for row in current
     where (query.includeCancelled || row.status == .scheduled)
-      && row.start < range.end && row.end > range.start
+      && row.overlaps(from: range.start, to: range.end)
       && calendars?.contains(row.calendarID) ?? true
     {
       patched.insert(row, at: patched.displayIndex(of: row))

@@ -139,10 +139,11 @@ extension AppointmentDAO {
     lineOnly: Bool,
     fromWindowIndex: Bool
   ) -> (sql: String, bindings: [SQLValue]) {
-    let window = "start_ms >= ? AND start_ms < ? AND end_ms > ? AND \(isOneOff)"
+    // A moment (no length) at the window's start is in it: it starts there.
+    let window = "start_ms >= ? AND start_ms < ? AND (end_ms > ? OR start_ms >= ?) AND \(isOneOff)"
     let query = DatabaseQuery<Appointment>(
       where: ([window] + (fromWindowIndex ? [lineTerm] : []) + conditions).joined(separator: " AND "),
-      bindings: [.integer(from), .integer(to), .integer(endingAfter)] + bindings,
+      bindings: [.integer(from), .integer(to), .integer(endingAfter), .integer(endingAfter)] + bindings,
       // Rows sharing a start are sorted here (`WindowMerge`, with the series' occurrences), so
       // the start index's order is enough; SQLite's sorter for the rest of the display order
       // copied every row of a window. A limit needs it: it cuts in SQL.
@@ -438,7 +439,7 @@ struct SeriesSlices {
   mutating func expandNextSlice() {
     let start = expanded
     // Nothing is alive until the next series starts: the slice ends there.
-    let next = series.lazy.filter { $0.until.map { $0 > start } ?? true }.map(\.from).min() ?? range.end
+    let next = series.lazy.filter { $0.until.map { $0 >= start } ?? true }.map(\.from).min() ?? range.end
     if next > start {
       expanded = min(range.end, next)
       return
@@ -446,13 +447,13 @@ struct SeriesSlices {
     // The slice's length: `chunkSize` occurrences at the pace of the series alive in it
     // (found twice: a series starting within the first guess slows the second).
     var end = range.end
-    let alive = series.lazy.filter { $0.until.map { $0 > start } ?? true }
+    let alive = series.lazy.filter { $0.until.map { $0 >= start } ?? true }
     let whole = alive.reduce(0.0) { $0 + $1.pace } * range.end.timeIntervalSince(start)
     // Decided on the first slice only: the tail of a long window stays sliced too.
     let small = start == range.start && whole <= Double((sliceSize ?? 0) * AppointmentDAO.wholeWindowChunks)
     for _ in 0..<(sliceSize == nil || small ? 0 : 2) {
       var pace = 0.0
-      for item in series where item.from < end && (item.until.map { $0 > start } ?? true) { pace += item.pace }
+      for item in series where item.from < end && (item.until.map { $0 >= start } ?? true) { pace += item.pace }
       guard pace > 0 else { break }
       let length = max(60, min(Double(sliceSize ?? .max) / pace, 1e12))
       end = min(end, start.addingTimeInterval(length))
@@ -461,7 +462,7 @@ struct SeriesSlices {
     let first = start == range.start
     let slice = DateInterval(start: start, end: end)
     var found: [Appointment] = []
-    for item in series where item.from < end && (item.until.map { $0 > start } ?? true) {
+    for item in series where item.from < end && (item.until.map { $0 >= start } ?? true) {
       for occurrence in item.value.occurrences(
         in: slice,
         fallbackZone: fallbackZone,

@@ -823,10 +823,10 @@ extension AppointmentDAO {
   }
 
   /// The series that reach a window (bound: its end, then its start): they start before its
-  /// end and end after its start (or never). `appointment_series` holds both times, so the
+  /// end and end after its start, or at it (a moment), or never. `appointment_series` holds both times, so the
   /// series that ended before the window are passed over in the index, their rows never read.
   nonisolated static let seriesReaching =
-    "\(Schema.isSeries) AND start_ms < ? AND (series_end_ms IS NULL OR series_end_ms > ?)"
+    "\(Schema.isSeries) AND start_ms < ? AND (series_end_ms IS NULL OR series_end_ms >= ?)"
 
   /// The occurrences in `range` of the series that reach it (and match `conditions`), each
   /// expanded with its overrides. Only the series `series_week` lists in the window's weeks

@@ -153,7 +153,7 @@ final class PostgresEngine: StorageEngine {
       problems.append("schema version \(version), expected \(configuration.schemaVersion)")
     }
     try connection.query(
-      "SELECT id FROM appointment WHERE NOT (end_ms > start_ms) OR status NOT IN ('scheduled', 'cancelled') LIMIT 10"
+      "SELECT id FROM appointment WHERE NOT (end_ms >= start_ms) OR status NOT IN ('scheduled', 'cancelled') LIMIT 10"
     ) { row throws(StoreError) in problems.append("appointment \(row.string(at: 0)) is unsound") }
     return problems.isEmpty ? ["ok"] : problems
   }

@@ -289,5 +289,6 @@ public enum Schema {
       name: "floating events",
       sql: "CREATE INDEX appointment_floating ON appointment (time_zone) WHERE \(Schema.isFloating);"
     ),
+    Migration(name: "events of no length", migrate: Schema.allowMoments),
   ]
 }

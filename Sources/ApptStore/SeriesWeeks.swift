@@ -134,7 +134,8 @@ public enum SeriesWeeks {
       duration: appointment.duration,
       zone: appointment.zone(fallback: .gmt),
       allDay: appointment.isAllDay,
-      in: DateInterval(start: appointment.start, end: max(end, appointment.start.addingTimeInterval(1)))
+      // A second past the bound: the last of a series of moments starts at it.
+      in: DateInterval(start: appointment.start, end: max(end, appointment.start).addingTimeInterval(1))
     )
     var days: [Int64: Int64] = [:]
     for start in starts {

@@ -380,7 +380,7 @@ public struct Form: Equatable, Sendable {
     let durationText = self[.duration].trimmedText
     if errors[.duration] == nil {
       do {
-        duration = try DurationParser.parse(durationText)
+        duration = try DurationParser.parse(durationText, allowingZero: true)
       } catch {
         if requireAll || !durationText.isEmpty { errors[.duration] = error.message }
       }
@@ -495,7 +495,7 @@ public struct Form: Equatable, Sendable {
     else { return nil }
     do {
       let when = try WhenParser(clock: clock).parse(self[.start].trimmedText, timeAloneOn: day)
-      let duration = try DurationParser.parse(self[.duration].trimmedText)
+      let duration = try DurationParser.parse(self[.duration].trimmedText, allowingZero: true)
       guard when.minutes != nil else { return nil }
       let start = unchangedStart(self[.start].trimmedText, clock: clock) ?? when.instant(in: clock)
       return (start, start.addingTimeInterval(duration))

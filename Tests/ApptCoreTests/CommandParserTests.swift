@@ -127,19 +127,22 @@ struct CommandParserTests {
     )
   }
 
-  @Test("--until must be after the start")
-  func addUntilBefore() {
+  @Test("--until must not be before the start; at the start, or --for 0, is a moment")
+  func addUntilBefore() throws {
     #expect(
       failure("add Meeting --at 2026-12-01 10:00 --until 09:00")
-        == .invalid("end 09:00 is not after start 10:00")
-    )
-    #expect(
-      failure("add Meeting --at 2026-12-01 10:00 --until 10:00")
-        == .invalid("end 10:00 is not after start 10:00")
+        == .invalid("end 09:00 is before start 10:00")
     )
     #expect(
       failure("add Meeting --at 2026-12-03 10:00 --until 2026-12-01")
-        == .invalid("end 2026-12-02 00:00 is not after start 2026-12-03 10:00")
+        == .invalid("end 2026-12-02 00:00 is before start 2026-12-03 10:00")
+    )
+    let moment = add("Deadline", "2026-12-01T10:00:00+01:00", "2026-12-01T10:00:00+01:00")
+    #expect(try parse("add Deadline --at 2026-12-01 10:00 --until 10:00") == moment)
+    #expect(try parse("add Deadline --at 2026-12-01 10:00 --for 0") == moment)
+    #expect(
+      failure("add Day --at 2026-12-01 --all-day --for 0d")
+        == .invalid(#"invalid duration "0d": must be more than zero"#)
     )
   }
 
@@ -192,6 +195,7 @@ struct CommandParserTests {
       ),
       ("add Dentist --at 2026-12-01 25:00", #"invalid date "2026-12-01 25:00": hour 25 is out of range (0-23)"#),
       ("add Dentist --at today --for 0m", #"invalid duration "0m": must be more than zero"#),
+      ("add Dentist --at today 10:00 --for -1h", #"invalid duration "-1h": must be zero or more"#),
       (
         "add Dentist --at today --for soon",
         #"cannot understand "soon" as a duration: try 45m, 1h, 1h30m, 90 (minutes)"#
@@ -400,7 +404,7 @@ struct CommandParserTests {
     #expect(failure("edit abcd ef01 --title x") == .usage(#"edit: unexpected argument "ef01""#))
     #expect(failure("edit abcd --title ''") == .invalid("edit: the title is empty"))
     #expect(failure("edit zz --title x") == .invalid(#"invalid id "zz": use 4 or more hex characters of the id"#))
-    #expect(failure("edit abcd --for 0") == .invalid(#"invalid duration "0": must be more than zero"#))
+    #expect(failure("edit abcd --for -5m") == .invalid(#"invalid duration "-5m": must be zero or more"#))
   }
 
   // MARK: - help

@@ -246,7 +246,7 @@ struct ICalendarTests {
   func durationLeniencies() throws {
     let negative = read(event("UID:u", "DTSTART:20261201T100000Z", "DURATION:-PT1H"))
     #expect(negative.problems == [])
-    #expect(negative.appointments.first?.duration == 1)
+    #expect(negative.appointments.first?.duration == 0)
     #expect(negative.notices.first?.message.contains("negative") == true)
     let hours = read(event("UID:u", "DTSTART;VALUE=DATE:20261201", "DURATION:PT5H"))
     #expect(hours.appointments.first?.end == instant("2026-12-02T00:00:00+01:00"))
@@ -512,28 +512,47 @@ struct ICalendarTests {
   }
 
   @Test(
-    "an end before or at the start, or none: one second (a date: one day), with a note; written back as it came",
-    arguments: [
-      ("DTEND:20261201T090000Z", "DTEND is before DTSTART: an event of no length, kept one second long"),
-      ("DTEND:20261201T100000Z", "DTEND is DTSTART: an event of no length, kept one second long"),
-      ("", "no DTEND or DURATION: an event of no length, kept one second long"),
-    ]
+    "a time with an end at the start, or none, is an event of no length (RFC 5545); written back as it came",
+    arguments: ["DTEND:20261201T100000Z", "DURATION:PT0S", ""]
   )
-  func shortEnds(end: String, message: String) throws {
+  func shortEnds(end: String) throws {
     let lines = ["UID:u", "DTSTART:20261201T100000Z"] + (end.isEmpty ? [] : [end])
     let result = read(calendar(["BEGIN:VEVENT"] + lines + ["END:VEVENT"]))
     #expect(result.problems == [])
     let a = try #require(result.appointments.first)
     #expect(a.start == instant("2026-12-01T10:00:00Z"))
-    #expect(a.end == instant("2026-12-01T10:00:01Z"))
-    #expect(result.notices == [ICalendar.Problem(line: end.isEmpty ? 5 : 6, message: message)])
+    #expect(a.end == a.start)
+    #expect(result.notices == [])
     let written = ICalendar.write([a], fallbackZone: paris)
-    #expect(written.contains("DTEND") == !end.isEmpty)
+    #expect(written.contains("DTEND") == end.hasPrefix("DTEND"))
     if !end.isEmpty { #expect(written.contains(end + "\r\n")) }
     // Once its end is edited, the event is written with its own end.
     var edited = a
     edited.end = instant("2026-12-01T11:00:00Z")
     #expect(ICalendar.write([edited], fallbackZone: paris).contains("DTEND:20261201T110000Z\r\n"))
+  }
+
+  @Test("DTEND before DTSTART: read swapped, as other readers do; a series keeps its DTSTART and has no length")
+  func reversedEnds() throws {
+    let timed = read(event("UID:u", "DTSTART:20261201T100000Z", "DTEND:20261201T090000Z"))
+    #expect(timed.problems == [])
+    let a = try #require(timed.appointments.first)
+    #expect(a.start == instant("2026-12-01T09:00:00Z"))
+    #expect(a.end == instant("2026-12-01T10:00:00Z"))
+    #expect(timed.notices == [ICalendar.Problem(line: 6, message: "DTEND is before DTSTART: the two are read swapped")])
+    let written = ICalendar.write([a], fallbackZone: paris)
+    #expect(written.contains("DTSTART:20261201T090000Z\r\nDTEND:20261201T100000Z\r\n"))
+    let days = try only(event("UID:u", "DTSTART;VALUE=DATE:20261205", "DTEND;VALUE=DATE:20261203"))
+    #expect(days.isAllDay)
+    #expect(days.start == instant("2026-12-03T00:00:00+01:00"))
+    #expect(days.end == instant("2026-12-05T00:00:00+01:00"))
+    let series = read(
+      event("UID:u", "DTSTART:20261201T100000Z", "DTEND:20261201T090000Z", "RRULE:FREQ=DAILY;COUNT=2")
+    )
+    let b = try #require(series.appointments.first)
+    #expect(b.start == instant("2026-12-01T10:00:00Z"))
+    #expect(b.end == b.start)
+    #expect(series.notices.map(\.message) == ["DTEND is before DTSTART: an event of no length"])
   }
 
   @Test("a date DTSTART with a timed DTEND ends with DTEND's day; a timed one with a date DTEND at its midnight")

@@ -206,7 +206,7 @@ struct AppointmentDAOTests {
 
     // One bad value rolls the whole batch back.
     let c = appointment("C", from: december(3, 9), to: december(3, 10)).atRevision(1)
-    let bad = appointment("bad", from: december(3, 9), to: december(3, 9)).atRevision(1)
+    let bad = appointment("bad", from: december(3, 9), to: december(3, 8)).atRevision(1)
     let failure = await thrownError { try await service.save(all: [c, bad]) }
     guard case .constraint? = failure as? StoreError else {
       Issue.record("expected a constraint error, got \(String(describing: failure))")
@@ -217,27 +217,26 @@ struct AppointmentDAOTests {
 
   // MARK: - Schema constraints
 
-  @Test("an appointment ending at or before its start is refused and changes nothing", arguments: StoreKind.allCases)
+  @Test("an appointment ending before its start is refused and changes nothing", arguments: StoreKind.allCases)
   func endBeforeStartIsRefused(kind: StoreKind) async throws {
     try await withStore(kind) { dao async throws in
       var good = appointment("Good", from: december(1, 9), to: december(1, 10))
       good = try await dao.saveAppointment(good)
       let version = await dao.database.version
 
-      let zeroLength = appointment("Zero", from: december(1, 9), to: december(1, 9))
       let reversed = appointment("Reversed", from: december(1, 10), to: december(1, 9))
       var brokenUpdate = good
       brokenUpdate.end = good.start.addingTimeInterval(-60)
       brokenUpdate.title = "changed"
 
-      for bad in [zeroLength, reversed, brokenUpdate] {
+      for bad in [reversed, brokenUpdate] {
         // The DAO refuses it first (AppointmentRules); below it, the schema's CHECK does.
         let refused = await thrownError { try await dao.saveAppointment(bad) }
         guard case .invalidRequest(let rule)? = refused as? StoreError else {
           Issue.record("expected the DAO's rules to refuse \(bad.title), got \(String(describing: refused))")
           continue
         }
-        #expect(rule.contains("is not after the start"))
+        #expect(rule.contains("is before the start"))
         var row = bad
         row.revision = max(1, bad.revision)  // only the end breaks a CHECK
         let error = await thrownError { [row] in try await dao.service.save(row) }
@@ -245,7 +244,7 @@ struct AppointmentDAOTests {
           Issue.record("expected StoreError.constraint for \(bad.title), got \(String(describing: error))")
           continue
         }
-        #expect(message.contains("end_ms > start_ms"))
+        #expect(message.contains("end_ms >= start_ms"))
         #expect((error as? StoreError)?.isStorageFailure == false)
       }
       #expect(try await dao.getAllAppointments() == [good])

@@ -26,7 +26,7 @@ import Testing
         (appointment("Nul\u{0}here", from: december(1, 10), to: december(1, 11)), "NUL byte at character 4"),
         (appointment("Nul", from: december(1, 10), to: december(1, 11), note: "a\u{0}"), "NUL byte"),
         (appointment("  ", from: december(1, 10), to: december(1, 11)), "the title is empty"),
-        (appointment("Backwards", from: december(1, 11), to: december(1, 10)), "is not after the start"),
+        (appointment("Backwards", from: december(1, 11), to: december(1, 10)), "is before the start"),
         (
           appointment(
             "Late",

@@ -33,13 +33,14 @@ import Testing
 /// work`: a copy of "Site visit", same UID, titled "Site visit (work copy)"), from v15 on the
 /// user's calendars (v14's file opened by v15, then `appt calendar rename acct/Home Family` and
 /// `appt calendar unsync Family`), from v16 on the floating events' index (v15's file opened
-/// by v16).
+/// by v16), from v17 on events of no length (v16's file opened by v17 through `appt import`:
+/// "Call back", 1 December 2026 at 09:00 UTC without DTEND).
 @Suite struct SchemaFixtureTests {
   static let fixtures: [Int: String] = [
     1: "schema-v1", 2: "schema-v2", 3: "schema-v3", 4: "schema-v4", 5: "schema-v5", 6: "schema-v6",
     7: "schema-v7", 8: "schema-v8", 9: "schema-v9", 10: "schema-v10", 11: "schema-v11",
     12: "schema-v12", 13: "schema-v13", 14: "schema-v14", 15: "schema-v15",
-    16: "schema-v16",
+    16: "schema-v16", 17: "schema-v17",
   ]
 
   @Test(arguments: fixtures.keys.sorted())
@@ -274,5 +275,16 @@ import Testing
       try connection.scalar("PRAGMA user_version")?.int64
     }
     #expect(current == Int64(Schema.migrations.count))
+    if version >= 17 {
+      // Imported without a DTEND: an event of no length.
+      #expect(byTitle["Call back"]?.duration == 0)
+      #expect(byTitle["Call back"]?.start == Date(timeIntervalSince1970: 1_796_115_600))
+    }
+    // Every file, once opened, takes an event of no length.
+    let noon = TestClock.date(2026, 12, 2, 12)
+    let moment = try await dao.saveAppointment(
+      Appointment(title: "Moment", start: noon, end: noon, created: TestClock.now)
+    )
+    #expect(try await dao.getAllAppointments().first { $0.id == moment.id }?.duration == 0)
   }
 }

@@ -14,7 +14,7 @@ import Testing
   /// (the window's end, then its start).
   static let condition = AppointmentDAO.seriesReaching
     .replacingOccurrences(of: "start_ms < ?", with: "start_ms < 1781049600000")
-    .replacingOccurrences(of: "series_end_ms > ?", with: "series_end_ms > 1780444800000")
+    .replacingOccurrences(of: "series_end_ms >= ?", with: "series_end_ms >= 1780444800000")
 
   /// SQLite's `plan` reads `index` alone (it holds every column the query names), in the
   /// index's order (no sort).

@@ -14,8 +14,9 @@ The rules this reference applies (RFC 5545, and where it is silent, what common 
   IANA name, a Windows name (icalendar's own Windows->Olson mapping), or an Outlook display
   label such as "(UTC+01:00) Amsterdam, Berlin, ..." (WINDOWS_LABELS below).
 - End: DTEND, else DURATION (days in it are nominal: the same wall-clock time N days later),
-  else one day for a DATE and zero length for a DATE-TIME. An end before its start is taken
-  as zero length.
+  else one day for a DATE and zero length for a DATE-TIME. A DTEND before its DTSTART (of the
+  same kind) in an event that does not repeat: the two swapped, as recurring-ical-events reads
+  it; any other end before its start is taken as zero length.
 - Recurrence: dateutil's rruleset over every RRULE (and EXRULE), RDATE (DATE, DATE-TIME,
   PERIOD: the period gives that occurrence's own length) and EXDATE, expanded in DTSTART's
   zone (wall-clock times stay put across DST; a local time in a gap uses the offset before
@@ -158,6 +159,13 @@ class Event:
         dt = comp["DTSTART"]
         self.start = ctx.instant(dt.dt, dt.params)
         self.all_day = not isinstance(self.start, datetime)
+        self.swapped_end = None
+        repeats = any(name in comp for name in ("RRULE", "RDATE", "RECURRENCE-ID"))
+        if "DTEND" in comp and not repeats:
+            end = ctx.instant(comp["DTEND"].dt, comp["DTEND"].params)
+            if isinstance(end, datetime) == (not self.all_day) and self.before(end, self.start):
+                # written the wrong way round: read swapped, as recurring-ical-events reads it
+                self.swapped_end, self.start = self.start, end
         self.title = str(comp["SUMMARY"]) if "SUMMARY" in comp else ""
         self.cancelled = str(comp.get("STATUS", "")).upper() == "CANCELLED"
         self.sequence = int(comp.get("SEQUENCE", 0))
@@ -168,6 +176,11 @@ class Event:
             self.rid = self.key(ctx.instant(rid.dt, rid.params))
             self.range_future = str(rid.params.get("RANGE", "")).upper() == "THISANDFUTURE"
         self.length = self.compute_length()
+
+    @staticmethod
+    def before(a, b):
+        """a is earlier than b (two dates, or two aware datetimes)."""
+        return a.astimezone(UTC) < b.astimezone(UTC) if isinstance(a, datetime) else a < b
 
     def key(self, value):
         """How occurrences are matched: a date, or a UTC instant."""
@@ -183,7 +196,7 @@ class Event:
     def compute_length(self):
         comp = self.comp
         if "DTEND" in comp:
-            end = self.ctx.instant(comp["DTEND"].dt, comp["DTEND"].params)
+            end = self.swapped_end or self.ctx.instant(comp["DTEND"].dt, comp["DTEND"].params)
             if self.all_day:
                 end_day = end if not isinstance(end, datetime) else end.date()
                 return timedelta(days=max(0, (end_day - self.start).days))

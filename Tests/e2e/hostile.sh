@@ -84,16 +84,16 @@ hostile invalid_utf8_in_date 1 "not valid UTF-8 text: byte 0xFF" $'add Dentist -
     add Dentist --at $'2026-12-01\xff'
 
 # --- durations and ends
-hostile negative_duration 1 'invalid duration "-30m": must be more than zero' \
+hostile negative_duration 1 'invalid duration "-30m": must be zero or more' \
     'add Dentist --at "2026-12-01 10:00" --for -30m' add Dentist --at "2026-12-01 10:00" --for -30m
-hostile zero_duration 1 "must be more than zero" \
-    'add Dentist --at "2026-12-01 10:00" --for 0' add Dentist --at "2026-12-01 10:00" --for 0
+hostile zero_days 1 "must be more than zero" \
+    'add Holiday --at 2026-12-01 --all-day --for 0d' add Holiday --at 2026-12-01 --all-day --for 0d
 hostile enormous_duration 1 "longer than the limit of 366 days" \
     'add Dentist --at "2026-12-01 10:00" --for 99999999999999999999m' \
     add Dentist --at "2026-12-01 10:00" --for 99999999999999999999m
 hostile duration_367_days 1 "longer than the limit of 366 days" \
     'add Dentist --at "2026-12-01 10:00" --for 367d' add Dentist --at "2026-12-01 10:00" --for 367d
-hostile until_before_start 1 "is not after start" \
+hostile until_before_start 1 "is before start" \
     'add Dentist --at "2026-12-01 10:00" --until 09:00' add Dentist --at "2026-12-01 10:00" --until 09:00
 hostile for_and_until 2 "not both" \
     'add Dentist --at "2026-12-01 10:00" --for 1h --until 12:00' \
@@ -154,7 +154,7 @@ hostile id_too_long 1 'invalid id "@ID@0": longer than a full id' \
 hostile id_not_found 1 "no appointment with id ffffffff" 'cancel ffffffff' cancel ffffffff
 
 # --- edits of a real appointment
-hostile edit_zero_duration 1 "must be more than zero" 'edit @PFX@ --for 0' edit @PFX@ --for 0
+hostile edit_negative_duration 1 "must be zero or more" 'edit @PFX@ --for -5m' edit @PFX@ --for -5m
 hostile edit_empty_title 1 "the title is empty" 'edit @PFX@ --title ""' edit @PFX@ --title ""
 hostile edit_impossible_date 1 "day 31 is out of range" 'edit @PFX@ --at 2026-04-31' edit @PFX@ --at 2026-04-31
 hostile edit_nothing 2 "nothing to change" 'edit @PFX@' edit @PFX@

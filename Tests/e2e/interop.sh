@@ -492,6 +492,35 @@ reimport_updates_in_place() {
     check_contains "$OUT" "(0 added, 0 updated, 5 unchanged)" "re-import of our own export"
 }
 
+# (h) An event of no length: added with --for 0, or read without DTEND (RFC 5545); listed on
+# its day at its time, with an end at its start in JSON; exported back as it came (no DTEND for
+# the one read without, DTEND at DTSTART for the one added); DTEND before DTSTART is read swapped.
+moments() {
+    export TZ=UTC
+    run_appt --db db add Deadline --at "2026-12-01 17:00" --for 0
+    check_status 0 "add a moment"
+    printf 'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//e2e//EN\r\nBEGIN:VEVENT\r\nUID:m1@e2e\r\nDTSTAMP:20261101T000000Z\r\nDTSTART:20261201T090000Z\r\nSUMMARY:Call back\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:m2@e2e\r\nDTSTAMP:20261101T000000Z\r\nDTSTART:20261201T120000Z\r\nDTEND:20261201T110000Z\r\nSUMMARY:Backwards\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n' >moments.ics
+    run_appt --db db import moments.ics
+    check_status 0 "import a moment and a reversed event"
+    check_contains "$ERR" "DTEND is before DTSTART: the two are read swapped" "the swap is noted"
+    check_eq $'Tue 2026-12-01  09:00-09:00  Call back\nTue 2026-12-01  11:00-12:00  Backwards\nTue 2026-12-01  17:00-17:00  Deadline' \
+        "$("$APPT" --db db list --from 2026-12-01 --to 2026-12-02 | sed 's/^[0-9a-f]*  //')" "the day's list"
+    check_eq "" "$("$APPT" --db db list --from 2026-12-01T09:01 --to 2026-12-01T10:00)" "not listed after its moment"
+    check_contains "$("$APPT" --db db --json list --from 2026-12-01 --to 2026-12-02)" \
+        '"title":"Call back","start":"2026-12-01T09:00:00+00:00","end":"2026-12-01T09:00:00+00:00"' "JSON: the end is the start"
+    run_appt --db db export out.ics
+    local exported
+    exported=$(tr -d '\r' <out.ics)
+    local read_without added
+    read_without=$(awk '/^UID:m1@e2e/,/^END:VEVENT/' <<<"$exported")
+    check_contains "$read_without" "DTSTART:20261201T090000Z" "the moment read without DTEND"
+    check_not_contains "$read_without" "DTEND" "no DTEND written for the one read without"
+    added=$(awk '/^SUMMARY:Deadline/,/^END:VEVENT/' <<<"$exported")
+    check_contains "$added" $'DTSTART:20261201T170000Z\nDTEND:20261201T170000Z' "DTEND at DTSTART for the one added"
+    run_appt --db db import out.ics
+    check_contains "$OUT" "(0 added, 0 updated, 3 unchanged)" "the export reads back unchanged"
+}
+
 # (g) A weekly series lists on every matching day of three months, keeps its local time across
 # the DST change (New York, 14 March 2027), and one occurrence can be cancelled alone; an export
 # and import keep all of it.
@@ -551,4 +580,5 @@ run_scenario calcurse_round_trip
 run_scenario malformed_file
 run_scenario reimport_updates_in_place
 run_scenario weekly_across_dst
+run_scenario moments
 e2e_finish "e2e interop"
