@@ -102,6 +102,20 @@ public struct SyncEngine: Sendable {
       try await run.perform(.pull, stop: &stop)
       runs.append(run)
     }
+    try await settle(&runs, stop: &stop)
+    for index in runs.indices {
+      try await runs[index].perform(.push, stop: &stop)
+    }
+    try await catchUp(&runs, stop: &stop)
+    var summaries: [CalendarSummary] = []
+    for run in runs {
+      summaries.append(try await finished(run))
+    }
+    return summaries
+  }
+
+  /// Settles every run's departures, then stores its token (`CalendarRun.settle`).
+  func settle(_ runs: inout [CalendarRun], stop: inout CalDAVError?) async throws(StoreError) {
     var arrivals = CalendarRun.arrivals(of: runs)
     let allPulled = !runs.contains(where: \.failed)
     for index in runs.indices {
@@ -112,14 +126,19 @@ public struct SyncEngine: Sendable {
         if let to = runs.firstIndex(where: { $0.calendarID == target }) { runs[to].summary.conflicts += 1 }
       }
     }
-    for index in runs.indices {
-      try await runs[index].perform(.push, stop: &stop)
+  }
+
+  /// After a push that wrote to a server with sync tokens, every calendar of the account is
+  /// pulled again from the tokens just stored and settled, so the stored tokens cover appt's
+  /// own writes (they come back with the ETags recorded: nothing is fetched). Else an item
+  /// appt made and another client removed before the next sync may never be reported gone.
+  func catchUp(_ runs: inout [CalendarRun], stop: inout CalDAVError?) async throws(StoreError) {
+    guard stop == nil, runs.contains(where: { $0.wroteToServer && $0.remote.syncToken != nil }) else { return }
+    for index in runs.indices where runs[index].storedToken != nil && runs[index].remote.syncToken != nil {
+      runs[index].prepareCatchUp()
+      try await runs[index].perform(.pull, stop: &stop)
     }
-    var summaries: [CalendarSummary] = []
-    for run in runs {
-      summaries.append(try await finished(run))
-    }
-    return summaries
+    try await settle(&runs, stop: &stop)
   }
 
   /// The summary of a calendar's run once every phase is over: its item errors, and what
@@ -258,6 +277,15 @@ struct CalendarRun {
   var movedAway: Set<String> = []
   /// The calendars that a moved event took an unsent local edit to, as a conflict.
   var conflictsMovedTo: [String] = []
+  /// The token this run stored (the pull's): a catch-up after the push reads changes since it.
+  var storedToken: String?
+  /// The stored token no longer covers what appt holds: cleared before the first write
+  /// ahead of it (see `leaveTokenBehind`), until a newer one is stored.
+  var tokenCleared = false
+  /// The push wrote to the server (a PUT or a DELETE was sent).
+  var wroteToServer = false
+  /// A pull after the push (`SyncEngine.catchUp`): changes since `storedToken`.
+  var catchingUp = false
 
   init(engine: SyncEngine, client: CalDAVClient, remote: RemoteCalendar, local: CalendarInfo, summary: CalendarSummary)
   {
@@ -274,11 +302,18 @@ struct CalendarRun {
   // MARK: - Pull
 
   mutating func pull() async throws(SyncFailure) {
-    let stored = try await run { () async throws(StoreError) in try await store.syncToken(calendarID: calendarID) }
-    // The collection's token is the one stored: nothing changed on the server.
-    if let stored, let current = remote.syncToken, stored == current { return }
+    let stored =
+      catchingUp
+      ? storedToken
+      : try await run { () async throws(StoreError) in try await store.syncToken(calendarID: calendarID) }
+    storedToken = stored
+    // The collection's token (from discovery) is the one stored: nothing changed on the server.
+    if !catchingUp, let stored, let current = remote.syncToken, stored == current { return }
     if remote.syncToken != nil {
       var token = stored
+      // Without a token the report lists every item: one appt holds and it does not list is
+      // gone (a server need not report what was made and removed after the last token).
+      var listed: Set<String>? = token == nil ? [] : nil
       while true {
         let changes: SyncChanges
         do {
@@ -291,6 +326,8 @@ struct CalendarRun {
         }
         readsChanges = true
         try await apply(changed: changes.changed, removed: changes.removed)
+        listed?.formUnion(changes.changed.map { Self.key($0.href) })
+        if let listed, !changes.truncated || changes.token == token { try await removeUnlisted(listed) }
         readsChanges = false
         // An object appt could not read is asked for again next time: the token stays where
         // it was before it (the later pages are read all the same).
@@ -300,13 +337,42 @@ struct CalendarRun {
       }
     }
     let listing = try await server { () async throws(CalDAVError) in try await client.list(remote.url) }
-    let listed = Set(listing.map { Self.key($0.href) })
-    try await loadKnown()
-    let removed = known.byUID.values.filter { !listed.contains(Self.key($0.href)) }.map(\.href).sorted()
-    try await apply(changed: listing, removed: removed)
-    guard unreadable == 0 else { return }
+    try await apply(changed: listing, removed: [])
+    try await removeUnlisted(Set(listing.map { Self.key($0.href) }))
+    // Discovery's token is older than the push a catch-up follows: none is stored then (the
+    // next sync lists everything).
+    guard unreadable == 0, !catchingUp else { return }
     // The token of discovery (taken before the listing): a change after it shows next time.
     try await saveToken(remote.syncToken)
+  }
+
+  /// Removes the items appt holds that a full list of the server's (`listed`, by `key`) lacks.
+  mutating func removeUnlisted(_ listed: Set<String>) async throws(SyncFailure) {
+    try await loadKnown()
+    let removed = known.byUID.values.filter { !listed.contains(Self.key($0.href)) }.map(\.href).sorted()
+    if !removed.isEmpty { try await apply(changed: [], removed: removed) }
+  }
+
+  /// Before the first write that puts what appt holds ahead of the stored token (an item
+  /// pulled, a PUT or a DELETE sent), the token is cleared, until a newer one is stored. A
+  /// server need not report an item made and removed after a token (Xandikos does not): a
+  /// sync cut after such a write would otherwise never learn that the item is gone. Without
+  /// a token, the next sync lists everything and removes what is not listed.
+  mutating func leaveTokenBehind() async throws(SyncFailure) {
+    guard !tokenCleared else { return }
+    tokenCleared = true
+    try await run { () async throws(StoreError) in
+      try await store.setSyncToken(calendarID: calendarID, token: nil, syncedAt: nil)
+    }
+  }
+
+  /// Readies a pull of what changed since the token this run stored: after a push, whose
+  /// writes are newer than it.
+  mutating func prepareCatchUp() {
+    catchingUp = true
+    arrived = []
+    movedAway = []
+    conflictsMovedTo = []
   }
 
   /// Keeps the pull's token until the account's departures are settled (`settle`).
@@ -321,6 +387,8 @@ struct CalendarRun {
     try await run { () async throws(StoreError) in
       try await store.setSyncToken(calendarID: calendarID, token: token, syncedAt: engine.clock.now)
     }
+    storedToken = token
+    tokenCleared = false
   }
 
   /// Hrefs compared whatever their percent-encoding (`%40` or `@`).
@@ -333,6 +401,7 @@ struct CalendarRun {
       guard let etag = known.item(at: item.href)?.etag, let listed = item.etag else { return true }
       return etag != listed
     }.map(\.href)
+    if !wanted.isEmpty || !removed.isEmpty { try await leaveTokenBehind() }
     if readsChanges {
       for item in changed { if let uid = known.item(at: item.href)?.uid { arrived.insert(uid) } }
     }
@@ -517,7 +586,9 @@ struct CalendarRun {
 
   /// Notes what is about to be PUT, before the request: if its answer never comes (a kill, a
   /// lost connection), the next sync knows the server's copy for appt's own.
-  func notePushing(_ localItem: LocalItem) async throws(SyncFailure) {
+  mutating func notePushing(_ localItem: LocalItem) async throws(SyncFailure) {
+    try await leaveTokenBehind()
+    wroteToServer = true
     try await run { () async throws(StoreError) in
       try await store.recordPushing(calendarID: calendarID, uid: localItem.uid, ics: localItem.ics)
     }
@@ -699,6 +770,8 @@ struct CalendarRun {
 
   mutating func delete(_ uid: String, href: String, etag: String, base: String, retries: Int) async throws(SyncFailure)
   {
+    try await leaveTokenBehind()
+    wroteToServer = true
     do {
       try await client.delete(href, ifMatch: etag)
       summary.pushed += 1

@@ -150,7 +150,8 @@ enum SyncCommand {
       Output.err("appt: note: floating events were not moved to this zone: \(error)")
     }
     let lock: SyncLock
-    switch SyncLock.acquire(for: location) {
+    let wait = environment["APPT_SYNC_WAIT"].flatMap { Int($0) }.map { max(0, $0) } ?? SyncLock.defaultWait
+    switch SyncLock.acquire(for: location, waitingUpTo: wait, notice: { Output.err("appt: \($0)") }) {
     case .success(let acquired): lock = acquired
     case .failure(let refusal):
       Output.err("appt: \(refusal.message)")
@@ -339,16 +340,24 @@ func openDescriptors() -> [Int32] {
 
 /// One sync per store at a time: an advisory lock (flock) on a file beside the store (for
 /// PostgreSQL, in the temporary directory, named by a hash of the server and database). The
-/// kernel drops it when the process ends, however it ends.
+/// kernel drops it when the process ends, however it ends. A second sync waits for the first
+/// (the calendar's background sync, a script's) to end, up to `defaultWait` seconds
+/// (`APPT_SYNC_WAIT`), then does its own run: the work is done either way.
 struct SyncLock {
   let fd: Int32
+
+  static let defaultWait = 300
 
   struct Refusal: Error {
     var message: String
     var status: Int32
   }
 
-  static func acquire(for location: DatabaseConfiguration.Location) -> Result<SyncLock, Refusal> {
+  static func acquire(
+    for location: DatabaseConfiguration.Location,
+    waitingUpTo seconds: Int,
+    notice: (String) -> Void
+  ) -> Result<SyncLock, Refusal> {
     let path: String
     let shown: String
     switch location {
@@ -368,17 +377,28 @@ struct SyncLock {
         Refusal(message: "cannot make the sync's lock file \(path): \(String(cString: strerror(errno)))", status: 3)
       )
     }
-    guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-      let busy = errno == EWOULDBLOCK
-      close(fd)
-      return .failure(
-        Refusal(
-          message: busy
-            ? "another sync of \(TextSafety.escapingControls(shown)) is running; try again when it has finished"
-            : "cannot lock \(path): \(String(cString: strerror(errno)))",
-          status: busy ? 1 : 3
+    let deadline = ContinuousClock.now.advanced(by: .seconds(seconds))
+    var told = false
+    while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+      let code = errno
+      if code == EINTR { continue }
+      let busy = code == EWOULDBLOCK
+      guard busy, ContinuousClock.now < deadline else {
+        close(fd)
+        let waited = seconds > 0 ? "; waited \(seconds) s for it" : ""
+        return .failure(
+          Refusal(
+            message: busy
+              ? "another sync of \(TextSafety.escapingControls(shown)) is running\(waited); try again when it has"
+                + " finished"
+              : "cannot lock \(path): \(String(cString: strerror(code)))",
+            status: busy ? 1 : 3
+          )
         )
-      )
+      }
+      if !told { notice("another sync of \(TextSafety.escapingControls(shown)) is running; waiting for it to finish") }
+      told = true
+      usleep(100_000)
     }
     return .success(SyncLock(fd: fd))
   }

@@ -216,10 +216,41 @@ struct ProgramTests {
       _ = try run(sync, ["--db", db, "--config", config, "nobody"])  // creates the store
       let fd = open(db + ".sync-lock", O_RDWR | O_CREAT, 0o600)
       #expect(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
-      let ran = try run(sync, ["--db", db, "--config", config])
+      let ran = try run(sync, ["--db", db, "--config", config], environment: ["APPT_SYNC_WAIT": "0"])
       close(fd)
       #expect(ran.status == 1)
       #expect(ran.stderr == "appt: another sync of \(db) is running; try again when it has finished\n")
+    }
+  }
+
+  @Test func aSecondSyncWaitsForTheFirst() throws {
+    try withFiles("[account work]\nurl = http://127.0.0.1:1/\nusername = u\npassword_env = P\n") { db, config, _ in
+      _ = try run(sync, ["--db", db, "--config", config, "nobody"])  // creates the store
+      let fd = open(db + ".sync-lock", O_RDWR | O_CREAT, 0o600)
+      #expect(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+      let process = Process()
+      process.executableURL = sync
+      process.arguments = ["--db", db, "--config", config]
+      process.environment = ["PATH": "/usr/bin:/bin", "SWIFT_BACKTRACE": "interactive=no", "P": "pw"]
+      let err = Pipe()
+      process.standardError = err
+      process.standardOutput = FileHandle.nullDevice
+      try process.run()
+      // It says it waits, and goes on once the lock is free.
+      var said = Data()
+      while !String(decoding: said, as: UTF8.self).contains("\n"),
+        let byte = try err.fileHandleForReading.read(upToCount: 1), !byte.isEmpty
+      {
+        said += byte
+      }
+      #expect(
+        String(decoding: said, as: UTF8.self) == "appt: another sync of \(db) is running; waiting for it to finish\n"
+      )
+      close(fd)
+      let rest = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      process.waitUntilExit()
+      #expect(!rest.contains("another sync"), "\(rest)")
+      #expect(rest.contains("127.0.0.1:1"), "its own run, against the account's server: \(rest)")
     }
   }
 
