@@ -43,10 +43,18 @@ public enum CommandHelp {
         "NAME keeps only that calendar's; repeat it for several (-c work -c home).",
         "--format prints each line as TEMPLATE says: {start} {end} (or {start:%H:%M},",
         "with the date_format fields), {duration} {title} {location} {calendar} {id}",
-        "{short_id} {status} {note}; \\t and \\n are a tab and a newline, {{ and }} a brace.",
+        "{short_id} {status} {note} {organizer} {attendees} {uid} {categories} {url}",
+        "{answer} (yours to an invitation: [mail] addresses); \\t and \\n are a tab and a",
+        "newline, {{ and }} a brace.",
       ]
     ),
-    ("show", "show ID", ["Prints every field of one appointment, its revision included."]),
+    (
+      "show", "show ID",
+      [
+        "Prints every field of one appointment, its revision included; an invitation's",
+        "organizer and attendees with their answers, and yours ([mail] addresses).",
+      ]
+    ),
     (
       "edit",
       "edit ID [--occurrence DATE [--and-following]] [--title T] [--at WHEN] [--for DURATION] [--note TEXT]"

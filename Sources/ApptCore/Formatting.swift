@@ -14,11 +14,14 @@ public struct AppointmentFormatter: Sendable {
   private let clock: Clock
   /// How times of day show in text (`[ui] time_format`); ISO 8601 and JSON keep 24 hours.
   public let timeFormat: TimeFormat
+  /// The user's mail addresses (`[mail] addresses`, lower-cased): which attendee is the user.
+  public let addresses: Set<String>
 
-  public init(clock: Clock, timeFormat: TimeFormat = .hours24) {
+  public init(clock: Clock, timeFormat: TimeFormat = .hours24, addresses: Set<String> = []) {
     self.offsets = ZoneOffsets(clock.timeZone)
     self.clock = clock
     self.timeFormat = timeFormat
+    self.addresses = addresses
   }
 
   // MARK: - Text
@@ -135,6 +138,10 @@ public struct AppointmentFormatter: Sendable {
     if a.recurrence != nil { out.append(contentsOf: "  [repeats]".utf8) }
     if a.override != nil { out.append(contentsOf: "  [changed]".utf8) }
     if a.isCancelled { out.append(contentsOf: "  [cancelled]".utf8) }
+    // The user's answer to an invitation (`[mail] addresses`; needs the row's extras).
+    if !addresses.isEmpty, !a.extras.lines.isEmpty, let me = a.attendee(among: addresses) {
+      out.append(contentsOf: "  [\(me.statusWords)]".utf8)
+    }
   }
 
   /// A line up to its title, as the general path makes it, in one append, for the line most
@@ -204,11 +211,22 @@ public struct AppointmentFormatter: Sendable {
     if !a.exceptions.isEmpty { extra.append(("cancelled occurrences", a.exceptions.map(day).joined(separator: ", "))) }
     if !a.timeZone.isEmpty { extra.append(("time zone", a.timeZone)) }
     if let uid = a.uid { extra.append(("uid", TextSafety.escapingControls(uid))) }
+    if let organizer = a.organizer { extra.append(("organizer", organizer.displayName)) }
+    // One line per attendee, in the event's order; the user's own answer once more.
+    let attendees = a.attendees
+    for attendee in attendees { extra.append(("attendee", attendeeWords(attendee))) }
+    if let me = attendees.first(where: { $0.isOne(of: addresses) }) { extra.append(("your answer", me.statusWords)) }
     // One line per alarm, in the order the VALARMs are kept.
     for alarm in a.alarms {
       extra.append(("reminder", TextSafety.escapingControls(alarm.summary(clock: clock))))
     }
     return (fields + extra).map { key, value in value.isEmpty ? "\(key):" : "\(key): \(value)" }
+  }
+
+  /// `Bob <bob@example.com> (required, accepted)`; `, answer asked` when RSVP=TRUE awaits one.
+  public func attendeeWords(_ attendee: Participant) -> String {
+    let asked = attendee.rsvp && attendee.status == "NEEDS-ACTION" ? ", answer asked" : ""
+    return "\(attendee.displayName) (\(attendee.roleWords), \(attendee.statusWords)\(asked))"
   }
 
   /// `changed occurrence of "Standup" (was Tue 2026-12-08 09:00)`; `... and the ones after it`
@@ -250,7 +268,8 @@ public struct AppointmentFormatter: Sendable {
   /// `"all_day":…,"repeat":RRULE|null,"occurrence":…|null,"time_zone":…,"revision":…,`
   /// `"location":…}`; an override (a changed occurrence) then has `"series":ID|null,`
   /// `"recurrence_id":…` (the start it had in its series); with `calendar`, then
-  /// `"calendar":NAME`; then `"reminders":[...]` (`jsonObject(_:)` of each alarm, [] when none).
+  /// `"calendar":NAME`; then `"reminders":[...]` (`jsonObject(_:)` of each alarm, [] when none);
+  /// then `"uid":…,"organizer":{"name":…,"email":…}|null,"attendees":[...]`.
   public func jsonObject(_ a: Appointment, calendar: String? = nil) -> String {
     var out = "{\"id\":"
     out += Self.jsonString(a.id.description)
@@ -279,8 +298,29 @@ public struct AppointmentFormatter: Sendable {
     if let calendar { out += ",\"calendar\":" + Self.jsonString(calendar) }
     // Reminders: its alarms, [] when none.
     out += ",\"reminders\":[" + a.alarms.map(jsonObject).joined(separator: ",") + "]"
+    // Invitations: the UID it is known by outside appt, who organizes it and who attends.
+    out += ",\"uid\":" + Self.jsonString(a.iCalendarUID)
+    out +=
+      ",\"organizer\":"
+      + (a.organizer.map { person in
+        "{\"name\":" + Self.jsonString(person.name) + ",\"email\":" + Self.jsonString(person.email) + "}"
+      } ?? "null")
+    out += ",\"attendees\":[" + a.attendees.map(jsonObject).joined(separator: ",") + "]"
     out += "}"
     return out
+  }
+
+  /// One attendee as JSON: `{"name":"Bob","email":"bob@example.com","role":"REQ-PARTICIPANT",`
+  /// `"status":"ACCEPTED","rsvp":false}` (RFC 5545's values, upper-cased); `"me":true` for the
+  /// one `addresses` names.
+  public func jsonObject(_ attendee: Participant) -> String {
+    var out = "{\"name\":" + Self.jsonString(attendee.name)
+    out += ",\"email\":" + Self.jsonString(attendee.email)
+    out += ",\"role\":" + Self.jsonString(attendee.role)
+    out += ",\"status\":" + Self.jsonString(attendee.status)
+    out += ",\"rsvp\":" + (attendee.rsvp ? "true" : "false")
+    if attendee.isOne(of: addresses) { out += ",\"me\":true" }
+    return out + "}"
   }
 
   /// One alarm as JSON: `{"trigger":"15m","summary":"15 minutes before","action":"DISPLAY",`

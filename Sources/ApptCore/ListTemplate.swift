@@ -5,7 +5,9 @@ import Foundation
 ///
 /// The fields: `{start}` and `{end}` (`Tue 2026-12-01 10:00`; `{start:%H:%M}` formats them
 /// with `DateTemplate`'s fields), `{duration}` (`1h30m`), `{title}`, `{location}`,
-/// `{calendar}`, `{id}`, `{short_id}`, `{status}` (scheduled or cancelled) and `{note}`. The
+/// `{calendar}`, `{id}`, `{short_id}`, `{status}` (scheduled or cancelled), `{note}`,
+/// `{organizer}` and `{attendees}` (`Name <address>`, comma-separated), `{uid}`,
+/// `{categories}`, `{url}` and `{answer}` (the user's answer to an invitation). The
 /// escapes `\t`, `\n` and `\\`, and `{{` / `}}` for a brace. A field, format or escape appt
 /// does not know is a usage error naming it, so a typo is never printed on every line. Text
 /// from the store is escaped for the terminal as everywhere (a newline in a note is `^J`);
@@ -15,6 +17,9 @@ public struct ListTemplate: Sendable, Equatable, CustomStringConvertible {
     case start, end, duration, title, location, calendar, id
     case shortID = "short_id"
     case status, note
+    case organizer, attendees, uid, categories, url
+    /// The user's own answer to an invitation (`[mail] addresses`): "" when not invited.
+    case answer
   }
 
   enum Part: Sendable, Equatable {
@@ -126,6 +131,12 @@ extension AppointmentFormatter {
     case .shortID: return a.id.short
     case .status: return a.status.rawValue
     case .note: return TextSafety.escapingControls(a.note)
+    case .organizer: return a.organizer?.displayName ?? ""
+    case .attendees: return a.attendees.map(\.displayName).joined(separator: ", ")
+    case .uid: return TextSafety.escapingControls(a.iCalendarUID)
+    case .categories: return TextSafety.escapingControls(a.keptValue("CATEGORIES"))
+    case .url: return TextSafety.escapingControls(a.keptValue("URL"))
+    case .answer: return a.attendee(among: addresses)?.statusWords ?? ""
     }
   }
 }

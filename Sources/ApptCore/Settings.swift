@@ -18,6 +18,7 @@ public struct Settings: Sendable, Equatable {
   public var colors: [ColorElement: Setting<ColorPair>] = [:]
   public var accounts: [AccountSettings] = []
   public var reminders = ReminderSettings()
+  public var mail = MailSettings()
   /// `[calendar NAME]` sections, in the file's order: settings of one calendar.
   public var calendars: [CalendarSettings] = []
   /// The file these settings were read from, or would have been (nil: parsed from text).
@@ -435,6 +436,17 @@ public struct ReminderSettings: Sendable, Equatable {
   public var defaultRemind = Setting([TimeInterval]())
 
   public init() {}
+}
+
+/// `[mail]`: who the user is in invitations.
+public struct MailSettings: Sendable, Equatable {
+  /// The user's addresses (lower-cased): the attendee of an invitation that is the user.
+  public var addresses = Setting([String]())
+
+  public init() {}
+
+  /// `addresses` as a set, to find the user among attendees.
+  public var addressSet: Set<String> { Set(addresses.value) }
 }
 
 /// `[calendar NAME]`: settings of one calendar (NAME as `appt calendars` lists it).

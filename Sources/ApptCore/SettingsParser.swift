@@ -76,12 +76,13 @@ public struct SettingsParser: Sendable {
     "url", "username", "password_command", "password_env", "ca_file", "sync_interval", "timeout",
   ]
   static let reminderKeys = ["remind_grace", "notify_command", "default_remind"]
+  static let mailKeys = ["addresses"]
   static let calendarKeys = ["default_remind"]
-  static let sectionNames = ["ui", "keys", "colors", "reminders", "account NAME", "calendar NAME"]
+  static let sectionNames = ["ui", "keys", "colors", "reminders", "mail", "account NAME", "calendar NAME"]
 
   /// A section as the file names it.
   enum Section: Hashable {
-    case ui, keys, colors, reminders
+    case ui, keys, colors, reminders, mail
     case account(String)
     case calendar(String)
     /// A section that is not one of appt's: its lines are skipped (its header was reported).
@@ -93,6 +94,7 @@ public struct SettingsParser: Sendable {
       case .keys: "[keys]"
       case .colors: "[colors]"
       case .reminders: "[reminders]"
+      case .mail: "[mail]"
       case .account(let name): "[account \(name)]"
       case .calendar(let name): "[calendar \(name)]"
       case .unknown: "[?]"
@@ -209,6 +211,7 @@ public struct SettingsParser: Sendable {
       case .keys: break  // below: every section read first, so remaps are checked once
       case .colors: readColors(sectionEntries, into: &settings.colors, problems: &problems)
       case .reminders: readReminders(sectionEntries, into: &settings.reminders, problems: &problems)
+      case .mail: readMail(sectionEntries, into: &settings.mail, problems: &problems)
       case .account(let name):
         if let account = readAccount(name, line: accountLines[name] ?? 0, sectionEntries, problems: &problems) {
           settings.accounts.append(account)
@@ -243,6 +246,7 @@ public struct SettingsParser: Sendable {
     case ("keys", 1): return .success(.keys)
     case ("colors", 1): return .success(.colors)
     case ("reminders", 1): return .success(.reminders)
+    case ("mail", 1): return .success(.mail)
     case ("account", 1):
       return .failure(diagnostic(number, "[account] needs a name: [account NAME]"))
     case ("account", _):
@@ -282,11 +286,11 @@ public struct SettingsParser: Sendable {
     default:
       let shown = "[\(TextSafety.escapingControls(inside))]"
       var message = "unknown section \(shown)"
-      let names = ["ui", "keys", "colors", "reminders", "account", "calendar"]
+      let names = ["ui", "keys", "colors", "reminders", "mail", "account", "calendar"]
       if let near = Suggestion.nearest(to: name, among: names) {
         message += "; did you mean [\(near == "account" || near == "calendar" ? near + " NAME" : near)]?"
       } else {
-        message += "; the sections are [ui], [keys], [colors], [reminders], [account NAME] and [calendar NAME]"
+        message += "; the sections are [ui], [keys], [colors], [reminders], [mail], [account NAME] and [calendar NAME]"
       }
       return .failure(diagnostic(number, message))
     }
@@ -405,6 +409,27 @@ public struct SettingsParser: Sendable {
     case 2 where words[0].lowercased() == "on": return ColorPair(.terminalDefault, on: try color(words[1]))
     case 3 where words[1].lowercased() == "on": return ColorPair(try color(words[0]), on: try color(words[2]))
     default: throw diagnostic(entry.line, "\(entry.key): expected \(shape), not \(quoted(entry.value))")
+    }
+  }
+
+  /// `[mail] addresses = ann@example.com, ann@work.example`: mail addresses, `mailto:` allowed.
+  private func readMail(_ entries: [Entry], into mail: inout MailSettings, problems: inout [SettingsDiagnostic]) {
+    for entry in entries {
+      do throws(SettingsDiagnostic) {
+        guard entry.key == "addresses" else { throw unknownKey(entry, in: .mail, keys: Self.mailKeys) }
+        var addresses: [String] = []
+        for item in entry.value.split(separator: ",") {
+          var address = item.trimmingCharacters(in: .whitespaces).lowercased()
+          if address.hasPrefix("mailto:") { address = String(address.dropFirst(7)) }
+          guard address.contains("@"), !address.contains(where: { $0.isWhitespace || $0 == "<" || $0 == ">" }) else {
+            throw bad(entry, accepted: "mail addresses separated by commas (ann@example.com, ann@work.example)")
+          }
+          addresses.append(address)
+        }
+        mail.addresses = Setting(addresses, origin: origin(entry))
+      } catch {
+        problems.append(error)
+      }
     }
   }
 

@@ -51,6 +51,7 @@ extension Settings {
       lines.append(ReportLine(key: "reminders.notify_command", value: "", origin: .standard))
     }
     add("reminders.default_remind", reminders.defaultRemind) { $0.map(DurationParser.format).joined(separator: ", ") }
+    add("mail.addresses", mail.addresses) { $0.joined(separator: ", ") }
     for calendar in calendars {
       if let remind = calendar.defaultRemind {
         add("calendar.\(calendar.name).default_remind", remind) {

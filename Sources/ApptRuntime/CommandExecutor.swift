@@ -47,7 +47,11 @@ public struct CommandExecutor: Sendable {
     self.clock = clock
     self.json = json
     self.settings = settings
-    formatter = AppointmentFormatter(clock: clock, timeFormat: settings.ui.timeFormat.value)
+    formatter = AppointmentFormatter(
+      clock: clock,
+      timeFormat: settings.ui.timeFormat.value,
+      addresses: settings.mail.addressSet
+    )
     parser = CommandParser(clock: clock, defaults: CommandParser.Defaults(settings: settings))
   }
 
@@ -178,8 +182,9 @@ public struct CommandExecutor: Sendable {
       includeCancelled: request.includeCancelled,
       search: request.search,
       calendars: request.calendars,
-      // The standard line shows a few fields: the rest of a one-off's row is not read.
-      detail: request.format == nil && !json ? .listLine : .full
+      // The standard line shows a few fields: the rest of a one-off's row is not read (unless
+      // it shows the user's answers to invitations, kept with the row's other lines).
+      detail: request.format == nil && !json && settings.mail.addresses.value.isEmpty ? .listLine : .full
     )
     let formatter = self.formatter
     let json = self.json

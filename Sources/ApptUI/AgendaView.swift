@@ -91,6 +91,28 @@ enum AgendaView {
     return state.seriesTitles[seriesID] ?? nil
   }
 
+  /// An invitation's organizer, attendees (each with its answer, cut to the pane) and the
+  /// user's own answer (`[mail] addresses`): none for an event without attendees.
+  static func participantLines(_ a: Appointment, formatter: AppointmentFormatter, width: Int)
+    -> [(String, Screen.Style)]
+  {
+    var lines: [(String, Screen.Style)] = []
+    if let organizer = a.organizer {
+      lines.append((" Organizer: " + TextWidth.head(organizer.displayName, columns: width).text, .normal))
+    }
+    let attendees = a.attendees
+    guard !attendees.isEmpty else { return lines }
+    let words = attendees.map { attendee in
+      "\(attendee.name.isEmpty ? TextSafety.escapingControls(attendee.email) : TextSafety.escapingControls(attendee.name))"
+        + " (\(attendee.statusWords))"
+    }
+    lines.append((" Attendees: " + TextWidth.head(words.joined(separator: ", "), columns: width).text, .normal))
+    if let me = attendees.first(where: { $0.isOne(of: formatter.addresses) }) {
+      lines.append((" Your answer: " + me.statusWords, me.status == "NEEDS-ACTION" ? .accent : .normal))
+    }
+    return lines
+  }
+
   static func drawDetail(
     _ appointment: Appointment?,
     seriesTitle: String? = nil,
@@ -134,6 +156,7 @@ enum AgendaView {
         (" Calendar: " + TextWidth.head(TextSafety.escapingControls(calendar.name), columns: area.width).text, .normal)
       )
     }
+    lines += participantLines(appointment, formatter: formatter, width: area.width)
     let alarms = appointment.alarms
     if !alarms.isEmpty {
       let words = alarms.map { $0.summary(clock: environment.clock) }.joined(separator: "; ")

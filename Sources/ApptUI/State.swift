@@ -441,7 +441,11 @@ public struct Environment: Sendable {
   public init(clock: Clock, keyMap: KeyMap? = nil, settings: Settings = Settings()) {
     self.clock = clock
     self.keyMap = keyMap ?? KeyMap.standard.applying(settings.keys)
-    self.formatter = AppointmentFormatter(clock: clock, timeFormat: settings.ui.timeFormat.value)
+    self.formatter = AppointmentFormatter(
+      clock: clock,
+      timeFormat: settings.ui.timeFormat.value,
+      addresses: settings.mail.addressSet
+    )
     self.settings = settings
   }
 

@@ -60,7 +60,7 @@ struct FormattingCalendarModelTests {
     let line = formatter.jsonObject(override)
     #expect(
       line.hasSuffix(
-        #","revision":0,"location":"Room 4\nsecond floor","series":"5e5e5e5e-0000-4000-8000-000000000001","recurrence_id":"2026-12-08T10:00:00+01:00","reminders":[]}"#
+        #","revision":0,"location":"Room 4\nsecond floor","series":"5e5e5e5e-0000-4000-8000-000000000001","recurrence_id":"2026-12-08T10:00:00+01:00","reminders":[],"uid":"5e5e5e5e-0000-4000-8000-000000000001@appt","organizer":null,"attendees":[]}"#
       )
     )
     var orphan = override
@@ -68,7 +68,9 @@ struct FormattingCalendarModelTests {
     #expect(formatter.jsonObject(orphan).contains(#","series":null,"recurrence_id":"#))
     let plain = formatter.jsonObject(series)
     #expect(
-      plain.hasSuffix(#""revision":0,"location":"","reminders":[]}"#),
+      plain.hasSuffix(
+        #""revision":0,"location":"","reminders":[],"uid":"5e5e5e5e-0000-4000-8000-000000000001@appt","organizer":null,"attendees":[]}"#
+      ),
       "no series keys on anything but an override"
     )
     #expect(plain.contains(#""repeat":"FREQ=MONTHLY;UNTIL=20270630;BYDAY=2TU""#))

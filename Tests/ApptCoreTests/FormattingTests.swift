@@ -204,7 +204,7 @@ struct FormattingTests {
     let a = Fixture.appointment(note: "bring card")
     #expect(
       formatter.jsonObject(a)
-        == #"{"id":"1a2b3c4d-0000-4000-8000-00000000abcd","title":"Dentist","start":"2026-12-01T10:00:00+01:00","end":"2026-12-01T10:45:00+01:00","note":"bring card","status":"scheduled","created":"2026-11-29T15:00:00+01:00","updated":"2026-11-29T15:30:00+01:00","all_day":false,"repeat":null,"occurrence":null,"time_zone":"","revision":0,"location":"","reminders":[]}"#
+        == #"{"id":"1a2b3c4d-0000-4000-8000-00000000abcd","title":"Dentist","start":"2026-12-01T10:00:00+01:00","end":"2026-12-01T10:45:00+01:00","note":"bring card","status":"scheduled","created":"2026-11-29T15:00:00+01:00","updated":"2026-11-29T15:30:00+01:00","all_day":false,"repeat":null,"occurrence":null,"time_zone":"","revision":0,"location":"","reminders":[],"uid":"1a2b3c4d-0000-4000-8000-00000000abcd@appt","organizer":null,"attendees":[]}"#
     )
     #expect(formatter.jsonObject(Fixture.appointment(status: .cancelled)).contains(#""status":"cancelled""#))
   }
@@ -237,8 +237,8 @@ struct FormattingTests {
     #expect(object?["note"] as? String == "multi\nline\r\nnote")
     #expect(object?["id"] as? String == a.id.description)
     #expect(
-      object?.count == 15,
-      "the eight base keys, then all_day, repeat, occurrence, time_zone, revision, location, reminders"
+      object?.count == 18,
+      "the eight base keys, then all_day, repeat, occurrence, time_zone, revision, location, reminders, and more"
     )
     #expect(object?["revision"] as? Int == 0)
   }

@@ -151,6 +151,24 @@ struct SettingsParserTests {
     #expect(try settings("[reminders]\ndefault_remind =").reminders.defaultRemind == Setting([], origin: origin(2)))
   }
 
+  @Test("[mail] addresses: lower-cased, mailto: dropped; what is not an address is refused")
+  func mailAddresses() throws {
+    let parsed = try settings("[mail]\naddresses = Ann@Example.com, mailto:ann@work.example")
+    #expect(parsed.mail.addresses == Setting(["ann@example.com", "ann@work.example"], origin: origin(2)))
+    #expect(parsed.mail.addressSet == ["ann@example.com", "ann@work.example"])
+    #expect(
+      mistakes("[mail]\naddresses = Ann <ann@example.com>\nsend = x")
+        == [
+          at(
+            2,
+            "addresses cannot be \"Ann <ann@example.com>\"; expected mail addresses separated by commas"
+              + " (ann@example.com, ann@work.example)"
+          ),
+          at(3, "unknown key \"send\" in [mail]; the keys are addresses"),
+        ]
+    )
+  }
+
   // MARK: - Mistakes
 
   @Test func unknownSectionsAndKeysSuggestTheNearest() {
@@ -168,7 +186,7 @@ struct SettingsParserTests {
           at(7, "unknown section [acount work]; did you mean [account NAME]?"),
           at(
             8,
-            "unknown section [frobs]; the sections are [ui], [keys], [colors], [reminders], [account NAME] and [calendar NAME]"
+            "unknown section [frobs]; the sections are [ui], [keys], [colors], [reminders], [mail], [account NAME] and [calendar NAME]"
           ),
         ]
     )

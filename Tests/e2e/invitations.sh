@@ -98,6 +98,36 @@ test1@example.com NEEDS-ACTION" "$before" "the invitation as icalendar reads app
     check_contains "$ERR" "note: UID $EXCHANGE_UID: the reply's answer is stored already" "the reply again: why"
 }
 
+# Attendees are shown: show, JSON and --format give the organizer and every attendee's
+# answer; with [mail] addresses, list and show give the user's own answer, which a reply
+# from that attendee changes.
+attendees_are_shown() {
+    use_store "$1" || return
+    a import "$FIXTURES/exchange-request.ics"
+    check_status 0 "import of the Exchange invitation"
+    local id
+    id=$("$APPT" --db "$STORE" --json list --from 2015-04-01 --days 1 | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["id"])')
+    a show "$id"
+    check_contains "$OUT" "organizer: Inbox Apptest2 <test2@example.com>" "show: the organizer"
+    check_contains "$OUT" "attendee: Karim Hamidou <karim@example.com> (required, needs action, answer asked)" "show: an attendee"
+    check_not_contains "$OUT" "your answer" "no answer of the user's without [mail] addresses"
+    a --json show "$id"
+    check_contains "$OUT" '"organizer":{"name":"Inbox Apptest2","email":"test2@example.com"}' "JSON: the organizer"
+    check_contains "$OUT" '"attendees":[{"name":"Karim Hamidou","email":"karim@example.com","role":"REQ-PARTICIPANT","status":"NEEDS-ACTION","rsvp":true}' "JSON: the attendees"
+    check_contains "$OUT" "\"uid\":\"$EXCHANGE_UID\"" "JSON: the UID"
+    printf '[mail]\naddresses = Karim@Example.com\n' >"$T/mail.conf"
+    APPT_NOW=2015-03-30T12:00 run_appt --db "$STORE" --config "$T/mail.conf" list --from 2015-04-01 --days 1
+    check_contains "$OUT" "Spot le chien  [needs action]" "list: the user's answer"
+    APPT_NOW=2015-03-30T12:00 run_appt --db "$STORE" --config "$T/mail.conf" list --from 2015-04-01 --days 1 \
+        --format '{answer}|{organizer}|{attendees}'
+    check_eq "needs action|Inbox Apptest2 <test2@example.com>|Karim Hamidou <karim@example.com>, test1@example.com <test1@example.com>" \
+        "$OUT" "--format's fields"
+    a import "$FIXTURES/google-reply-to-exchange-request.ics"
+    check_contains "$OUT" "(1 updated, 0 unchanged)" "the reply is applied: $ERR"
+    APPT_NOW=2015-03-30T12:00 run_appt --db "$STORE" --config "$T/mail.conf" show "$id"
+    check_contains "$OUT" "your answer: accepted" "show: the user's answer, after the reply"
+}
+
 # A reply for a meeting appt does not hold is refused: it creates nothing.
 reply_for_an_unknown_meeting_is_refused() {
     use_store "$1" || return
@@ -166,7 +196,7 @@ engines=(sqlite)
 [[ -n ${APPT_TEST_PG:-} ]] && engines+=(postgres)
 for engine in "${engines[@]}"; do
     for s in reply_changes_only_the_answer reply_for_an_unknown_meeting_is_refused cancel_cancels counter_is_refused \
-        messages_from_a_script_and_a_pipe; do
+        messages_from_a_script_and_a_pipe attendees_are_shown; do
         eval "${s}_$engine() { $s $engine; }"
         run_scenario "${s}_$engine"
     done

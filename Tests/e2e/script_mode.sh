@@ -36,7 +36,7 @@ o = json.loads(lines[0])
 # The eight base keys first, in order, then the four series and whole-day keys, the
 # revision and the location (README; an override adds series and recurrence_id), and the
 # calendar, the reminders.
-keys = ["id", "title", "start", "end", "note", "status", "created", "updated", "all_day", "repeat", "occurrence", "time_zone", "revision", "location", "calendar", "reminders"]
+keys = ["id", "title", "start", "end", "note", "status", "created", "updated", "all_day", "repeat", "occurrence", "time_zone", "revision", "location", "calendar", "reminders", "uid", "organizer", "attendees"]
 assert list(o) == keys, f"keys {list(o)} != {keys}"
 assert o["all_day"] is False and o["repeat"] is None and o["occurrence"] is None, o
 assert o["title"] == "Dentist", o
@@ -234,7 +234,7 @@ oneshot_equals_script() {
 for l in sys.stdin:
     if l.strip():
         o = json.loads(l)
-        for k in ("id", "created", "updated"): o.pop(k, None)
+        for k in ("id", "uid", "created", "updated"): o.pop(k, None)
         print(json.dumps(o, sort_keys=True))'
     j1=$("$APPT" --db one.sqlite3 --json list --all | python3 -c "$norm")
     j2=$("$APPT" --db script.sqlite3 --json list --all | python3 -c "$norm")

@@ -596,7 +596,7 @@ form_add_is_the_cli_add() {
         shown+=("$(printf '%s\n' "$OUT" | python3 -c '
 import json, sys
 o = json.loads(sys.stdin.read())
-for k in ("id", "created", "updated"): o.pop(k)
+for k in ("id", "uid", "created", "updated"): o.pop(k)
 print(json.dumps(o, sort_keys=True, ensure_ascii=False))')")
     done
     check_eq "${shown[0]}" "${shown[1]}" "the form's add and appt add store the same"
