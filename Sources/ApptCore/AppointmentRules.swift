@@ -11,7 +11,7 @@ import Foundation
 ///   million combining marks is refused too), and no NUL;
 /// - a note has at most `maximumNoteLength` characters (same byte bound) and no NUL;
 /// - a UID has at most `maximumUIDLength` characters and no control character;
-/// - start and end lie in `supportedTimes`, the end is after the start and at most
+/// - start and end lie in `supportedTimes`, the end is not before the start and at most
 ///   `DurationParser.maximum` (366 days) later;
 /// - the cancelled occurrences of a series lie in `supportedTimes` too.
 ///
@@ -144,7 +144,7 @@ public enum AppointmentRules {
 
   // MARK: - Times
 
-  /// Start and end in `supportedTimes`, the end after the start, and (`longest`) at most 366
+  /// Start and end in `supportedTimes`, the end not before the start, and (`longest`) at most 366
   /// days later.
   public static func checkTimes(start: Date, end: Date, longest: Bool = true) throws(Violation) {
     try checkInstant(start, .start)

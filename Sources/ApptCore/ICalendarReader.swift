@@ -577,6 +577,9 @@ extension ICalendar {
             )
             endLine = dtend.raw
             instant = shortest ?? instant
+          } else if instant == start.instant {
+            // Written back as it came (appt writes a moment without DTEND).
+            endLine = dtend.raw
           }
           end = instant
         }
@@ -604,8 +607,9 @@ extension ICalendar {
         }
       } else {
         // A date without an end lasts its day, a time is a moment (RFC 5545 3.6.1): no
-        // assumption to say.
-        endLine = ""
+        // assumption to say. A day is written back without an end as it came; a moment is
+        // written without one anyway.
+        endLine = isAllDay ? "" : nil
         end = shortest
       }
       if let endInstant = end {

@@ -135,9 +135,11 @@ extension ICalendar {
         abs(derived.timeIntervalSince(a.end)) < 0.001
       {
         if !endLine.isEmpty { lines.append(endLine) }
-      } else {
+      } else if a.isAllDay || a.end != a.start {
         lines.append("DTEND" + time(a.end, a, zone).joined(separator: ":"))
       }
+      // A moment has no DTEND: RFC 5545 wants DTEND after DTSTART (Cyrus refuses one at it),
+      // and a time without an end is an event of no length.
       if let meaning = Self.recurrenceMeaning(a) {
         // As it came (another zone's midnight for an all-day occurrence) while it names the same one.
         if let asRead = a.extras.lines(asRead: "RECURRENCE-ID", meaning: meaning) {

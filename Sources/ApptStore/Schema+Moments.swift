@@ -14,7 +14,8 @@ extension Schema {
       try connection.execute(
         """
         ALTER TABLE appointment DROP CONSTRAINT "end_ms > start_ms",
-          ADD CONSTRAINT "end_ms >= start_ms" \(momentsAllowed);
+          ADD CONSTRAINT "end_ms >= start_ms" \(momentsAllowed) NOT VALID;
+        ALTER TABLE appointment VALIDATE CONSTRAINT "end_ms >= start_ms";
         """
       )
     case .sqlite:
@@ -23,11 +24,17 @@ extension Schema {
       // row). The migration's transaction holds the write lock meanwhile.
       let version = try connection.scalar("PRAGMA schema_version")?.int64 ?? 0
       try connection.execute("PRAGMA writable_schema = ON")
-      _ = try connection.run(
-        "UPDATE sqlite_schema SET sql = replace(sql, ?, ?) WHERE type = 'table' AND name = 'appointment'",
-        [.text(strictEnd), .text(momentsAllowed)]
-      )
-      try connection.execute("PRAGMA schema_version = \(version + 1)")
+      do {
+        _ = try connection.run(
+          "UPDATE sqlite_schema SET sql = replace(sql, ?, ?) WHERE type = 'table' AND name = 'appointment'",
+          [.text(strictEnd), .text(momentsAllowed)]
+        )
+        try connection.execute("PRAGMA schema_version = \(version + 1)")
+      } catch {
+        // A rollback does not turn the pragma off: the connection would keep its schema writable.
+        try connection.execute("PRAGMA writable_schema = OFF")
+        throw error
+      }
       try connection.execute("PRAGMA writable_schema = OFF")
       let text = try connection.scalar("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'appointment'")
       guard text?.string?.contains(momentsAllowed) == true else {

@@ -126,6 +126,12 @@ public struct SyncEngine: Sendable {
         if let to = runs.firstIndex(where: { $0.calendarID == target }) { runs[to].summary.conflicts += 1 }
       }
     }
+    // Counted and settled: a second settle (after a catch-up) starts from what it pulls.
+    for index in runs.indices {
+      runs[index].arrived = []
+      runs[index].movedAway = []
+      runs[index].conflictsMovedTo = []
+    }
   }
 
   /// After a push that wrote to a server with sync tokens, every calendar of the account is
@@ -134,7 +140,9 @@ public struct SyncEngine: Sendable {
   /// appt made and another client removed before the next sync may never be reported gone.
   func catchUp(_ runs: inout [CalendarRun], stop: inout CalDAVError?) async throws(StoreError) {
     guard stop == nil, runs.contains(where: { $0.wroteToServer && $0.remote.syncToken != nil }) else { return }
-    for index in runs.indices where runs[index].storedToken != nil && runs[index].remote.syncToken != nil {
+    // A calendar with an object it could not read kept its older token: the next sync reads again.
+    for index in runs.indices
+    where runs[index].storedToken != nil && runs[index].remote.syncToken != nil && runs[index].unreadable == 0 {
       runs[index].prepareCatchUp()
       try await runs[index].perform(.pull, stop: &stop)
     }
@@ -327,7 +335,8 @@ struct CalendarRun {
         readsChanges = true
         try await apply(changed: changes.changed, removed: changes.removed)
         listed?.formUnion(changes.changed.map { Self.key($0.href) })
-        if let listed, !changes.truncated || changes.token == token { try await removeUnlisted(listed) }
+        // Only a whole listing tells what is gone (a page the server cut short does not).
+        if let listed, !changes.truncated { try await removeUnlisted(listed) }
         readsChanges = false
         // An object appt could not read is asked for again next time: the token stays where
         // it was before it (the later pages are read all the same).

@@ -151,7 +151,9 @@ enum SyncCommand {
     }
     let lock: SyncLock
     let wait = environment["APPT_SYNC_WAIT"].flatMap { Int($0) }.map { max(0, $0) } ?? SyncLock.defaultWait
-    switch SyncLock.acquire(for: location, waitingUpTo: wait, notice: { Output.err("appt: \($0)") }) {
+    // Quiet (the calendar's background sync): no notice, which would read as its failure.
+    let quiet = arguments.quiet
+    switch SyncLock.acquire(for: location, waitingUpTo: wait, notice: { if !quiet { Output.err("appt: \($0)") } }) {
     case .success(let acquired): lock = acquired
     case .failure(let refusal):
       Output.err("appt: \(refusal.message)")
