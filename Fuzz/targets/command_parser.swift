@@ -51,7 +51,8 @@ private func checkCommand(_ command: Command, clock: Clock, input: String) {
       "add title not trimmed: \(request.title.debugDescription)",
       input: input
     )
-    Fuzz.check(request.end > request.start, "add ends at or before its start", input: input)
+    // `--for 0` is a moment: its end is its start.
+    Fuzz.check(request.end >= request.start, "add ends before its start", input: input)
     Fuzz.check(request.end.timeIntervalSince(request.start) <= 366 * day, "add lasts more than 366 days", input: input)
     checkPrintable(request, clock: clock, input: input)
   case .list(let request):
@@ -71,7 +72,7 @@ private func checkCommand(_ command: Command, clock: Clock, input: String) {
       Fuzz.check(!title.isEmpty, "edit to an empty title", input: input)
     }
     if let duration = request.duration {
-      Fuzz.check(duration > 0 && duration <= 366 * day, "edit duration \(duration) out of range", input: input)
+      Fuzz.check(duration >= 0 && duration <= 366 * day, "edit duration \(duration) out of range", input: input)
     }
   case .help(let topic):
     if let topic {
