@@ -50,6 +50,7 @@ public final class Locked<Value: ~Copyable>: Sendable {
   guard let acquire = dlsym(nil, "__tsan_acquire"), let release = dlsym(nil, "__tsan_release") else {
     return nil
   }
-  // Sound: C boundary; dlsym gave the TSan runtime's own `void f(void *addr)` functions.
-  return (unsafeBitCast(acquire, to: SanitizerAnnotation.self), unsafeBitCast(release, to: SanitizerAnnotation.self))
+  let acquireHook = unsafeBitCast(acquire, to: SanitizerAnnotation.self)  // Sound: C boundary, TSan's void f(void *)
+  let releaseHook = unsafeBitCast(release, to: SanitizerAnnotation.self)  // Sound: C boundary, TSan's void f(void *)
+  return (acquireHook, releaseHook)
 }()
